@@ -1,0 +1,207 @@
+//! Reading and writing helpers shared by every raw schema.
+//!
+//! - [`Tracked`] wraps the input so an error can name the offset of the read that failed.
+//! - [`pod_vec`] / [`pod_write`] move whole arrays of plain little-endian records at once
+//!   (binrw's per-field path is an order of magnitude slower on million-vertex meshes),
+//!   after checking the count against the bytes that remain.
+
+use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
+
+use binrw::{BinRead, BinResult, BinWrite, Endian};
+use bytemuck::Pod;
+
+use crate::error::{from_binrw, CountTooLarge, Error, Limits, Result};
+
+/// An in-memory reader that remembers where the last read started.
+pub(crate) struct Tracked<'a> {
+    inner: Cursor<&'a [u8]>,
+    last_read: u64,
+}
+
+impl<'a> Tracked<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Tracked {
+            inner: Cursor::new(bytes),
+            last_read: 0,
+        }
+    }
+
+    pub(crate) fn position(&self) -> u64 {
+        self.inner.position()
+    }
+}
+
+impl Read for Tracked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.last_read = self.inner.position();
+        self.inner.read(buf)
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.last_read = self.inner.position();
+        self.inner.read_exact(buf)
+    }
+}
+
+impl Seek for Tracked<'_> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+
+    fn stream_position(&mut self) -> io::Result<u64> {
+        Ok(self.inner.position())
+    }
+}
+
+/// Reads a whole value of type `T` from `bytes`, requiring every byte to be consumed.
+pub(crate) fn read_all<T>(bytes: &[u8], limits: &Limits, args: T::Args<'_>) -> Result<T>
+where
+    T: BinRead,
+{
+    limits.check_input(bytes.len())?;
+    let mut r = Tracked::new(bytes);
+    let value = T::read_options(&mut r, Endian::Little, args)
+        .map_err(|e| from_binrw(e, Some(r.last_read)))?;
+    let end = r.position();
+    if end != bytes.len() as u64 {
+        return Err(Error::at(
+            end,
+            "",
+            crate::ErrorKind::TrailingData {
+                bytes: bytes.len() as u64 - end,
+            },
+        ));
+    }
+    Ok(value)
+}
+
+/// Writes a value into a buffer of the expected size.
+pub(crate) fn write_all<T>(value: &T, capacity: usize, args: T::Args<'_>) -> Result<Vec<u8>>
+where
+    T: BinWrite,
+{
+    let mut out = Cursor::new(Vec::with_capacity(capacity));
+    value
+        .write_options(&mut out, Endian::Little, args)
+        .map_err(|e| from_binrw(e, None))?;
+    Ok(out.into_inner())
+}
+
+/// Bytes between the reader's position and the end of the input.
+pub(crate) fn remaining<R: Read + Seek>(reader: &mut R) -> io::Result<u64> {
+    let pos = reader.stream_position()?;
+    let end = reader.seek(SeekFrom::End(0))?;
+    reader.seek(SeekFrom::Start(pos))?;
+    Ok(end.saturating_sub(pos))
+}
+
+/// Fails unless `count` records of `size` bytes fit in what remains of the input.
+/// Run before anything is allocated for them.
+pub(crate) fn check_count<R: Read + Seek>(
+    reader: &mut R,
+    count: u64,
+    size: u64,
+    what: &'static str,
+) -> BinResult<()> {
+    let pos = reader.stream_position()?;
+    let left = remaining(reader)?;
+    let needed = count.checked_mul(size).unwrap_or(u64::MAX);
+    if needed > left {
+        return Err(binrw::Error::Custom {
+            pos,
+            err: Box::new(CountTooLarge {
+                what,
+                count,
+                needed,
+                remaining: left,
+            }),
+        });
+    }
+    Ok(())
+}
+
+/// A fixed-size record that is stored in the file exactly as its little-endian
+/// in-memory representation (no padding), so whole arrays can be copied at once.
+///
+/// # Invariant
+/// `size_of::<Self>()` equals the record's size in the file, and the binrw impl
+/// reads and writes the same bytes as the bulk path (checked by tests).
+pub trait PlainRecord:
+    Pod + for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()>
+{
+}
+
+impl<T> PlainRecord for T where
+    T: Pod + for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()>
+{
+}
+
+/// binrw `parse_with`: reads `count` records of `T` in bulk after checking that the
+/// input holds them. `what` names the array in errors.
+pub(crate) fn pod_vec<T: PlainRecord, R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (count, what): (u64, &'static str),
+) -> BinResult<Vec<T>> {
+    let size = std::mem::size_of::<T>() as u64;
+    check_count(reader, count, size, what)?;
+    // The check above bounds count by the input length, so this cannot overflow usize.
+    let n = count as usize;
+    if cfg!(target_endian = "little") && endian == Endian::Little {
+        let mut v: Vec<T> = bytemuck::zeroed_vec(n);
+        reader.read_exact(bytemuck::cast_slice_mut(&mut v))?;
+        Ok(v)
+    } else {
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(T::read_options(reader, endian, ())?);
+        }
+        Ok(v)
+    }
+}
+
+/// binrw `write_with`: the inverse of [`pod_vec`].
+pub(crate) fn pod_write<T: PlainRecord, V: AsRef<[T]> + ?Sized, W: Write + Seek>(
+    value: &V,
+    writer: &mut W,
+    endian: Endian,
+    _: (),
+) -> BinResult<()> {
+    let value = value.as_ref();
+    if cfg!(target_endian = "little") && endian == Endian::Little {
+        writer.write_all(bytemuck::cast_slice(value))?;
+    } else {
+        for item in value {
+            item.write_options(writer, endian, ())?;
+        }
+    }
+    Ok(())
+}
+
+/// binrw `parse_with`: every byte from here to the end of the input.
+pub(crate) fn rest_bytes<R: Read + Seek>(reader: &mut R, _: Endian, _: ()) -> BinResult<Vec<u8>> {
+    let mut v = Vec::new();
+    reader.read_to_end(&mut v)?;
+    Ok(v)
+}
+
+/// Builds a binrw error carrying [`crate::error::Invalid`].
+pub(crate) fn invalid(pos: u64, msg: impl Into<String>) -> binrw::Error {
+    binrw::Error::Custom {
+        pos,
+        err: Box::new(crate::error::Invalid(msg.into())),
+    }
+}
+
+/// Builds a binrw write error carrying [`crate::error::Inconsistent`].
+pub(crate) fn inconsistent(msg: impl Into<String>) -> binrw::Error {
+    binrw::Error::Custom {
+        pos: 0,
+        err: Box::new(crate::error::Inconsistent(msg.into())),
+    }
+}
+
+/// `usize` → a narrower count type, or an error naming the field.
+pub(crate) fn count_as<T: TryFrom<usize>>(n: usize, what: &str) -> BinResult<T> {
+    T::try_from(n).map_err(|_| inconsistent(format!("{n} {what} do not fit the count field")))
+}

@@ -1,0 +1,254 @@
+//! `meshcodec`: inspect, verify and rewrite mesh files byte-exactly.
+//!
+//! Exit status: 0 success, 1 a problem with the input (the message names the file, the
+//! byte offset and what was expected), 2 a usage error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use meshcodec::roblox::{FileMesh, Version};
+use meshcodec::{detect, Format};
+
+#[derive(Parser)]
+#[command(
+    name = "meshcodec",
+    version,
+    about = "Read and write game mesh files exactly (Roblox FileMesh 2.00–5.00 so far)",
+    long_about = "Read and write game mesh files exactly.\n\n\
+        Supported now: Roblox FileMesh 2.00, 3.00, 3.01, 4.00, 4.01, 5.00 (byte-exact).\n\
+        Recognised but not yet supported: FileMesh 1.0x/6.00/7.00, CSGPHS, UNIGINE, STF.\n\n\
+        Exit status: 0 success, 1 a problem with the input, 2 a usage error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the format, version and counts of a file.
+    Info {
+        /// The mesh file.
+        file: PathBuf,
+        /// Print one JSON object (keys: format, version, vertices, faces, …).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rewrite IN as OUT (byte-identical for an unmodified file).
+    Convert {
+        /// Input file.
+        input: PathBuf,
+        /// Output file.
+        output: PathBuf,
+        /// Target version (e.g. 4.01); defaults to the input's version.
+        #[arg(long, value_name = "VER")]
+        to: Option<String>,
+        /// Accept a conversion that loses data the target cannot hold.
+        #[arg(long)]
+        allow_lossy: bool,
+    },
+    /// Read and write back each file; exit 1 if any is not byte-identical.
+    Verify {
+        /// Files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print the raw structure of a file as JSON.
+    Dump {
+        /// The mesh file.
+        file: PathBuf,
+    },
+}
+
+/// An error for the user: printed as `meshcodec: FILE: MESSAGE`, exit 1.
+struct Failure(String);
+
+fn fail(path: &Path, msg: impl std::fmt::Display) -> Failure {
+    Failure(format!("{}: {msg}", path.display()))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info { file, json } => info(&file, json),
+        Command::Convert {
+            input,
+            output,
+            to,
+            allow_lossy,
+        } => convert(&input, &output, to.as_deref(), allow_lossy),
+        Command::Verify { files } => verify(&files),
+        Command::Dump { file } => dump(&file),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure(msg)) => {
+            eprintln!("meshcodec: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| fail(path, format!("cannot read: {e}")))
+}
+
+/// Reads a file of a supported format.
+fn load(path: &Path) -> Result<FileMesh, Failure> {
+    let bytes = read_file(path)?;
+    parse(path, &bytes)
+}
+
+fn parse(path: &Path, bytes: &[u8]) -> Result<FileMesh, Failure> {
+    match detect(bytes) {
+        Some(Format::FileMesh) => FileMesh::read(bytes).map_err(|e| fail(path, e)),
+        Some(other) => Err(fail(
+            path,
+            format!(
+                "{} files are recognised but not supported yet",
+                other.name()
+            ),
+        )),
+        None => {
+            let head: String = bytes
+                .iter()
+                .take(8)
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            Err(fail(
+                path,
+                format!("not a known mesh format (first bytes: {head})"),
+            ))
+        }
+    }
+}
+
+fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let mesh = load(path)?;
+    let info = mesh.info();
+    if json {
+        let text = serde_json::to_string_pretty(&info).map_err(|e| fail(path, e))?;
+        println!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("format:     FileMesh {}", info.version);
+    println!(
+        "header:     {} bytes{}",
+        info.header_size,
+        match mesh.version {
+            Version::V2_00 | Version::V3_00 | Version::V3_01 =>
+                format!(", {}-byte vertices", info.vertex_size),
+            _ => String::new(),
+        }
+    );
+    println!("vertices:   {}", info.vertices);
+    println!("faces:      {} (all LODs)", info.faces);
+    if mesh.version.has_lods() {
+        println!("lods:       {:?}", info.lod_offsets);
+    }
+    if let (Some(t), Some(hq), Some(p)) = (info.lod_type, info.num_high_quality_lods, info.padding)
+    {
+        println!("lod type:   {t}, high-quality LODs: {hq}, padding byte: {p}");
+        println!(
+            "bones:      {}{}",
+            info.bones,
+            if info.bone_names.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", info.bone_names.join(", "))
+            }
+        );
+        println!("subsets:    {}", info.subsets);
+        println!("envelopes:  {}", info.envelopes);
+    }
+    if let Some(f) = &info.facs {
+        println!(
+            "facs:       format {}, {} bytes, {} face bones, {} controls, {} + {} correctives, matrix versions {:?}",
+            f.format,
+            f.size,
+            f.face_bone_names.len(),
+            f.face_control_names.len(),
+            f.two_pose_correctives,
+            f.three_pose_correctives,
+            f.matrix_versions
+        );
+    }
+    if info.trailing_bytes > 0 {
+        println!(
+            "trailing:   {} bytes after the last structure",
+            info.trailing_bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn convert(
+    input: &Path,
+    output: &Path,
+    to: Option<&str>,
+    _allow_lossy: bool,
+) -> Result<ExitCode, Failure> {
+    let mesh = load(input)?;
+    if let Some(to) = to {
+        let target: Version = to.parse().map_err(|e| Failure(format!("--to: {e}")))?;
+        if target != mesh.version {
+            return Err(fail(
+                input,
+                format!(
+                    "conversion from {} to {target} is not supported yet (only same-version rewrites)",
+                    mesh.version
+                ),
+            ));
+        }
+    }
+    let bytes = mesh.write().map_err(|e| fail(input, e))?;
+    std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
+    let mut bad = 0usize;
+    for path in files {
+        let outcome = read_file(path).and_then(|bytes| {
+            let mesh = parse(path, &bytes)?;
+            let again = mesh.write().map_err(|e| fail(path, e))?;
+            Ok((bytes, again))
+        });
+        match outcome {
+            Ok((a, b)) if a == b => println!("ok        {} ({} bytes)", path.display(), a.len()),
+            Ok((a, b)) => {
+                bad += 1;
+                let at = a
+                    .iter()
+                    .zip(&b)
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(a.len().min(b.len()));
+                println!(
+                    "DIFFERS   {}: first difference at byte {at} ({} bytes read, {} written)",
+                    path.display(),
+                    a.len(),
+                    b.len()
+                );
+            }
+            Err(Failure(msg)) => {
+                bad += 1;
+                println!("ERROR     {msg}");
+            }
+        }
+    }
+    println!("{} passed, {} failed", files.len() - bad, bad);
+    Ok(if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn dump(path: &Path) -> Result<ExitCode, Failure> {
+    let mesh = load(path)?;
+    let text = serde_json::to_string_pretty(&mesh).map_err(|e| fail(path, e))?;
+    println!("{text}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,378 @@
+//! FACS facial-animation data (spec "version 5.00": `FileMeshFacsData`,
+//! `QuantizedTransforms`, `QuantizedMatrix`, the corrective poses). Shared by 5.00 and
+//! the FACS chunk of 6.00/7.00.
+
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use serde::Serialize;
+use std::io::{Read, Seek, Write};
+
+use super::records::{split_names, ThreePoseCorrective, TwoPoseCorrective};
+use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write};
+
+/// `FileMeshFacsData`. The five size fields are derived on write.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[doc(alias = "FileMeshFacsData")]
+pub struct FacsData {
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(face_bone_names_blob.len(), "faceBoneNamesBlob bytes"))]
+    sizeof_face_bone_names_blob: u32,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(face_control_names_blob.len(), "faceControlNamesBlob bytes"))]
+    sizeof_face_control_names_blob: u32,
+    #[br(temp)]
+    #[bw(calc = quantized_transforms.byte_size())]
+    sizeof_quantized_transforms: u64,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(two_pose_correctives.len() * 4, "twoPoseCorrectives bytes"))]
+    sizeof_two_pose_correctives: u32,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(three_pose_correctives.len() * 6, "threePoseCorrectives bytes"))]
+    sizeof_three_pose_correctives: u32,
+
+    /// `faceBoneNamesBlob`: NUL-terminated names of the bones FACS drives
+    /// (see [`FacsData::face_bone_names`]). Kept as bytes for an exact round trip.
+    #[br(parse_with = pod_vec, args(u64::from(sizeof_face_bone_names_blob), "faceBoneNamesBlob bytes"))]
+    #[bw(write_with = pod_write)]
+    pub face_bone_names_blob: Vec<u8>,
+
+    /// `faceControlNamesBlob`: NUL-terminated FACS control names (`c_JD`, `l_EC` …).
+    #[br(parse_with = pod_vec, args(u64::from(sizeof_face_control_names_blob), "faceControlNamesBlob bytes"))]
+    #[bw(write_with = pod_write)]
+    pub face_control_names_blob: Vec<u8>,
+
+    /// `quantizedTransforms`: its size must equal `sizeof_quantizedTransforms`.
+    #[br(parse_with = read_transforms, args(sizeof_quantized_transforms))]
+    pub quantized_transforms: QuantizedTransforms,
+
+    /// `twoPoseCorrectives[sizeof / 4]`.
+    #[br(parse_with = read_correctives, args(sizeof_two_pose_correctives, "twoPoseCorrectives"))]
+    #[bw(write_with = pod_write)]
+    pub two_pose_correctives: Vec<TwoPoseCorrective>,
+
+    /// `threePoseCorrectives[sizeof / 6]`.
+    #[br(parse_with = read_correctives, args(sizeof_three_pose_correctives, "threePoseCorrectives"))]
+    #[bw(write_with = pod_write)]
+    pub three_pose_correctives: Vec<ThreePoseCorrective>,
+}
+
+impl FacsData {
+    /// Size in bytes as written.
+    pub fn byte_size(&self) -> u64 {
+        24 + self.face_bone_names_blob.len() as u64
+            + self.face_control_names_blob.len() as u64
+            + self.quantized_transforms.byte_size()
+            + self.two_pose_correctives.len() as u64 * 4
+            + self.three_pose_correctives.len() as u64 * 6
+    }
+
+    /// The face bone names, split at NULs.
+    pub fn face_bone_names(&self) -> Vec<String> {
+        split_names(&self.face_bone_names_blob)
+    }
+
+    /// The FACS control names, split at NULs.
+    pub fn face_control_names(&self) -> Vec<String> {
+        split_names(&self.face_control_names_blob)
+    }
+}
+
+fn read_transforms<R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (size,): (u64,),
+) -> BinResult<QuantizedTransforms> {
+    let start = reader.stream_position()?;
+    let t = QuantizedTransforms::read_options(reader, endian, ())?;
+    if t.byte_size() != size {
+        return Err(invalid(
+            start,
+            format!(
+                "sizeof_quantizedTransforms is {size} but the six matrices take {} bytes",
+                t.byte_size()
+            ),
+        ));
+    }
+    Ok(t)
+}
+
+fn read_correctives<T: crate::io::PlainRecord, R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (size, what): (u32, &'static str),
+) -> BinResult<Vec<T>> {
+    let elem = std::mem::size_of::<T>() as u32;
+    if size % elem != 0 {
+        let pos = reader.stream_position()?;
+        return Err(invalid(
+            pos,
+            format!("sizeof_{what} is {size}, not a multiple of {elem}"),
+        ));
+    }
+    pod_vec(reader, endian, (u64::from(size / elem), what))
+}
+
+/// `QuantizedTransforms`: per-pose position (`px`, `py`, `pz`) and rotation in degrees
+/// (`rx`, `ry`, `rz`) of each face bone; rows are face bones, columns controls then
+/// correctives.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QuantizedTransforms {
+    /// Position X.
+    pub px: QuantizedMatrix,
+    /// Position Y.
+    pub py: QuantizedMatrix,
+    /// Position Z.
+    pub pz: QuantizedMatrix,
+    /// Rotation X (degrees).
+    pub rx: QuantizedMatrix,
+    /// Rotation Y (degrees).
+    pub ry: QuantizedMatrix,
+    /// Rotation Z (degrees).
+    pub rz: QuantizedMatrix,
+}
+
+impl QuantizedTransforms {
+    /// The six matrices in file order.
+    pub fn matrices(&self) -> [&QuantizedMatrix; 6] {
+        [&self.px, &self.py, &self.pz, &self.rx, &self.ry, &self.rz]
+    }
+
+    /// Size in bytes as written.
+    pub fn byte_size(&self) -> u64 {
+        self.matrices().iter().map(|m| m.byte_size()).sum()
+    }
+}
+
+/// `QuantizedMatrix`: `rows × cols` values, raw (version 1) or quantized to u16
+/// between `min` and `max` (version 2). `version` is a u16 (see FORMAT-NOTES).
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QuantizedMatrix {
+    #[br(temp)]
+    #[bw(calc = data.version())]
+    version: u16,
+    /// `rows`: one per face bone.
+    pub rows: u32,
+    /// `cols`: one per control and corrective.
+    pub cols: u32,
+    /// The values, row major; their count must be `rows × cols`.
+    #[br(args(version, u64::from(rows) * u64::from(cols)))]
+    #[bw(assert(data.len() as u64 == u64::from(*rows) * u64::from(*cols),
+        "QuantizedMatrix holds {} values but rows × cols = {} × {}", data.len(), rows, cols))]
+    pub data: MatrixData,
+}
+
+impl QuantizedMatrix {
+    /// Size in bytes as written.
+    pub fn byte_size(&self) -> u64 {
+        10 + match &self.data {
+            MatrixData::Raw(v) => v.len() as u64 * 4,
+            MatrixData::Quantized { values, .. } => 8 + values.len() as u64 * 2,
+        }
+    }
+
+    /// The value at (`row`, `col`) as f32 (dequantized for version 2:
+    /// `min + q × (max − min) / 65535`).
+    pub fn get(&self, row: u32, col: u32) -> Option<f32> {
+        if row >= self.rows || col >= self.cols {
+            return None;
+        }
+        let i = row as usize * self.cols as usize + col as usize;
+        self.data.value(i)
+    }
+}
+
+/// The values of a [`QuantizedMatrix`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum MatrixData {
+    /// Version 1: `float v1_matrix[rows][cols]`.
+    Raw(Vec<f32>),
+    /// Version 2: `float v2_min, v2_max; ushort v2_matrix[rows][cols]`.
+    Quantized {
+        /// `v2_min`.
+        min: f32,
+        /// `v2_max`.
+        max: f32,
+        /// `v2_matrix`, row major.
+        values: Vec<u16>,
+    },
+}
+
+impl MatrixData {
+    /// The `QuantizedMatrix.version` this data is written with.
+    pub fn version(&self) -> u16 {
+        match self {
+            MatrixData::Raw(_) => 1,
+            MatrixData::Quantized { .. } => 2,
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            MatrixData::Raw(v) => v.len(),
+            MatrixData::Quantized { values, .. } => values.len(),
+        }
+    }
+
+    /// True when there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i` (row major) as f32.
+    pub fn value(&self, i: usize) -> Option<f32> {
+        match self {
+            MatrixData::Raw(v) => v.get(i).copied(),
+            MatrixData::Quantized { min, max, values } => {
+                let precision = (max - min) / 65535.0;
+                values.get(i).map(|&q| min + f32::from(q) * precision)
+            }
+        }
+    }
+}
+
+impl BinRead for MatrixData {
+    /// (`version`, `rows × cols`)
+    type Args<'a> = (u16, u64);
+
+    fn read_options<R: Read + Seek>(
+        reader: &mut R,
+        endian: Endian,
+        (version, count): Self::Args<'_>,
+    ) -> BinResult<Self> {
+        match version {
+            1 => Ok(MatrixData::Raw(pod_vec(
+                reader,
+                endian,
+                (count, "QuantizedMatrix values"),
+            )?)),
+            2 => {
+                let min = f32::read_options(reader, endian, ())?;
+                let max = f32::read_options(reader, endian, ())?;
+                let values = pod_vec(reader, endian, (count, "QuantizedMatrix values"))?;
+                Ok(MatrixData::Quantized { min, max, values })
+            }
+            v => {
+                // The version field sits 10 bytes before the data.
+                let pos = reader.stream_position()?.saturating_sub(10);
+                Err(invalid(
+                    pos,
+                    format!("QuantizedMatrix.version is {v}; 1 (raw) or 2 (quantized) expected"),
+                ))
+            }
+        }
+    }
+}
+
+impl BinWrite for MatrixData {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(
+        &self,
+        writer: &mut W,
+        endian: Endian,
+        _: Self::Args<'_>,
+    ) -> BinResult<()> {
+        match self {
+            MatrixData::Raw(v) => pod_write(v, writer, endian, ()),
+            MatrixData::Quantized { min, max, values } => {
+                min.write_options(writer, endian, ())?;
+                max.write_options(writer, endian, ())?;
+                pod_write(values, writer, endian, ())
+            }
+        }
+    }
+}
+
+/// The FACS section of a 5.00 mesh (`facsDataSize` bytes after the subsets).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Facs {
+    /// `facsDataSize` is 0.
+    None,
+    /// `facsDataFormat` is not 0: a `FileMeshFacsData` block of exactly `facsDataSize` bytes.
+    Data(FacsData),
+    /// `facsDataFormat` is 0 ("no valid FACS data") but `facsDataSize` bytes follow:
+    /// kept as they are.
+    Opaque(Vec<u8>),
+}
+
+impl Facs {
+    /// Size in bytes as written (`facsDataSize`).
+    pub fn byte_size(&self) -> u64 {
+        match self {
+            Facs::None => 0,
+            Facs::Data(d) => d.byte_size(),
+            Facs::Opaque(b) => b.len() as u64,
+        }
+    }
+
+    /// Checks that this section can be written with `facsDataFormat` = `format`.
+    pub(crate) fn check_format(&self, format: u32) -> BinResult<()> {
+        match (self, format) {
+            (Facs::Data(_), 0) => Err(inconsistent(
+                "FACS data with facsDataFormat 0 would read back as opaque bytes",
+            )),
+            (Facs::Opaque(_), f) if f != 0 => Err(inconsistent(format!(
+                "opaque FACS bytes with facsDataFormat {f} would be parsed as a FACS block"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl BinRead for Facs {
+    /// (`facsDataFormat`, `facsDataSize`)
+    type Args<'a> = (u32, u32);
+
+    fn read_options<R: Read + Seek>(
+        reader: &mut R,
+        endian: Endian,
+        (format, size): Self::Args<'_>,
+    ) -> BinResult<Self> {
+        if size == 0 {
+            return Ok(Facs::None);
+        }
+        if format == 0 {
+            return Ok(Facs::Opaque(pod_vec(
+                reader,
+                endian,
+                (u64::from(size), "FACS bytes"),
+            )?));
+        }
+        let start = reader.stream_position()?;
+        crate::io::check_count(reader, u64::from(size), 1, "FACS bytes")?;
+        let data = FacsData::read_options(reader, endian, ())?;
+        if data.byte_size() != u64::from(size) {
+            return Err(invalid(
+                start,
+                format!(
+                    "facsDataSize is {size} but the FACS block takes {} bytes",
+                    data.byte_size()
+                ),
+            ));
+        }
+        Ok(Facs::Data(data))
+    }
+}
+
+impl BinWrite for Facs {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(
+        &self,
+        writer: &mut W,
+        endian: Endian,
+        _: Self::Args<'_>,
+    ) -> BinResult<()> {
+        match self {
+            Facs::None => Ok(()),
+            Facs::Data(d) => d.write_options(writer, endian, ()),
+            Facs::Opaque(b) => pod_write(b, writer, endian, ()),
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Roblox FileMesh: the raw, byte-exact layer.
+//!
+//! [`FileMesh::read`] parses the version line once, then reads the body of that version
+//! ([`FileMeshV2`] for 2.00/3.0x, [`FileMeshV4`] for 4.0x/5.00). [`FileMesh::write`]
+//! gives back the same bytes for an unmodified file.
+
+pub mod facs;
+mod info;
+pub mod records;
+pub mod v2;
+pub mod v4;
+mod version;
+
+use serde::Serialize;
+
+pub use facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
+pub use info::{FacsInfo, Info};
+pub use records::{
+    Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex, Vertex36,
+};
+pub use v2::{FileMeshHeaderV2, FileMeshV2, LodOffsetsV3, VertexArray};
+pub use v4::{FileMeshHeaderV4, FileMeshV4};
+pub use version::Version;
+
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::io::{read_all, write_all};
+
+/// Length of the binary version line, `version X.YY\n`.
+pub const VERSION_LINE_LEN: usize = 13;
+
+/// A FileMesh file as it is on disk: the version and the body of that version.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileMesh {
+    /// The version from the first line.
+    pub version: Version,
+    /// The structures after the version line.
+    pub body: Body,
+}
+
+/// The body of a FileMesh, by layout. [`FileMesh::write`] checks that the layout
+/// matches the version.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Body {
+    /// 2.00, 3.00, 3.01.
+    V2(FileMeshV2),
+    /// 4.00, 4.01, 5.00.
+    V4(FileMeshV4),
+}
+
+impl FileMesh {
+    /// Reads a FileMesh from the bytes of a whole file, with the default [`Limits`].
+    ///
+    /// Every byte must belong to a structure (bytes after the last structure are kept
+    /// in the body's `trailing`).
+    pub fn read(bytes: &[u8]) -> Result<FileMesh> {
+        Self::read_with_limits(bytes, &Limits::default())
+    }
+
+    /// Reads a FileMesh with explicit [`Limits`].
+    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<FileMesh> {
+        limits.check_input(bytes.len())?;
+        let version = read_version_line(bytes)?;
+        let rest = bytes.get(VERSION_LINE_LEN..).unwrap_or_default();
+        let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
+        let body = match version {
+            Version::V2_00 | Version::V3_00 | Version::V3_01 => {
+                Body::V2(read_all::<FileMeshV2>(rest, limits, (version,)).map_err(shift)?)
+            }
+            Version::V4_00 | Version::V4_01 | Version::V5_00 => {
+                Body::V4(read_all::<FileMeshV4>(rest, limits, (version,)).map_err(shift)?)
+            }
+            v => {
+                return Err(Error::at(
+                    8,
+                    "version line",
+                    ErrorKind::UnsupportedVersion(format!("{v} (not implemented yet)")),
+                ))
+            }
+        };
+        Ok(FileMesh { version, body })
+    }
+
+    /// Writes the file. Fails if the body contradicts itself or its version (see
+    /// [`ErrorKind::Inconsistent`]).
+    pub fn write(&self) -> Result<Vec<u8>> {
+        let cap = VERSION_LINE_LEN + self.body_len();
+        let body = match (&self.body, self.version) {
+            (Body::V2(b), Version::V2_00 | Version::V3_00 | Version::V3_01) => {
+                write_all(b, cap, (self.version,))?
+            }
+            (Body::V4(b), Version::V4_00 | Version::V4_01 | Version::V5_00) => {
+                write_all(b, cap, (self.version,))?
+            }
+            (_, v) => {
+                return Err(Error::new(
+                    "FileMesh",
+                    ErrorKind::Inconsistent(format!(
+                        "the body's layout does not match version {v}"
+                    )),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(cap);
+        out.extend_from_slice(&self.version.line());
+        out.extend_from_slice(&body);
+        Ok(out)
+    }
+
+    fn body_len(&self) -> usize {
+        match &self.body {
+            Body::V2(b) => b.encoded_len(),
+            Body::V4(b) => b.encoded_len(self.version),
+        }
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        match &self.body {
+            Body::V2(b) => b.vertices.len(),
+            Body::V4(b) => b.vertices.len(),
+        }
+    }
+
+    /// Number of faces, LOD faces included.
+    pub fn num_faces(&self) -> usize {
+        match &self.body {
+            Body::V2(b) => b.faces.len(),
+            Body::V4(b) => b.faces.len(),
+        }
+    }
+
+    /// The LOD offsets (empty before 3.00).
+    pub fn lod_offsets(&self) -> &[u32] {
+        match &self.body {
+            Body::V2(b) => b.lods.as_ref().map_or(&[], |l| &l.lod_offsets),
+            Body::V4(b) => &b.lod_offsets,
+        }
+    }
+
+    /// Bytes after the last structure.
+    pub fn trailing(&self) -> &[u8] {
+        match &self.body {
+            Body::V2(b) => &b.trailing,
+            Body::V4(b) => &b.trailing,
+        }
+    }
+}
+
+/// Parses `version X.YY\n`, the first 13 bytes.
+fn read_version_line(bytes: &[u8]) -> Result<Version> {
+    let line = bytes
+        .get(..12)
+        .ok_or_else(|| Error::at(bytes.len() as u64, "version line", ErrorKind::UnexpectedEof))?;
+    let version = Version::from_line(line).ok_or_else(|| {
+        let shown = String::from_utf8_lossy(line);
+        let kind = if line.starts_with(b"version ") {
+            ErrorKind::UnsupportedVersion(format!("{:?}", shown.trim_start_matches("version ")))
+        } else {
+            ErrorKind::Invalid(format!("{shown:?}: \"version X.YY\" expected"))
+        };
+        Error::at(0, "version line", kind)
+    })?;
+    if version.is_text() {
+        return Err(Error::at(
+            8,
+            "version line",
+            ErrorKind::UnsupportedVersion(format!("{version} (text; not implemented yet)")),
+        ));
+    }
+    match bytes.get(12) {
+        Some(b'\n') => Ok(version),
+        Some(&b) => Err(Error::at(
+            12,
+            "version line",
+            ErrorKind::Invalid(format!("byte 0x{b:02x} where a newline was expected")),
+        )),
+        None => Err(Error::at(12, "version line", ErrorKind::UnexpectedEof)),
+    }
+}
+
+/// Errors from a body read start their offsets at the body; make them file offsets.
+fn shift_error(mut e: Error, by: u64) -> Error {
+    e.shift(by);
+    e
+}
+
+/// True when `bytes` start like a FileMesh (`version `).
+pub fn looks_like_filemesh(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"version ")
+}

@@ -1,0 +1,257 @@
+//! FileMesh 2.00, 3.00 and 3.01 (spec sections "version 2.00" and "version 3.00 & 3.01").
+//!
+//! 3.0x is 2.00 plus two header fields and the LOD offsets after the faces, so one body
+//! type with conditional fields covers the three versions; the version is passed down.
+
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use serde::Serialize;
+use std::io::{Read, Seek, Write};
+
+use super::records::{Face, Vertex, Vertex36};
+use super::Version;
+use crate::io::{count_as, inconsistent, pod_vec, pod_write, rest_bytes};
+
+/// `FileMeshHeaderV2`, and `FileMeshHeaderV3` when `has_lods` (the `[+]` fields).
+///
+/// This is the wire form: [`FileMeshV2`] reads it and builds it anew on write from its
+/// data, so counts can never disagree with the arrays.
+#[binrw]
+#[brw(little)]
+#[br(import(has_lods: bool))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[doc(alias = "FileMeshHeaderV3")]
+pub struct FileMeshHeaderV2 {
+    /// True for the 3.0x form (`FileMeshHeaderV3`); not stored in the file.
+    #[br(calc = has_lods)]
+    #[bw(ignore)]
+    pub has_lods: bool,
+    /// `sizeof_FileMeshHeaderV2/V3`: 12 (2.00) or 16 (3.0x), more if the header has
+    /// bytes beyond the known fields.
+    #[br(assert(
+        sizeof_header >= FileMeshHeaderV2::known_size(has_lods),
+        "sizeof_FileMeshHeader is {}, smaller than the {} bytes of its fields",
+        sizeof_header,
+        FileMeshHeaderV2::known_size(has_lods)
+    ))]
+    pub sizeof_header: u16,
+    /// `sizeof_FileMeshVertex`: 36 (no colour) or 40.
+    #[br(assert(
+        sizeof_vertex == 36 || sizeof_vertex == 40,
+        "sizeof_FileMeshVertex is {}; 36 or 40 expected",
+        sizeof_vertex
+    ))]
+    pub sizeof_vertex: u8,
+    /// `sizeof_FileMeshFace`: 12.
+    #[br(assert(sizeof_face == 12, "sizeof_FileMeshFace is {}; 12 expected", sizeof_face))]
+    pub sizeof_face: u8,
+    /// `sizeof_LodOffset` (3.0x): "unused, always 4"; kept as read.
+    #[br(if(has_lods))]
+    #[bw(if(*has_lods))]
+    pub sizeof_lod_offset: u16,
+    /// `numLodOffsets` (3.0x).
+    #[br(if(has_lods))]
+    #[bw(if(*has_lods))]
+    pub num_lod_offsets: u16,
+    /// `numVerts`.
+    pub num_verts: u32,
+    /// `numFaces`.
+    pub num_faces: u32,
+    /// Bytes beyond the known fields, up to `sizeof_header`.
+    #[br(parse_with = pod_vec, args(u64::from(sizeof_header - FileMeshHeaderV2::known_size(has_lods)), "header bytes"))]
+    #[bw(write_with = pod_write)]
+    pub extra: Vec<u8>,
+}
+
+impl FileMeshHeaderV2 {
+    /// Size of the fields this crate knows: 12, or 16 with LODs.
+    pub const fn known_size(has_lods: bool) -> u16 {
+        if has_lods {
+            16
+        } else {
+            12
+        }
+    }
+}
+
+/// The vertices of a 2.00/3.0x mesh: 36-byte (no colour) or 40-byte records, as the
+/// header's `sizeof_FileMeshVertex` says.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum VertexArray {
+    /// `sizeof_FileMeshVertex` = 36.
+    Size36(Vec<Vertex36>),
+    /// `sizeof_FileMeshVertex` = 40.
+    Size40(Vec<Vertex>),
+}
+
+impl VertexArray {
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        match self {
+            VertexArray::Size36(v) => v.len(),
+            VertexArray::Size40(v) => v.len(),
+        }
+    }
+
+    /// True when there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes per vertex in the file.
+    pub fn vertex_size(&self) -> u8 {
+        match self {
+            VertexArray::Size36(_) => 36,
+            VertexArray::Size40(_) => 40,
+        }
+    }
+
+    /// Every vertex as a 40-byte vertex (36-byte vertices become white and opaque).
+    pub fn to_vertices(&self) -> Vec<Vertex> {
+        match self {
+            VertexArray::Size36(v) => v.iter().map(|&v| v.into()).collect(),
+            VertexArray::Size40(v) => v.clone(),
+        }
+    }
+}
+
+impl BinRead for VertexArray {
+    /// (`sizeof_FileMeshVertex`, `numVerts`)
+    type Args<'a> = (u8, u32);
+
+    fn read_options<R: Read + Seek>(
+        reader: &mut R,
+        endian: Endian,
+        (size, count): Self::Args<'_>,
+    ) -> BinResult<Self> {
+        let count = u64::from(count);
+        Ok(if size == 36 {
+            VertexArray::Size36(pod_vec(reader, endian, (count, "vertices"))?)
+        } else {
+            VertexArray::Size40(pod_vec(reader, endian, (count, "vertices"))?)
+        })
+    }
+}
+
+impl BinWrite for VertexArray {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(
+        &self,
+        writer: &mut W,
+        endian: Endian,
+        _: Self::Args<'_>,
+    ) -> BinResult<()> {
+        match self {
+            VertexArray::Size36(v) => pod_write(v, writer, endian, ()),
+            VertexArray::Size40(v) => pod_write(v, writer, endian, ()),
+        }
+    }
+}
+
+/// The LOD data of a 3.0x mesh: `sizeof_LodOffset` from the header and the
+/// `lodOffsets` array after the faces.
+#[binrw]
+#[brw(little)]
+#[br(import(sizeof_lod_offset: u16, count: u16))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LodOffsetsV3 {
+    /// `sizeof_LodOffset` as read (4 in real files; offsets are u32 whatever it says).
+    #[br(calc = sizeof_lod_offset)]
+    #[bw(ignore)]
+    pub sizeof_lod_offset: u16,
+    /// `lodOffsets`: face indices where each LOD starts; the last equals `numFaces`.
+    #[br(parse_with = pod_vec, args(u64::from(count), "lodOffsets"))]
+    #[bw(write_with = pod_write)]
+    pub lod_offsets: Vec<u32>,
+}
+
+/// `FileMeshV2` (2.00) and `FileMeshV3` (3.00, 3.01): header, vertices, faces and, in
+/// 3.0x, LOD offsets. Counts are derived from the arrays on write.
+#[binrw]
+#[brw(little, import(version: Version))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[doc(alias = "FileMeshV3")]
+pub struct FileMeshV2 {
+    #[br(temp, args(version.has_lods()))]
+    #[bw(try_calc = FileMeshHeaderV2::build(version, header_tail, vertices, faces, lods))]
+    header: FileMeshHeaderV2,
+
+    /// Header bytes beyond the known fields (`sizeof_header` = 12 or 16 + this length).
+    #[br(calc = header.extra.clone())]
+    #[bw(ignore)]
+    pub header_tail: Vec<u8>,
+
+    /// `verts[numVerts]`.
+    #[br(args(header.sizeof_vertex, header.num_verts))]
+    pub vertices: VertexArray,
+
+    /// `faces[numFaces]`: every face, LOD faces included.
+    #[br(parse_with = pod_vec, args(u64::from(header.num_faces), "faces"))]
+    #[bw(write_with = pod_write)]
+    pub faces: Vec<Face>,
+
+    /// 3.0x: the LOD offsets; `None` in 2.00.
+    #[br(if(version.has_lods()), args(header.sizeof_lod_offset, header.num_lod_offsets))]
+    pub lods: Option<LodOffsetsV3>,
+
+    /// Bytes after the last structure, kept and written back.
+    #[br(parse_with = rest_bytes)]
+    #[bw(write_with = pod_write)]
+    pub trailing: Vec<u8>,
+}
+
+impl FileMeshHeaderV2 {
+    /// The header for `body`'s data; fails if the data cannot be written as `version`.
+    fn build(
+        version: Version,
+        tail: &[u8],
+        vertices: &VertexArray,
+        faces: &[Face],
+        lods: &Option<LodOffsetsV3>,
+    ) -> BinResult<Self> {
+        let has_lods = version.has_lods();
+        let (sizeof_lod_offset, num_lod_offsets) = match (has_lods, lods) {
+            (true, Some(l)) => (
+                l.sizeof_lod_offset,
+                count_as::<u16>(l.lod_offsets.len(), "LOD offsets")?,
+            ),
+            (false, None) => (0, 0),
+            (true, None) => {
+                return Err(inconsistent(format!(
+                    "a {version} mesh needs LOD offsets (lods is None)"
+                )))
+            }
+            (false, Some(_)) => {
+                return Err(inconsistent(format!("a {version} mesh has no LOD offsets")))
+            }
+        };
+        Ok(FileMeshHeaderV2 {
+            has_lods,
+            sizeof_header: count_as::<u16>(
+                usize::from(Self::known_size(has_lods)) + tail.len(),
+                "header bytes",
+            )?,
+            sizeof_vertex: vertices.vertex_size(),
+            sizeof_face: 12,
+            sizeof_lod_offset,
+            num_lod_offsets,
+            num_verts: count_as(vertices.len(), "vertices")?,
+            num_faces: count_as(faces.len(), "faces")?,
+            extra: tail.to_vec(),
+        })
+    }
+}
+
+impl FileMeshV2 {
+    /// Size in bytes of the body as written (without the version line).
+    pub fn encoded_len(&self) -> usize {
+        let header =
+            usize::from(FileMeshHeaderV2::known_size(self.lods.is_some())) + self.header_tail.len();
+        header
+            + self.vertices.len() * usize::from(self.vertices.vertex_size())
+            + self.faces.len() * 12
+            + self.lods.as_ref().map_or(0, |l| l.lod_offsets.len() * 4)
+            + self.trailing.len()
+    }
+}
