@@ -298,7 +298,17 @@ pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
                     Ok(i) => ErrorKind::Inconsistent(i.0),
                     Err(err) => match err.downcast::<Invalid>() {
                         Ok(i) => ErrorKind::Invalid(i.0),
-                        Err(err) => ErrorKind::Invalid(err.to_string()),
+                        // `try_calc` boxes the binrw::Error it was given: unwrap it.
+                        Err(err) => match err.downcast::<binrw::Error>() {
+                            Ok(inner) => {
+                                let mut e = from_binrw(*inner, last_read);
+                                if e.context.is_empty() {
+                                    e.context = context;
+                                }
+                                return e;
+                            }
+                            Err(err) => ErrorKind::Invalid(err.to_string()),
+                        },
                     },
                 },
             };

@@ -75,12 +75,20 @@ where
     Ok(value)
 }
 
-/// Writes a value into a buffer of the expected size.
-pub(crate) fn write_all<T>(value: &T, capacity: usize, args: T::Args<'_>) -> Result<Vec<u8>>
+/// Writes `prefix` then a value into one buffer of the expected size.
+pub(crate) fn write_all<T>(
+    prefix: &[u8],
+    value: &T,
+    capacity: usize,
+    args: T::Args<'_>,
+) -> Result<Vec<u8>>
 where
     T: BinWrite,
 {
-    let mut out = Cursor::new(Vec::with_capacity(capacity));
+    let mut buf = Vec::with_capacity(capacity);
+    buf.extend_from_slice(prefix);
+    let mut out = Cursor::new(buf);
+    out.set_position(prefix.len() as u64);
     value
         .write_options(&mut out, Endian::Little, args)
         .map_err(|e| from_binrw(e, None))?;
@@ -105,7 +113,7 @@ pub(crate) fn check_count<R: Read + Seek>(
 ) -> BinResult<()> {
     let pos = reader.stream_position()?;
     let left = remaining(reader)?;
-    let needed = count.checked_mul(size).unwrap_or(u64::MAX);
+    let needed = count.saturating_mul(size);
     if needed > left {
         return Err(binrw::Error::Custom {
             pos,
@@ -204,4 +212,36 @@ pub(crate) fn inconsistent(msg: impl Into<String>) -> binrw::Error {
 /// `usize` → a narrower count type, or an error naming the field.
 pub(crate) fn count_as<T: TryFrom<usize>>(n: usize, what: &str) -> BinResult<T> {
     T::try_from(n).map_err(|_| inconsistent(format!("{n} {what} do not fit the count field")))
+}
+
+/// `try_map` check: a header size no smaller than the fields it must hold.
+pub(crate) fn at_least<T: PartialOrd + std::fmt::Display>(
+    value: T,
+    min: T,
+    what: &str,
+) -> std::result::Result<T, crate::error::Invalid> {
+    if value >= min {
+        Ok(value)
+    } else {
+        Err(crate::error::Invalid(format!(
+            "{what} is {value}, smaller than the {min} bytes of its fields"
+        )))
+    }
+}
+
+/// `try_map` check: a size field that must be one of a few values.
+pub(crate) fn one_of<T: PartialEq + std::fmt::Display>(
+    value: T,
+    allowed: &[T],
+    what: &str,
+) -> std::result::Result<T, crate::error::Invalid> {
+    if allowed.contains(&value) {
+        Ok(value)
+    } else {
+        let list: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+        Err(crate::error::Invalid(format!(
+            "{what} is {value}; {} expected",
+            list.join(" or ")
+        )))
+    }
 }

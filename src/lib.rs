@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
+// Indexing into input is how panics sneak in: the library uses checked access.
+#![warn(clippy::indexing_slicing)]
 
 pub mod error;
 pub(crate) mod io;

@@ -42,8 +42,8 @@ enum Command {
         /// Output file.
         output: PathBuf,
         /// Target version (e.g. 4.01); defaults to the input's version.
-        #[arg(long, value_name = "VER")]
-        to: Option<String>,
+        #[arg(long, value_name = "VER", value_parser = clap::value_parser!(Version))]
+        to: Option<Version>,
         /// Accept a conversion that loses data the target cannot hold.
         #[arg(long)]
         allow_lossy: bool,
@@ -77,7 +77,7 @@ fn main() -> ExitCode {
             output,
             to,
             allow_lossy,
-        } => convert(&input, &output, to.as_deref(), allow_lossy),
+        } => convert(&input, &output, to, allow_lossy),
         Command::Verify { files } => verify(&files),
         Command::Dump { file } => dump(&file),
     };
@@ -165,9 +165,10 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     }
     if let Some(f) = &info.facs {
         println!(
-            "facs:       format {}, {} bytes, {} face bones, {} controls, {} + {} correctives, matrix versions {:?}",
+            "facs:       format {}, {} bytes{}, {} face bones, {} controls, {} + {} correctives, matrix versions {:?}",
             f.format,
             f.size,
+            if f.parsed || f.size == 0 { "" } else { " (kept as opaque bytes)" },
             f.face_bone_names.len(),
             f.face_control_names.len(),
             f.two_pose_correctives,
@@ -187,12 +188,11 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
 fn convert(
     input: &Path,
     output: &Path,
-    to: Option<&str>,
+    to: Option<Version>,
     _allow_lossy: bool,
 ) -> Result<ExitCode, Failure> {
     let mesh = load(input)?;
-    if let Some(to) = to {
-        let target: Version = to.parse().map_err(|e| Failure(format!("--to: {e}")))?;
+    if let Some(target) = to {
         if target != mesh.version {
             return Err(fail(
                 input,
@@ -238,7 +238,11 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
             }
         }
     }
-    println!("{} passed, {} failed", files.len() - bad, bad);
+    println!(
+        "{} of {} files byte-identical after read and write",
+        files.len() - bad,
+        files.len()
+    );
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {

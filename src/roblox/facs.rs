@@ -290,14 +290,17 @@ impl BinWrite for MatrixData {
 }
 
 /// The FACS section of a 5.00 mesh (`facsDataSize` bytes after the subsets).
+// One per file: the size of the inline variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Facs {
     /// `facsDataSize` is 0.
     None,
-    /// `facsDataFormat` is not 0: a `FileMeshFacsData` block of exactly `facsDataSize` bytes.
+    /// `facsDataFormat` is not 0 and the `facsDataSize` bytes are exactly one
+    /// `FileMeshFacsData` block.
     Data(FacsData),
-    /// `facsDataFormat` is 0 ("no valid FACS data") but `facsDataSize` bytes follow:
-    /// kept as they are.
+    /// The `facsDataSize` bytes kept as they are: `facsDataFormat` is 0 ("no valid FACS
+    /// data"), or the bytes are not exactly one FACS block.
     Opaque(Vec<u8>),
 }
 
@@ -311,18 +314,42 @@ impl Facs {
         }
     }
 
-    /// Checks that this section can be written with `facsDataFormat` = `format`.
+    /// Reads `bytes` as the FACS section written with `facsDataFormat` = `format`.
+    fn from_bytes(format: u32, bytes: Vec<u8>) -> Facs {
+        if bytes.is_empty() {
+            return Facs::None;
+        }
+        if format != 0 {
+            if let Some(d) = parse_block(&bytes) {
+                return Facs::Data(d);
+            }
+        }
+        Facs::Opaque(bytes)
+    }
+
+    /// Checks that this section reads back as itself when written with
+    /// `facsDataFormat` = `format`.
     pub(crate) fn check_format(&self, format: u32) -> BinResult<()> {
         match (self, format) {
             (Facs::Data(_), 0) => Err(inconsistent(
                 "FACS data with facsDataFormat 0 would read back as opaque bytes",
             )),
-            (Facs::Opaque(_), f) if f != 0 => Err(inconsistent(format!(
-                "opaque FACS bytes with facsDataFormat {f} would be parsed as a FACS block"
-            ))),
+            (Facs::Opaque(b), _) if b.is_empty() => Err(inconsistent(
+                "empty opaque FACS bytes would read back as no FACS section",
+            )),
+            (Facs::Opaque(b), f) if f != 0 && parse_block(b).is_some() => Err(inconsistent(
+                "opaque FACS bytes that form a valid FACS block would read back as Facs::Data",
+            )),
             _ => Ok(()),
         }
     }
+}
+
+/// The bytes as exactly one FACS block, if they are one.
+fn parse_block(bytes: &[u8]) -> Option<FacsData> {
+    let mut c = std::io::Cursor::new(bytes);
+    let d = FacsData::read_options(&mut c, Endian::Little, ()).ok()?;
+    (c.position() == bytes.len() as u64).then_some(d)
 }
 
 impl BinRead for Facs {
@@ -334,29 +361,8 @@ impl BinRead for Facs {
         endian: Endian,
         (format, size): Self::Args<'_>,
     ) -> BinResult<Self> {
-        if size == 0 {
-            return Ok(Facs::None);
-        }
-        if format == 0 {
-            return Ok(Facs::Opaque(pod_vec(
-                reader,
-                endian,
-                (u64::from(size), "FACS bytes"),
-            )?));
-        }
-        let start = reader.stream_position()?;
-        crate::io::check_count(reader, u64::from(size), 1, "FACS bytes")?;
-        let data = FacsData::read_options(reader, endian, ())?;
-        if data.byte_size() != u64::from(size) {
-            return Err(invalid(
-                start,
-                format!(
-                    "facsDataSize is {size} but the FACS block takes {} bytes",
-                    data.byte_size()
-                ),
-            ));
-        }
-        Ok(Facs::Data(data))
+        let bytes = pod_vec(reader, endian, (u64::from(size), "FACS bytes"))?;
+        Ok(Facs::from_bytes(format, bytes))
     }
 }
 

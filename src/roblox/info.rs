@@ -53,6 +53,8 @@ pub struct FacsInfo {
     pub format: u32,
     /// `facsDataSize`.
     pub size: u64,
+    /// Whether the bytes were parsed as a FACS block (else kept opaque).
+    pub parsed: bool,
     /// Face bone names.
     pub face_bone_names: Vec<String>,
     /// Control names.
@@ -112,6 +114,7 @@ impl FileMesh {
                     let mut f = FacsInfo {
                         format: b.facs_data_format,
                         size: b.facs.byte_size(),
+                        parsed: matches!(b.facs, Facs::Data(_)),
                         face_bone_names: Vec::new(),
                         face_control_names: Vec::new(),
                         matrix_versions: Vec::new(),

@@ -39,6 +39,8 @@ pub struct FileMesh {
 
 /// The body of a FileMesh, by layout. [`FileMesh::write`] checks that the layout
 /// matches the version.
+// One per file: the size of the inline variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Body {
@@ -85,26 +87,19 @@ impl FileMesh {
     /// [`ErrorKind::Inconsistent`]).
     pub fn write(&self) -> Result<Vec<u8>> {
         let cap = VERSION_LINE_LEN + self.body_len();
-        let body = match (&self.body, self.version) {
+        let line = self.version.line();
+        match (&self.body, self.version) {
             (Body::V2(b), Version::V2_00 | Version::V3_00 | Version::V3_01) => {
-                write_all(b, cap, (self.version,))?
+                write_all(&line, b, cap, (self.version,))
             }
             (Body::V4(b), Version::V4_00 | Version::V4_01 | Version::V5_00) => {
-                write_all(b, cap, (self.version,))?
+                write_all(&line, b, cap, (self.version,))
             }
-            (_, v) => {
-                return Err(Error::new(
-                    "FileMesh",
-                    ErrorKind::Inconsistent(format!(
-                        "the body's layout does not match version {v}"
-                    )),
-                ))
-            }
-        };
-        let mut out = Vec::with_capacity(cap);
-        out.extend_from_slice(&self.version.line());
-        out.extend_from_slice(&body);
-        Ok(out)
+            (_, v) => Err(Error::new(
+                "FileMesh",
+                ErrorKind::Inconsistent(format!("the body's layout does not match version {v}")),
+            )),
+        }
     }
 
     fn body_len(&self) -> usize {

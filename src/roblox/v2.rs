@@ -9,7 +9,7 @@ use std::io::{Read, Seek, Write};
 
 use super::records::{Face, Vertex, Vertex36};
 use super::Version;
-use crate::io::{count_as, inconsistent, pod_vec, pod_write, rest_bytes};
+use crate::io::{at_least, count_as, inconsistent, one_of, pod_vec, pod_write, rest_bytes};
 
 /// `FileMeshHeaderV2`, and `FileMeshHeaderV3` when `has_lods` (the `[+]` fields).
 ///
@@ -27,22 +27,13 @@ pub struct FileMeshHeaderV2 {
     pub has_lods: bool,
     /// `sizeof_FileMeshHeaderV2/V3`: 12 (2.00) or 16 (3.0x), more if the header has
     /// bytes beyond the known fields.
-    #[br(assert(
-        sizeof_header >= FileMeshHeaderV2::known_size(has_lods),
-        "sizeof_FileMeshHeader is {}, smaller than the {} bytes of its fields",
-        sizeof_header,
-        FileMeshHeaderV2::known_size(has_lods)
-    ))]
+    #[br(try_map = |v: u16| at_least(v, FileMeshHeaderV2::known_size(has_lods), "sizeof_FileMeshHeader"))]
     pub sizeof_header: u16,
     /// `sizeof_FileMeshVertex`: 36 (no colour) or 40.
-    #[br(assert(
-        sizeof_vertex == 36 || sizeof_vertex == 40,
-        "sizeof_FileMeshVertex is {}; 36 or 40 expected",
-        sizeof_vertex
-    ))]
+    #[br(try_map = |v: u8| one_of(v, &[36, 40], "sizeof_FileMeshVertex"))]
     pub sizeof_vertex: u8,
     /// `sizeof_FileMeshFace`: 12.
-    #[br(assert(sizeof_face == 12, "sizeof_FileMeshFace is {}; 12 expected", sizeof_face))]
+    #[br(try_map = |v: u8| one_of(v, &[12], "sizeof_FileMeshFace"))]
     pub sizeof_face: u8,
     /// `sizeof_LodOffset` (3.0x): "unused, always 4"; kept as read.
     #[br(if(has_lods))]

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::facs::Facs;
 use super::records::{Bone, Envelope, Face, Subset, Vertex};
 use super::Version;
-use crate::io::{count_as, inconsistent, pod_vec, pod_write, rest_bytes};
+use crate::io::{at_least, count_as, inconsistent, pod_vec, pod_write, rest_bytes};
 
 /// `FileMeshHeaderV4`, and `FileMeshHeaderV5` when `has_facs` (the `[+]` fields).
 ///
@@ -25,12 +25,7 @@ pub struct FileMeshHeaderV4 {
     #[bw(ignore)]
     pub has_facs: bool,
     /// `sizeof_FileMeshHeaderV4/V5`: 24 or 32, more if the header has extra bytes.
-    #[br(assert(
-        sizeof_header >= FileMeshHeaderV4::known_size(has_facs),
-        "sizeof_MeshHeader is {}, smaller than the {} bytes of its fields",
-        sizeof_header,
-        FileMeshHeaderV4::known_size(has_facs)
-    ))]
+    #[br(try_map = |v: u16| at_least(v, FileMeshHeaderV4::known_size(has_facs), "sizeof_MeshHeader"))]
     pub sizeof_header: u16,
     /// `lodType` (the 5.00 spec calls it `numMeshes`): 0–3 per the spec, 4 occurs.
     pub lod_type: u16,

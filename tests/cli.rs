@@ -1,0 +1,186 @@
+//! The command-line contract (ARCHITECTURE.md): commands, JSON keys, exit statuses
+//! (0 success, 1 bad input, 2 usage), and damaged files ending in status 1 with a
+//! message — never a panic.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn meshcodec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshcodec"))
+        .args(args)
+        .output()
+        .expect("run meshcodec")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    common::fixtures().join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn info_prints_counts() {
+    let out = meshcodec(&["info", s(&fixture("v5.00-facs.mesh"))]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("FileMesh 5.00"), "{text}");
+    assert!(text.contains("facs:"), "{text}");
+}
+
+#[test]
+fn info_json_has_the_contract_keys_for_every_fixture() {
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixtures().join("expected.json")).unwrap(),
+    )
+    .unwrap();
+    for path in common::fixture_files() {
+        let out = meshcodec(&["info", "--json", s(&path)]);
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let exp = &expected[name];
+        assert_eq!(v["format"], "filemesh");
+        assert_eq!(v["version"], exp["version"], "{name}");
+        assert_eq!(v["vertices"], exp["vertices"], "{name}");
+        assert_eq!(v["faces"], exp["faces"], "{name}");
+    }
+}
+
+#[test]
+fn convert_same_version_is_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in common::fixture_files() {
+        let out_path = dir.path().join("out.mesh");
+        let out = meshcodec(&["convert", s(&path), s(&out_path)]);
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(
+            std::fs::read(&out_path).unwrap(),
+            std::fs::read(&path).unwrap()
+        );
+    }
+    // --to naming the same version is accepted, in any spelling.
+    let out_path = dir.path().join("same.mesh");
+    let src = fixture("v4.01-bones.mesh");
+    let out = meshcodec(&["convert", s(&src), s(&out_path), "--to", "4.01"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read(&out_path).unwrap(),
+        std::fs::read(&src).unwrap()
+    );
+}
+
+#[test]
+fn convert_to_another_version_is_refused_for_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("o.mesh");
+    let out = meshcodec(&[
+        "convert",
+        s(&fixture("v4.01-bones.mesh")),
+        s(&out_path),
+        "--to",
+        "2.00",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
+    assert!(!out_path.exists());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(meshcodec(&[]).status.code(), Some(2));
+    assert_eq!(meshcodec(&["info"]).status.code(), Some(2));
+    assert_eq!(meshcodec(&["frobnicate", "x"]).status.code(), Some(2));
+    let out = meshcodec(&["convert", "a", "b", "--to", "9.99"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown FileMesh version"));
+}
+
+#[test]
+fn input_errors_exit_1_with_the_file_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.mesh");
+    let out = meshcodec(&["info", s(&missing)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.mesh"));
+
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, b"\x89PNG\r\n\x1a\n....").unwrap();
+    let out = meshcodec(&["info", s(&junk)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a known mesh format"));
+
+    let csg = dir.path().join("x.bin");
+    std::fs::write(&csg, b"CSGPHS\x00\x00\x00\x00BLOCK").unwrap();
+    let out = meshcodec(&["info", s(&csg)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("csgphs"));
+}
+
+#[test]
+fn verify_reports_each_file_and_fails_on_a_bad_one() {
+    let good = fixture("v3.00-lods.mesh");
+    let out = meshcodec(&["verify", s(&good), s(&fixture("v2.00-36b.mesh"))]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 of 2 files byte-identical"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("cut.mesh");
+    let bytes = std::fs::read(&good).unwrap();
+    std::fs::write(&bad, &bytes[..bytes.len() - 3]).unwrap();
+    let out = meshcodec(&["verify", s(&good), s(&bad)]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ERROR") && text.contains("cut.mesh"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dump_is_json_of_the_raw_structure() {
+    let out = meshcodec(&["dump", s(&fixture("v5.00-facs.mesh"))]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], "5.00");
+    assert!(v["body"]["bones"].as_array().unwrap().len() == 4);
+    assert!(v["body"]["facs"]["Data"]["quantized_transforms"]["px"].is_object());
+}
+
+/// Damaged files through the binary: status 1 and a message naming the file and the
+/// byte offset, never a crash (status from a signal or 101 from a panic).
+#[test]
+fn damaged_files_end_with_status_1_and_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for path in common::fixture_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let trailing = meshcodec::roblox::FileMesh::read(&bytes)
+            .unwrap()
+            .trailing()
+            .len();
+        for k in 1..=6 {
+            let cut = (bytes.len() - trailing) * k / 7;
+            let p = dir.path().join(format!("{n}.mesh"));
+            std::fs::write(&p, &bytes[..cut]).unwrap();
+            let out = meshcodec(&["info", s(&p)]);
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{}: cut at {cut}: {out:?}",
+                path.display()
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.starts_with(&format!("meshcodec: {}: ", p.display())),
+                "{err}"
+            );
+            assert!(err.contains("at byte"), "{err}");
+            n += 1;
+        }
+    }
+    assert!(n >= 80);
+}

@@ -1,0 +1,195 @@
+//! Damaged input: truncations, bit flips and huge counts in every corpus file and
+//! fixture give `Err` (or `Ok`), never a panic, a hang, or an allocation out of
+//! proportion to the input.
+//!
+//! A capping global allocator aborts the process if one parse allocates more than
+//! `16 × input + 1 MiB`, so an over-allocation fails this test loudly. Everything runs
+//! in one #[test] because the cap is process-wide.
+
+mod common;
+
+use std::alloc::System;
+use std::path::PathBuf;
+
+use cap::Cap;
+use meshcodec::roblox::FileMesh;
+use meshcodec::ErrorKind;
+
+#[global_allocator]
+static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
+
+/// Parses under an allocation cap; returns whether it parsed.
+fn parse_capped(bytes: &[u8]) -> Result<FileMesh, meshcodec::Error> {
+    let budget = bytes.len() * 16 + (1 << 20);
+    ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+    let result = FileMesh::read(bytes);
+    ALLOC.set_limit(usize::MAX).unwrap();
+    if let Err(e) = &result {
+        // Every error says where, within the input.
+        let off = e.offset().expect("read errors carry an offset");
+        assert!(
+            off <= bytes.len() as u64,
+            "offset {off} beyond {} bytes: {e}",
+            bytes.len()
+        );
+        assert!(!e.to_string().is_empty());
+    }
+    if let Ok(m) = &result {
+        // Whatever parses, writes back exactly.
+        assert_eq!(m.write().unwrap(), bytes);
+    }
+    result
+}
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn inputs() -> Vec<(PathBuf, Vec<u8>, bool)> {
+    let mut files: Vec<(PathBuf, bool)> = common::fixture_files()
+        .into_iter()
+        .map(|p| (p, false))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        files.extend(
+            common::corpus_filemeshes(&dir, common::BINARY_VERSIONS)
+                .into_iter()
+                .map(|p| (p, true)),
+        );
+    }
+    files
+        .into_iter()
+        .map(|(p, real)| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b, real)
+        })
+        .collect()
+}
+
+#[test]
+fn damaged_input_never_panics_or_overallocates() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut cases, mut errors) = (0usize, 0usize);
+    for (path, bytes, real) in inputs() {
+        let has_trailing = FileMesh::read(&bytes).unwrap().trailing().len();
+        // Truncation: every offset of small files, a spread of offsets in large ones.
+        let cuts: Vec<usize> = if bytes.len() <= 4096 {
+            (0..bytes.len()).collect()
+        } else {
+            (0..256)
+                .chain((0..512).map(|i| i * bytes.len() / 512))
+                .collect()
+        };
+        for cut in cuts {
+            cases += 1;
+            let r = parse_capped(&bytes[..cut]);
+            // A cut before the last structure ends must fail.
+            if cut < bytes.len() - has_trailing {
+                let e = r
+                    .err()
+                    .unwrap_or_else(|| panic!("{}: cut at {cut} parsed", path.display()));
+                errors += 1;
+                if real {
+                    assert!(
+                        matches!(
+                            e.kind(),
+                            ErrorKind::UnexpectedEof
+                                | ErrorKind::CountTooLarge { .. }
+                                | ErrorKind::Invalid(_)
+                        ),
+                        "{}: cut at {cut}: {e}",
+                        path.display()
+                    );
+                }
+            }
+        }
+        // Random bit flips.
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+            cases += 1;
+            errors += usize::from(parse_capped(&b).is_err());
+        }
+        // Huge values in every header position (counts, sizes): 0xFF runs.
+        for at in 13..bytes.len().min(13 + 48) {
+            for width in [1usize, 2, 4, 8] {
+                let mut b = bytes.clone();
+                for x in b.iter_mut().skip(at).take(width) {
+                    *x = 0xFF;
+                }
+                cases += 1;
+                errors += usize::from(parse_capped(&b).is_err());
+            }
+        }
+    }
+    eprintln!("{cases} damaged inputs, {errors} rejected, none panicked");
+    assert!(cases > 10_000, "too few cases: {cases}");
+}
+
+#[test]
+fn huge_counts_are_rejected_before_allocating() {
+    // A 2.00 header claiming 0xFFFFFFFF vertices in a 25-byte file.
+    let mut b = b"version 2.00\n".to_vec();
+    b.extend_from_slice(&[12, 0, 40, 12, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
+    let e = FileMesh::read(&b).unwrap_err();
+    match e.kind() {
+        ErrorKind::CountTooLarge {
+            what,
+            count,
+            needed,
+            remaining,
+        } => {
+            assert_eq!(
+                (*what, *count, *needed, *remaining),
+                ("vertices", 0xFFFF_FFFF, 0xFFFF_FFFF * 40, 0)
+            );
+        }
+        k => panic!("{k:?}"),
+    }
+    assert_eq!(e.offset(), Some(25));
+    assert_eq!(
+        e.to_string(),
+        "at byte 25 (0x19), reading FileMeshV2.vertices: 4294967295 vertices need 171798691800 bytes but only 0 remain"
+    );
+}
+
+#[test]
+fn errors_name_offset_and_field() {
+    // Cut inside the 4.01 header: the failing field and its offset are named.
+    let mut b = b"version 4.01\n".to_vec();
+    b.extend_from_slice(&[24, 0, 3, 0, 1, 0]);
+    let e = FileMesh::read(&b).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnexpectedEof), "{e}");
+    assert_eq!(e.offset(), Some(17));
+    assert!(e.context().contains("num_verts"), "{e}");
+    // A vertex size the format doesn't have.
+    let mut b = b"version 2.00\n".to_vec();
+    b.extend_from_slice(&[12, 0, 44, 12, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let e = FileMesh::read(&b).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("sizeof_FileMeshVertex is 44; 36 or 40 expected"),
+        "{e}"
+    );
+    assert_eq!(e.offset(), Some(15));
+    // Unknown and unsupported versions.
+    let e = FileMesh::read(b"version 9.99\n").unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnsupportedVersion(_)), "{e}");
+    let e = FileMesh::read(b"hello").unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnexpectedEof), "{e}");
+    let e = FileMesh::read(b"not a mesh at all").unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Invalid(_)), "{e}");
+}
