@@ -4,9 +4,11 @@
 //! ([`FileMeshV2`] for 2.00/3.0x, [`FileMeshV4`] for 4.0x/5.00). [`FileMesh::write`]
 //! gives back the same bytes for an unmodified file.
 
+pub mod draco;
 pub mod facs;
 mod info;
 pub mod records;
+pub mod text;
 pub mod v2;
 pub mod v4;
 mod version;
