@@ -14,10 +14,10 @@ use meshcodec::{detect, Format};
 #[command(
     name = "meshcodec",
     version,
-    about = "Read and write game mesh files exactly (Roblox FileMesh 2.00–5.00 so far)",
+    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00 so far)",
     long_about = "Read and write game mesh files exactly.\n\n\
-        Supported now: Roblox FileMesh 2.00, 3.00, 3.01, 4.00, 4.01, 5.00 (byte-exact).\n\
-        Recognised but not yet supported: FileMesh 1.0x/6.00/7.00, CSGPHS, UNIGINE, STF.\n\n\
+        Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
+        Recognised but not yet supported: CSGPHS, UNIGINE, STF.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
 struct Cli {
@@ -127,30 +127,52 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<FileMesh, Failure> {
 
 fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let mesh = load(path)?;
-    let info = mesh.info();
+    let info = mesh.info().map_err(|e| fail(path, e))?;
     if json {
         let text = serde_json::to_string_pretty(&info).map_err(|e| fail(path, e))?;
         println!("{text}");
         return Ok(ExitCode::SUCCESS);
     }
     println!("format:     FileMesh {}", info.version);
-    println!(
-        "header:     {} bytes{}",
-        info.header_size,
-        match mesh.version {
-            Version::V2_00 | Version::V3_00 | Version::V3_01 =>
-                format!(", {}-byte vertices", info.vertex_size),
+    if let Some(h) = info.header_size {
+        let vs = match info.vertex_size {
+            Some(v) if !mesh.version.has_skinning() => format!(", {v}-byte vertices"),
             _ => String::new(),
-        }
-    );
+        };
+        println!("header:     {h} bytes{vs}");
+    }
+    if let Some(chunks) = &info.chunks {
+        let list: Vec<String> = chunks
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} v{} ({} bytes{})",
+                    c.name,
+                    c.version,
+                    c.size,
+                    if c.kind == "unknown" {
+                        ", kept as bytes"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect();
+        println!("chunks:     {}", list.join(", "));
+    }
     println!("vertices:   {}", info.vertices);
     println!("faces:      {} (all LODs)", info.faces);
     if mesh.version.has_lods() {
         println!("lods:       {:?}", info.lod_offsets);
     }
-    if let (Some(t), Some(hq), Some(p)) = (info.lod_type, info.num_high_quality_lods, info.padding)
-    {
-        println!("lod type:   {t}, high-quality LODs: {hq}, padding byte: {p}");
+    if let (Some(t), Some(hq)) = (info.lod_type, info.num_high_quality_lods) {
+        let pad = info
+            .padding
+            .map(|p| format!(", padding byte: {p}"))
+            .unwrap_or_default();
+        println!("lod type:   {t}, high-quality LODs: {hq}{pad}");
+    }
+    if mesh.version.has_skinning() {
         println!(
             "bones:      {}{}",
             info.bones,
@@ -175,6 +197,9 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
             f.three_pose_correctives,
             f.matrix_versions
         );
+    }
+    if let Some(n) = info.hsr_flags {
+        println!("hsr flags:  {n}");
     }
     if info.trailing_bytes > 0 {
         println!(

@@ -35,8 +35,13 @@ fn parse_capped(bytes: &[u8]) -> Result<FileMesh, meshcodec::Error> {
         assert!(!e.to_string().is_empty());
     }
     if let Ok(m) = &result {
-        // Whatever parses, writes back exactly.
+        // Whatever parses, writes back exactly; its summary (which decodes Draco) is an
+        // Ok or an Err, under the same cap.
         assert_eq!(m.write().unwrap(), bytes);
+        ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+        let info = m.info();
+        ALLOC.set_limit(usize::MAX).unwrap();
+        drop(info);
     }
     result
 }
@@ -81,7 +86,18 @@ fn damaged_input_never_panics_or_overallocates() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut cases, mut errors) = (0usize, 0usize);
     for (path, bytes, real) in inputs() {
-        let has_trailing = FileMesh::read(&bytes).unwrap().trailing().len();
+        let mesh = FileMesh::read(&bytes).unwrap();
+        // Cuts that leave a valid file: inside trailing bytes, or between chunks.
+        let mut valid_cuts: Vec<usize> =
+            (bytes.len() - mesh.trailing().len()..=bytes.len()).collect();
+        if let meshcodec::roblox::Body::V6(b) = &mesh.body {
+            let mut at = 13;
+            valid_cuts.push(at);
+            for c in &b.chunks {
+                at += 16 + c.data.byte_size();
+                valid_cuts.push(at);
+            }
+        }
         // Truncation: every offset of small files, a spread of offsets in large ones.
         let cuts: Vec<usize> = if bytes.len() <= 4096 {
             (0..bytes.len()).collect()
@@ -93,8 +109,8 @@ fn damaged_input_never_panics_or_overallocates() {
         for cut in cuts {
             cases += 1;
             let r = parse_capped(&bytes[..cut]);
-            // A cut before the last structure ends must fail.
-            if cut < bytes.len() - has_trailing {
+            // Any other cut must fail.
+            if !valid_cuts.contains(&cut) {
                 let e = r
                     .err()
                     .unwrap_or_else(|| panic!("{}: cut at {cut} parsed", path.display()));
@@ -164,6 +180,31 @@ fn huge_counts_are_rejected_before_allocating() {
         e.to_string(),
         "at byte 25 (0x19), reading FileMeshV2.vertices: 4294967295 vertices need 171798691800 bytes but only 0 remain"
     );
+}
+
+#[test]
+fn chunk_size_overrunning_the_file_is_an_error() {
+    let mut b = b"version 7.00\nLODS\0\0\0\0".to_vec();
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+    b.extend_from_slice(&[0; 7]);
+    let e = FileMesh::read(&b).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::CountTooLarge { .. }), "{e}");
+    assert_eq!(e.offset(), Some(29));
+    // A known chunk whose fields don't fill its payload exactly.
+    let mut b = b"version 6.00\nLODS\0\0\0\0".to_vec();
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&9u32.to_le_bytes());
+    b.extend_from_slice(&[0, 0, 1, 0, 0, 0, 0, 0xEE, 0xEE]);
+    let e = FileMesh::read(&b).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("LODS v1 payload is 9 bytes but its fields take 7"),
+        "{e}"
+    );
+    // A chunk header cut short.
+    let e = FileMesh::read(b"version 6.00\nCOREME").unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnexpectedEof), "{e}");
 }
 
 #[test]

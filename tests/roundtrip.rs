@@ -34,7 +34,7 @@ fn corpus_binary_filemesh_round_trips_byte_exact() {
         .into_iter()
         .filter(|f| f.format == "filemesh" && common::BINARY_VERSIONS.contains(&f.version.as_str()))
         .count();
-    assert!(listed > 0, "no 2.00–5.00 FileMesh in the manifest");
+    assert!(listed > 0, "no binary FileMesh in the manifest");
     assert!(
         files.len() >= listed,
         "found {} files, manifest lists {listed}",
@@ -109,7 +109,7 @@ fn corpus_facts_from_format_notes_hold() {
 #[test]
 fn fixtures_round_trip_byte_exact() {
     let files = common::fixture_files();
-    assert!(files.len() >= 14, "fixtures missing: {}", files.len());
+    assert!(files.len() >= 16, "fixtures missing: {}", files.len());
     for path in files {
         round_trip(&path);
     }
@@ -123,11 +123,21 @@ fn fixtures_match_the_generators_expectations() {
     let expected: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let expected = expected.as_object().unwrap();
-    assert_eq!(expected.len(), common::fixture_files().len());
+    let n = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "mesh")
+        })
+        .count();
+    assert_eq!(expected.len(), n);
     for (name, exp) in expected {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let mesh = FileMesh::read(&bytes).unwrap();
-        let info = serde_json::to_value(mesh.info()).unwrap();
+        let info = serde_json::to_value(mesh.info().unwrap()).unwrap();
         let facs = info.get("facs").cloned().unwrap_or(Value::Null);
         let got = |key: &str| -> Value {
             match key {
@@ -198,7 +208,7 @@ fn malformed_facs_block_is_kept_opaque() {
     };
     assert!(matches!(&db.facs, Facs::Opaque(o) if o.len() as u64 == d.byte_size()));
     assert_eq!(damaged.write().unwrap(), bytes);
-    assert!(!damaged.info().facs.unwrap().parsed);
+    assert!(!damaged.info().unwrap().facs.unwrap().parsed);
 
     // Opaque bytes that are a valid block, under format 1: ambiguous, refused.
     let mut m = mesh.clone();
@@ -209,5 +219,70 @@ fn malformed_facs_block_is_kept_opaque() {
     assert!(
         matches!(e.kind(), meshcodec::ErrorKind::Inconsistent(_)),
         "{e}"
+    );
+}
+
+/// The chunked fixtures' expected.json (from make_chunked.py) against what we read.
+#[test]
+fn chunked_fixtures_match_the_generators_expectations() {
+    let dir = common::fixture_dir("chunked");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let expected = expected.as_object().unwrap();
+    assert!(expected.len() >= 2);
+    for (name, exp) in expected {
+        let mesh = FileMesh::read(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+        let info = serde_json::to_value(mesh.info().unwrap()).unwrap();
+        for (key, want) in exp.as_object().unwrap() {
+            let got = match key.as_str() {
+                "chunks" => Value::from(
+                    info["chunks"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|c| Value::from(vec![c["name"].clone(), c["version"].clone()]))
+                        .collect::<Vec<_>>(),
+                ),
+                "facs_size" => info["facs"]["size"].clone(),
+                "face_bone_names" | "face_control_names" | "matrix_versions" => {
+                    info["facs"][key].clone()
+                }
+                other => info[other].clone(),
+            };
+            assert_eq!(&got, want, "{name}: {key}");
+        }
+    }
+}
+
+/// Unknown chunks and unknown versions of known chunks are kept as bytes, in order.
+#[test]
+fn unknown_chunks_are_kept_in_order() {
+    use meshcodec::roblox::ChunkData;
+    let path = common::fixture_dir("chunked").join("v6.00-all-chunks.mesh");
+    let mesh = FileMesh::read(&std::fs::read(path).unwrap()).unwrap();
+    let Body::V6(b) = &mesh.body else { panic!() };
+    let kinds: Vec<&str> = b.chunks.iter().map(|c| c.data.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "COREMESH v1",
+            "LODS v1",
+            "SKINNING v1",
+            "FACS v1",
+            "HSRAVIS v1",
+            "unknown",
+            "unknown"
+        ]
+    );
+    assert!(matches!(&b.chunks[5].data, ChunkData::Unknown(d) if d == &[1, 2, 3, 4, 5]));
+    let ChunkData::HsrAvisV1(h) = &b.chunks[4].data else {
+        panic!()
+    };
+    let flags = h.flags();
+    assert_eq!(flags.len(), 8);
+    assert!(flags.iter().enumerate().all(|(i, &f)| f == (i % 3 == 0)));
+    assert_eq!(
+        &meshcodec::roblox::HsrAvisV1::from_flags(&flags).unwrap(),
+        h
     );
 }

@@ -2,24 +2,28 @@
 
 use serde::Serialize;
 
+use super::chunks::{chunk_type_name, ChunkData};
 use super::{Body, Facs, FileMesh};
-use crate::roblox::records::{name_at, split_names};
+use crate::error::{Limits, Result};
+use crate::roblox::records::{name_at, split_names, Bone};
 
 /// Counts and key values of a FileMesh. Serialises to the `meshcodec info --json` object.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Info {
     /// Always `"filemesh"`.
     pub format: &'static str,
     /// `"4.01"` etc.
     pub version: String,
-    /// Number of vertices.
+    /// Number of vertices (1.0x: three per face).
     pub vertices: usize,
     /// Number of faces, LOD faces included.
     pub faces: usize,
-    /// Bytes per vertex in the file.
-    pub vertex_size: u8,
-    /// Header size in bytes, as stored.
-    pub header_size: usize,
+    /// Bytes per vertex in the file (binary versions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertex_size: Option<u8>,
+    /// Header size in bytes, as stored (2.00–5.00).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_size: Option<usize>,
     /// LOD offsets (face indices).
     pub lod_offsets: Vec<u32>,
     /// `lodType` (4.00+).
@@ -28,7 +32,7 @@ pub struct Info {
     /// `numHighQualityLODs` (4.00+).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub num_high_quality_lods: Option<u8>,
-    /// The header's unused padding byte (4.00+).
+    /// The header's unused padding byte (4.00–5.00).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub padding: Option<u8>,
     /// Number of bones.
@@ -39,17 +43,36 @@ pub struct Info {
     pub subsets: usize,
     /// Number of envelopes (per-vertex skinning records).
     pub envelopes: usize,
-    /// FACS summary (5.00).
+    /// FACS summary (5.00, or a FACS chunk).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub facs: Option<FacsInfo>,
+    /// Number of HSR "always visible" flags (an HSRAVIS chunk).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hsr_flags: Option<u32>,
+    /// The chunks of a 6.00/7.00 file, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<Vec<ChunkInfo>>,
     /// Bytes after the last structure.
     pub trailing_bytes: usize,
 }
 
-/// FACS figures of a 5.00 mesh.
+/// One chunk of a 6.00/7.00 file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChunkInfo {
+    /// Chunk type without its NUL padding (`LODS`).
+    pub name: String,
+    /// Chunk version.
+    pub version: u32,
+    /// Payload size in bytes.
+    pub size: usize,
+    /// How the payload was read (`COREMESH v2`, `unknown` …).
+    pub kind: &'static str,
+}
+
+/// FACS figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FacsInfo {
-    /// `facsDataFormat`.
+    /// `facsDataFormat` (1 for a FACS chunk, which has no such field).
     pub format: u32,
     /// `facsDataSize`.
     pub size: u64,
@@ -67,76 +90,134 @@ pub struct FacsInfo {
     pub three_pose_correctives: usize,
 }
 
+impl FacsInfo {
+    fn new(facs: &Facs, format: u32) -> FacsInfo {
+        let mut f = FacsInfo {
+            format,
+            size: facs.byte_size(),
+            parsed: matches!(facs, Facs::Data(_)),
+            face_bone_names: Vec::new(),
+            face_control_names: Vec::new(),
+            matrix_versions: Vec::new(),
+            two_pose_correctives: 0,
+            three_pose_correctives: 0,
+        };
+        if let Facs::Data(d) = facs {
+            f.face_bone_names = split_names(&d.face_bone_names_blob);
+            f.face_control_names = split_names(&d.face_control_names_blob);
+            f.matrix_versions = d
+                .quantized_transforms
+                .matrices()
+                .iter()
+                .map(|m| m.data.version())
+                .collect();
+            f.two_pose_correctives = d.two_pose_correctives.len();
+            f.three_pose_correctives = d.three_pose_correctives.len();
+        }
+        f
+    }
+}
+
+fn bone_names(bones: &[Bone], table: &[u8]) -> Vec<String> {
+    bones
+        .iter()
+        .map(|b| name_at(table, b.bone_name_index).unwrap_or_default())
+        .collect()
+}
+
 impl FileMesh {
-    /// The summary printed by `meshcodec info`.
-    pub fn info(&self) -> Info {
+    /// The summary printed by `meshcodec info`, with the default [`Limits`].
+    /// For a Draco core mesh (7.00) the counts come from decoding it.
+    pub fn info(&self) -> Result<Info> {
+        self.info_with_limits(&Limits::default())
+    }
+
+    /// [`FileMesh::info`] with explicit limits for the Draco decoder.
+    pub fn info_with_limits(&self, limits: &Limits) -> Result<Info> {
         let mut info = Info {
             format: "filemesh",
             version: self.version.to_string(),
-            vertices: self.num_vertices(),
-            faces: self.num_faces(),
-            vertex_size: 40,
-            header_size: 0,
             lod_offsets: self.lod_offsets().to_vec(),
-            lod_type: None,
-            num_high_quality_lods: None,
-            padding: None,
-            bones: 0,
-            bone_names: Vec::new(),
-            subsets: 0,
-            envelopes: 0,
-            facs: None,
             trailing_bytes: self.trailing().len(),
+            ..Info::default()
         };
         match &self.body {
+            Body::V1(b) => {
+                info.faces = b.num_faces();
+                info.vertices = b.num_faces() * 3;
+            }
             Body::V2(b) => {
-                info.vertex_size = b.vertices.vertex_size();
-                info.header_size =
+                info.vertices = b.vertices.len();
+                info.faces = b.faces.len();
+                info.vertex_size = Some(b.vertices.vertex_size());
+                info.header_size = Some(
                     usize::from(super::FileMeshHeaderV2::known_size(self.version.has_lods()))
-                        + b.header_tail.len();
+                        + b.header_tail.len(),
+                );
             }
             Body::V4(b) => {
-                info.header_size =
+                info.vertices = b.vertices.len();
+                info.faces = b.faces.len();
+                info.vertex_size = Some(40);
+                info.header_size = Some(
                     usize::from(super::FileMeshHeaderV4::known_size(self.version.has_facs()))
-                        + b.header_tail.len();
+                        + b.header_tail.len(),
+                );
                 info.lod_type = Some(b.lod_type);
                 info.num_high_quality_lods = Some(b.num_high_quality_lods);
                 info.padding = Some(b.unused_padding);
                 info.bones = b.bones.len();
-                info.bone_names = b
-                    .bones
-                    .iter()
-                    .map(|bone| name_at(&b.bone_names, bone.bone_name_index).unwrap_or_default())
-                    .collect();
+                info.bone_names = bone_names(&b.bones, &b.bone_names);
                 info.subsets = b.subsets.len();
                 info.envelopes = b.envelopes.len();
                 if self.version.has_facs() {
-                    let mut f = FacsInfo {
-                        format: b.facs_data_format,
-                        size: b.facs.byte_size(),
-                        parsed: matches!(b.facs, Facs::Data(_)),
-                        face_bone_names: Vec::new(),
-                        face_control_names: Vec::new(),
-                        matrix_versions: Vec::new(),
-                        two_pose_correctives: 0,
-                        three_pose_correctives: 0,
-                    };
-                    if let Facs::Data(d) = &b.facs {
-                        f.face_bone_names = split_names(&d.face_bone_names_blob);
-                        f.face_control_names = split_names(&d.face_control_names_blob);
-                        f.matrix_versions = d
-                            .quantized_transforms
-                            .matrices()
-                            .iter()
-                            .map(|m| m.data.version())
-                            .collect();
-                        f.two_pose_correctives = d.two_pose_correctives.len();
-                        f.three_pose_correctives = d.three_pose_correctives.len();
-                    }
-                    info.facs = Some(f);
+                    info.facs = Some(FacsInfo::new(&b.facs, b.facs_data_format));
                 }
             }
+            Body::V6(b) => {
+                let mut chunks = Vec::new();
+                for c in &b.chunks {
+                    chunks.push(ChunkInfo {
+                        name: chunk_type_name(&c.chunk_type),
+                        version: c.chunk_version,
+                        size: c.data.byte_size(),
+                        kind: c.data.kind(),
+                    });
+                    // The first chunk of each kind counts, as the engine reads it.
+                    match &c.data {
+                        ChunkData::CoreMeshV1(m) if info.vertex_size.is_none() => {
+                            info.vertex_size = Some(40);
+                            info.vertices = m.vertices.len();
+                            info.faces = m.faces.len();
+                        }
+                        ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
+                            let core = m.decode(limits)?;
+                            info.vertex_size = Some(40);
+                            info.vertices = core.vertices.len();
+                            info.faces = core.faces.len();
+                        }
+                        ChunkData::LodsV1(l) if info.lod_type.is_none() => {
+                            info.lod_type = Some(l.lod_type);
+                            info.num_high_quality_lods = Some(l.num_high_quality_lods);
+                        }
+                        ChunkData::SkinningV1(s) if info.bone_names.is_empty() => {
+                            info.bones = s.bones.len();
+                            info.bone_names = bone_names(&s.bones, &s.bone_names);
+                            info.subsets = s.subsets.len();
+                            info.envelopes = s.envelopes.len();
+                        }
+                        ChunkData::FacsV1(f) if info.facs.is_none() => {
+                            info.facs = Some(FacsInfo::new(&f.facs, 1));
+                        }
+                        ChunkData::HsrAvisV1(h) if info.hsr_flags.is_none() => {
+                            info.hsr_flags = Some(h.num_bits);
+                        }
+                        _ => {}
+                    }
+                }
+                info.chunks = Some(chunks);
+            }
         }
-        info
+        Ok(info)
     }
 }

@@ -4,6 +4,7 @@
 //! ([`FileMeshV2`] for 2.00/3.0x, [`FileMeshV4`] for 4.0x/5.00). [`FileMesh::write`]
 //! gives back the same bytes for an unmodified file.
 
+pub mod chunks;
 pub mod draco;
 pub mod facs;
 mod info;
@@ -15,11 +16,15 @@ mod version;
 
 use serde::Serialize;
 
+pub use chunks::{
+    Chunk, ChunkData, CoreMeshV1, CoreMeshV2, FacsV1, FileMeshV6, HsrAvisV1, LodsV1, SkinningV1,
+};
 pub use facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
-pub use info::{FacsInfo, Info};
+pub use info::{ChunkInfo, FacsInfo, Info};
 pub use records::{
     Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex, Vertex36,
 };
+pub use text::FileMeshV1;
 pub use v2::{FileMeshHeaderV2, FileMeshV2, LodOffsetsV3, VertexArray};
 pub use v4::{FileMeshHeaderV4, FileMeshV4};
 pub use version::Version;
@@ -46,10 +51,14 @@ pub struct FileMesh {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Body {
+    /// 1.00, 1.01 (text).
+    V1(FileMeshV1),
     /// 2.00, 3.00, 3.01.
     V2(FileMeshV2),
     /// 4.00, 4.01, 5.00.
     V4(FileMeshV4),
+    /// 6.00, 7.00 (chunks).
+    V6(FileMeshV6),
 }
 
 impl FileMesh {
@@ -65,6 +74,10 @@ impl FileMesh {
     pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<FileMesh> {
         limits.check_input(bytes.len())?;
         let version = read_version_line(bytes)?;
+        if version.is_text() {
+            let body = Body::V1(FileMeshV1::read(bytes, version)?);
+            return Ok(FileMesh { version, body });
+        }
         let rest = bytes.get(VERSION_LINE_LEN..).unwrap_or_default();
         let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
         let body = match version {
@@ -74,13 +87,10 @@ impl FileMesh {
             Version::V4_00 | Version::V4_01 | Version::V5_00 => {
                 Body::V4(read_all::<FileMeshV4>(rest, limits, (version,)).map_err(shift)?)
             }
-            v => {
-                return Err(Error::at(
-                    8,
-                    "version line",
-                    ErrorKind::UnsupportedVersion(format!("{v} (not implemented yet)")),
-                ))
+            Version::V6_00 | Version::V7_00 => {
+                Body::V6(read_all::<FileMeshV6>(rest, limits, ()).map_err(shift)?)
             }
+            Version::V1_00 | Version::V1_01 => unreachable_text(version)?,
         };
         Ok(FileMesh { version, body })
     }
@@ -91,12 +101,14 @@ impl FileMesh {
         let cap = VERSION_LINE_LEN + self.body_len();
         let line = self.version.line();
         match (&self.body, self.version) {
+            (Body::V1(b), Version::V1_00 | Version::V1_01) => b.write(self.version),
             (Body::V2(b), Version::V2_00 | Version::V3_00 | Version::V3_01) => {
                 write_all(&line, b, cap, (self.version,))
             }
             (Body::V4(b), Version::V4_00 | Version::V4_01 | Version::V5_00) => {
                 write_all(&line, b, cap, (self.version,))
             }
+            (Body::V6(b), Version::V6_00 | Version::V7_00) => write_all(&line, b, cap, ()),
             (_, v) => Err(Error::new(
                 "FileMesh",
                 ErrorKind::Inconsistent(format!("the body's layout does not match version {v}")),
@@ -106,42 +118,43 @@ impl FileMesh {
 
     fn body_len(&self) -> usize {
         match &self.body {
+            Body::V1(_) => 0,
             Body::V2(b) => b.encoded_len(),
             Body::V4(b) => b.encoded_len(self.version),
+            Body::V6(b) => b.encoded_len(),
         }
     }
 
-    /// Number of vertices.
-    pub fn num_vertices(&self) -> usize {
-        match &self.body {
-            Body::V2(b) => b.vertices.len(),
-            Body::V4(b) => b.vertices.len(),
-        }
-    }
-
-    /// Number of faces, LOD faces included.
-    pub fn num_faces(&self) -> usize {
-        match &self.body {
-            Body::V2(b) => b.faces.len(),
-            Body::V4(b) => b.faces.len(),
-        }
-    }
-
-    /// The LOD offsets (empty before 3.00).
+    /// The LOD offsets (empty before 3.00 and in 6.00/7.00 files without a LODS chunk).
     pub fn lod_offsets(&self) -> &[u32] {
         match &self.body {
+            Body::V1(_) => &[],
             Body::V2(b) => b.lods.as_ref().map_or(&[], |l| &l.lod_offsets),
             Body::V4(b) => &b.lod_offsets,
+            Body::V6(b) => match b.find(&chunks::LODS).map(|c| &c.data) {
+                Some(ChunkData::LodsV1(l)) => &l.lod_offsets,
+                _ => &[],
+            },
         }
     }
 
-    /// Bytes after the last structure.
+    /// Bytes after the last structure (always empty for text and chunked files).
     pub fn trailing(&self) -> &[u8] {
         match &self.body {
+            Body::V1(_) | Body::V6(_) => &[],
             Body::V2(b) => &b.trailing,
             Body::V4(b) => &b.trailing,
         }
     }
+}
+
+/// Text versions are read before the binary dispatch; kept total without a panic.
+fn unreachable_text(version: Version) -> Result<Body> {
+    Err(Error::at(
+        8,
+        "version line",
+        ErrorKind::UnsupportedVersion(format!("{version} as binary")),
+    ))
 }
 
 /// Parses `version X.YY\n`, the first 13 bytes.
@@ -159,11 +172,8 @@ fn read_version_line(bytes: &[u8]) -> Result<Version> {
         Error::at(0, "version line", kind)
     })?;
     if version.is_text() {
-        return Err(Error::at(
-            8,
-            "version line",
-            ErrorKind::UnsupportedVersion(format!("{version} (text; not implemented yet)")),
-        ));
+        // The text reader checks its own line ending (LF or CRLF).
+        return Ok(version);
     }
     match bytes.get(12) {
         Some(b'\n') => Ok(version),

@@ -77,15 +77,26 @@ pub fn corpus_filemeshes(dir: &Path, versions: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-/// The project's own fixtures directory.
+/// The project's own fixtures directory for 2.00–5.00.
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures/filemesh")
+    fixture_dir("filemesh")
 }
 
-/// Every `.mesh` fixture.
+/// A fixtures subdirectory (`filemesh`, `chunked`, `text`, `draco`).
+pub fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("roundtrip-fixtures")
+        .join(name)
+}
+
+/// The FileMesh fixture sets, each with an expected.json.
+pub const FIXTURE_SETS: &[&str] = &["filemesh", "chunked"];
+
+/// Every `.mesh` fixture of every set.
 pub fn fixture_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("fixtures dir")
+    let mut v: Vec<PathBuf> = FIXTURE_SETS
+        .iter()
+        .flat_map(|set| std::fs::read_dir(fixture_dir(set)).expect("fixtures dir"))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
         .collect();
@@ -93,5 +104,7 @@ pub fn fixture_files() -> Vec<PathBuf> {
     v
 }
 
-/// The binary versions the raw layer handles so far.
-pub const BINARY_VERSIONS: &[&str] = &["2.00", "3.00", "3.01", "4.00", "4.01", "5.00"];
+/// The binary versions.
+pub const BINARY_VERSIONS: &[&str] = &[
+    "2.00", "3.00", "3.01", "4.00", "4.01", "5.00", "6.00", "7.00",
+];
