@@ -67,7 +67,7 @@ fn inputs() -> Vec<(PathBuf, Vec<u8>, bool)> {
         .collect();
     if let Some(dir) = common::corpus() {
         files.extend(
-            common::corpus_filemeshes(&dir, common::BINARY_VERSIONS)
+            common::corpus_filemeshes(&dir, common::ALL_VERSIONS)
                 .into_iter()
                 .map(|p| (p, true)),
         );
@@ -90,6 +90,14 @@ fn damaged_input_never_panics_or_overallocates() {
         // Cuts that leave a valid file: inside trailing bytes, or between chunks.
         let mut valid_cuts: Vec<usize> =
             (bytes.len() - mesh.trailing().len()..=bytes.len()).collect();
+        if let meshcodec::roblox::Body::V1(_) = &mesh.body {
+            // Dropping a final line ending leaves a valid text file.
+            for end in [b"\r\n".as_slice(), b"\n"] {
+                if bytes.ends_with(end) {
+                    valid_cuts.push(bytes.len() - end.len());
+                }
+            }
+        }
         if let meshcodec::roblox::Body::V6(b) = &mesh.body {
             let mut at = 13;
             valid_cuts.push(at);

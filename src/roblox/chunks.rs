@@ -136,6 +136,8 @@ impl Chunk {
 }
 
 /// A chunk's payload.
+// A handful per file: the size of the inline variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum ChunkData {
     /// `COREMESH` version 1: uncompressed vertices and faces.
@@ -415,7 +417,7 @@ fn fits_u32(n: u64) -> BinResult<u32> {
 #[doc(alias = "FileMesh_HSRAVIS_v1")]
 pub struct HsrAvisV1 {
     /// `numAlwaysVisibleBitFlags` (data: the byte count follows from it).
-    #[bw(assert(bits.len() as u64 == (u64::from(*num_bits) + 7) / 8,
+    #[bw(assert(bits.len() as u64 == u64::from(*num_bits).div_ceil(8),
         "{} HSRAVIS bytes for {} bits", bits.len(), num_bits))]
     pub num_bits: u32,
     /// `alwaysVisibleBitFlags[(numAlwaysVisibleBitFlags + 7) / 8]`.

@@ -1,34 +1,993 @@
-//! FileMesh 1.00 and 1.01: the text format (stub; being implemented).
+//! FileMesh 1.00 and 1.01: the text format (spec section "version 1.00 & 1.01").
+//!
+//! A text mesh is three lines:
+//!
+//! ```text
+//! version 1.00
+//! 2
+//! [x,y,z][nx,ny,nz][u,v,w][x,y,z][nx,ny,nz][u,v,w]… (num_faces × 9 bracketed triples)
+//! ```
+//!
+//! Line 2 is the face count; line 3 holds, for every face, three vertices of
+//! `[position][normal][uvw]`. This is the raw layer: values are kept exactly as in the
+//! file (1.00 positions are not halved, V is not flipped; that is the model's job).
+//!
+//! # Exact round trip without keeping the text
+//!
+//! Every number is parsed to the nearest `f32` (what the engine stores). The text is not
+//! kept; instead a per-file [`TextFormat`] says how the file prints its numbers and lines:
+//! line ending, final newline, `%g` precision and exponent width. Writing formats each
+//! value with that descriptor. A token the descriptor cannot reproduce from its value
+//! (`1.0`, `+2`, `.5`, `1E5`, more digits than the precision…) is kept in a sparse list
+//! of [`TokenOverride`]s, so the round trip stays byte-exact. Every real file tried needs
+//! no override at all.
+//!
+//! An override is used only while the value it belongs to is unchanged (same bits), so
+//! editing a value simply makes it print in the file's style.
+//!
+//! Reading chooses the descriptor from the file: the line ending of line 1 (the other
+//! lines must match it); whether a line ending follows the data; the exponent width most
+//! numbers with an exponent use (two when no number has one); precision 6, unless the
+//! largest count of significant digits in any number gives fewer overrides.
+//!
+//! # Canonical format
+//!
+//! Meshes made elsewhere ([`FileMeshV1::new`]) use [`TextFormat::canonical`]: LF line
+//! endings, **no** newline after the last `]` (like every real file), C `%g` with 6
+//! significant digits (C++ iostream's default for `float`, ties to even) and two-digit
+//! exponents (`1.5e-07`, as C99 and every current C runtime print them).
+//!
+//! Exact ties are rounded to even (`0.4453125` → `0.445312`). The old runtime that wrote
+//! real files rounded them away from zero (`0.445313` in a real 1.01 file, where the UV
+//! was evidently 114/256). This never matters for a value read from a file (the nearest
+//! f32 of a 6-digit decimal is never such a tie), only for values from elsewhere.
+
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use super::Version;
 use crate::error::{Error, ErrorKind, Result};
 
-/// A 1.00/1.01 text mesh.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FileMeshV1 {}
+/// One vertex point of a text mesh: three bracketed triples, in file order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct VertexV1 {
+    /// `[pos_X,pos_Y,pos_Z]` (1.00: at twice the size of later versions; kept as read).
+    pub position: [f32; 3],
+    /// `[norm_X,norm_Y,norm_Z]` (not always unit length in real files).
+    pub normal: [f32; 3],
+    /// `[tex_U,tex_V,tex_W]` (V as in the file, not flipped; W is usually 0, not always).
+    pub uvw: [f32; 3],
+}
+
+/// The line ending a text mesh uses (after the version line, the face count and, when
+/// there is one, the data line).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum LineEnding {
+    /// `\n`.
+    #[default]
+    Lf,
+    /// `\r\n` (some real 1.00 files, throughout, version line included).
+    CrLf,
+}
+
+impl LineEnding {
+    /// The bytes of this line ending.
+    pub fn as_bytes(self) -> &'static [u8] {
+        match self {
+            LineEnding::Lf => b"\n",
+            LineEnding::CrLf => b"\r\n",
+        }
+    }
+}
+
+/// The minimum number of exponent digits of numbers in scientific notation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum ExponentDigits {
+    /// At least two digits, `1.50996e-07`: C99, glibc, the current Microsoft runtime.
+    #[default]
+    Two,
+    /// At least three digits, `1.50996e-007`: the Microsoft C runtime before 2015, which
+    /// wrote the real CRLF 1.00 files.
+    Three,
+}
+
+/// How a text mesh prints its numbers and lines: everything needed, with the values, to
+/// write the file again byte for byte (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct TextFormat {
+    /// Line ending of every line.
+    pub line_ending: LineEnding,
+    /// Whether the data line (line 3) is followed by a line ending.
+    pub final_newline: bool,
+    /// Significant digits of C's `%g` (C++ iostream's default precision is 6); 1 to 17.
+    ///
+    /// Numbers are printed like `printf("%.*g", precision, (double)value)`: the value is
+    /// rounded to this many significant digits (ties to even), printed in scientific
+    /// notation when its decimal exponent is below −4 or at least `precision`, else in
+    /// fixed notation, and trailing zeros (and a trailing `.`) are removed.
+    pub precision: u8,
+    /// Minimum exponent width in scientific notation.
+    pub exponent_digits: ExponentDigits,
+}
+
+impl TextFormat {
+    /// The format for meshes that do not come from a file: LF, no final newline, `%g`
+    /// with 6 significant digits, two-digit exponents.
+    pub const fn canonical() -> TextFormat {
+        TextFormat {
+            line_ending: LineEnding::Lf,
+            final_newline: false,
+            precision: 6,
+            exponent_digits: ExponentDigits::Two,
+        }
+    }
+
+    /// Prints one number as this format does (`%g`, see [`TextFormat::precision`]),
+    /// appending it to `out`. Fails for NaN, infinities and a precision outside 1..=17.
+    pub fn write_number(&self, value: f32, out: &mut String) -> Result<()> {
+        self.check()?;
+        let mut bytes = Vec::with_capacity(16);
+        let mut scratch = String::with_capacity(32);
+        format_g(value, self, &mut scratch, &mut bytes).map_err(|m| {
+            Error::new(
+                "FileMeshV1",
+                ErrorKind::Inconsistent(format!("{value}: {m}")),
+            )
+        })?;
+        // Only ASCII is ever produced.
+        out.extend(bytes.iter().map(|&b| char::from(b)));
+        Ok(())
+    }
+
+    fn check(&self) -> Result<()> {
+        if (1..=17).contains(&self.precision) {
+            Ok(())
+        } else {
+            Err(Error::new(
+                "FileMeshV1.format",
+                ErrorKind::Inconsistent(format!("precision {} is outside 1..=17", self.precision)),
+            ))
+        }
+    }
+}
+
+impl Default for TextFormat {
+    /// [`TextFormat::canonical`].
+    fn default() -> Self {
+        TextFormat::canonical()
+    }
+}
+
+/// A number whose text the file's [`TextFormat`] does not reproduce from its value, kept
+/// as written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TokenOverride {
+    /// Position of the number in the data line, from 0: face `index / 27`, vertex
+    /// `index / 9 % 3`, triple `index / 3 % 3` (position, normal, uvw), component
+    /// `index % 3`.
+    pub index: usize,
+    /// Bits of the `f32` the text was parsed to; the text is written only while the
+    /// value there still has these bits.
+    pub bits: u32,
+    /// The text as in the file.
+    pub text: String,
+}
+
+/// A FileMesh 1.00/1.01 text mesh: the faces and how the file prints them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FileMeshV1 {
+    /// Three vertex points per face, in file order (line 2's count is derived on write).
+    pub faces: Vec<[VertexV1; 3]>,
+    /// How numbers and lines are printed.
+    pub format: TextFormat,
+    /// Tokens `format` does not reproduce, sorted by index (empty for every real file
+    /// tried).
+    overrides: Vec<TokenOverride>,
+}
+
+/// Shortest text of a face: 9 triples of at least `[0,0,0]`.
+const MIN_FACE_BYTES: u64 = 9 * 7;
+/// Numbers per face: 3 vertices × 3 triples × 3 components.
+const NUMBERS_PER_FACE: usize = 27;
 
 impl FileMeshV1 {
-    /// Reads a whole text file (version line included).
-    pub fn read(_bytes: &[u8], version: Version) -> Result<FileMeshV1> {
-        Err(Error::at(
-            8,
-            "version line",
-            ErrorKind::UnsupportedVersion(format!("{version} (text; not implemented yet)")),
-        ))
+    /// A mesh from faces, with the [canonical format](TextFormat::canonical).
+    pub fn new(faces: Vec<[VertexV1; 3]>) -> FileMeshV1 {
+        Self::with_format(faces, TextFormat::canonical())
+    }
+
+    /// A mesh from faces with the given format.
+    pub fn with_format(faces: Vec<[VertexV1; 3]>, format: TextFormat) -> FileMeshV1 {
+        FileMeshV1 {
+            faces,
+            format,
+            overrides: Vec::new(),
+        }
+    }
+
+    /// Reads a whole text file (version line included); `version` is what the version
+    /// line says (1.00 or 1.01). Every byte must belong to the three lines (plus one
+    /// optional final line ending).
+    ///
+    /// Numbers follow `[+-]?(d+(.d*)?|.d+)([eE][+-]?d+)?` and are rounded to the nearest
+    /// f32; a decimal beyond the f32 range reads as ±`f32::MAX` (its text kept as an
+    /// override). Not accepted, as the layout could not be written back: whitespace
+    /// anywhere, mixed LF/CRLF line endings, a face count with a sign or leading zero,
+    /// `inf`/`nan`, anything after the optional final line ending.
+    ///
+    /// Errors ([`ErrorKind::Invalid`]) give the byte offset, and "line L, column C"
+    /// (both from 1, columns in bytes) at the start of the message.
+    pub fn read(bytes: &[u8], version: Version) -> Result<FileMeshV1> {
+        Parser::new(bytes).read(version)
     }
 
     /// Writes the whole file (version line included).
-    pub fn write(&self, _version: Version) -> Result<Vec<u8>> {
-        Err(Error::new(
-            "FileMeshV1",
-            ErrorKind::Inconsistent("not implemented".into()),
-        ))
+    ///
+    /// Fails for a non-text `version`, a value that is NaN or infinite, or a precision
+    /// outside 1..=17.
+    pub fn write(&self, version: Version) -> Result<Vec<u8>> {
+        if !version.is_text() {
+            return Err(Error::new(
+                "FileMeshV1",
+                ErrorKind::Inconsistent(format!("{version} is not a text version")),
+            ));
+        }
+        self.format.check()?;
+        let nl = self.format.line_ending.as_bytes();
+        let mut out =
+            Vec::with_capacity(32 + self.faces.len().saturating_mul(NUMBERS_PER_FACE * 10));
+        out.extend_from_slice(version.line().get(..12).unwrap_or_default());
+        out.extend_from_slice(nl);
+        out.extend_from_slice(self.faces.len().to_string().as_bytes());
+        out.extend_from_slice(nl);
+        let mut scratch = String::with_capacity(32);
+        let mut overrides = self.overrides.iter().peekable();
+        let mut index = 0usize;
+        for (f, face) in self.faces.iter().enumerate() {
+            for vertex in face {
+                for triple in [&vertex.position, &vertex.normal, &vertex.uvw] {
+                    out.push(b'[');
+                    for (c, &value) in triple.iter().enumerate() {
+                        if c > 0 {
+                            out.push(b',');
+                        }
+                        while overrides.next_if(|o| o.index < index).is_some() {}
+                        match overrides.next_if(|o| o.index == index) {
+                            Some(o) if o.bits == value.to_bits() => {
+                                out.extend_from_slice(o.text.as_bytes())
+                            }
+                            _ => format_g(value, &self.format, &mut scratch, &mut out).map_err(
+                                |m| {
+                                    Error::new(
+                                        format!("FileMeshV1.faces[{f}]"),
+                                        ErrorKind::Inconsistent(format!(
+                                            "number {index} ({value}): {m}"
+                                        )),
+                                    )
+                                },
+                            )?,
+                        }
+                        index += 1;
+                    }
+                    out.push(b']');
+                }
+            }
+        }
+        if self.format.final_newline {
+            out.extend_from_slice(nl);
+        }
+        Ok(out)
     }
 
     /// Number of faces.
     pub fn num_faces(&self) -> usize {
-        0
+        self.faces.len()
+    }
+
+    /// Number of vertex points (three per face).
+    pub fn num_vertices(&self) -> usize {
+        self.faces.len() * 3
+    }
+
+    /// The numbers kept as written because [`FileMeshV1::format`] does not reproduce
+    /// them, sorted by index.
+    ///
+    /// On write, an override is used for the number at its index only while that number
+    /// still has the override's bits, so the text written always parses back to the
+    /// value. After changing `format`, [`FileMeshV1::clear_overrides`] makes every number
+    /// follow it.
+    pub fn overrides(&self) -> &[TokenOverride] {
+        &self.overrides
+    }
+
+    /// Forgets the kept texts: every number is then printed with the format.
+    pub fn clear_overrides(&mut self) {
+        self.overrides.clear();
+    }
+}
+
+/// A decimal `±d₁.d₂…dₙ × 10^exp` without trailing zeros (zero is the single digit `0`
+/// with exponent 0).
+struct Decimal {
+    negative: bool,
+    digits: [u8; 17],
+    len: usize,
+    exp: i32,
+}
+
+impl Decimal {
+    fn digits(&self) -> &[u8] {
+        self.digits.get(..self.len.max(1)).unwrap_or(b"0")
+    }
+
+    /// `value` rounded to `precision` (1..=17) significant digits, ties to even.
+    fn of(value: f32, precision: usize, scratch: &mut String) -> Result<Decimal, &'static str> {
+        scratch.clear();
+        // Fast path: for a normal f32 and at most 6 digits (FLT_DIG), the decimal grid is
+        // coarser than the f32 spacing, so a shortest round-trip representation of at most
+        // `precision` digits is the correctly rounded one (both lie within half an f32 ulp
+        // of the value, closer together than two grid points can be).
+        if precision <= 6 && (value == 0.0 || value.is_normal()) {
+            write!(scratch, "{value:e}").map_err(|_| "formatting failed")?;
+            let digits = scratch.bytes().take_while(|&b| b != b'e');
+            if digits.filter(u8::is_ascii_digit).count() > precision {
+                scratch.clear();
+            }
+        }
+        if scratch.is_empty() {
+            // Rust's `{:.Ne}` is exact and rounds ties to even, like glibc's printf.
+            write!(scratch, "{:.*e}", precision - 1, f64::from(value))
+                .map_err(|_| "formatting failed")?;
+        }
+        let s = scratch.as_bytes();
+        let (negative, s) = match s.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, s),
+        };
+        let e = s
+            .iter()
+            .position(|&b| b == b'e')
+            .ok_or("formatting failed")?;
+        let (mantissa, exp) = s.split_at(e);
+        let exp: i32 = std::str::from_utf8(exp.get(1..).unwrap_or_default())
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .ok_or("formatting failed")?;
+        let mut d = Decimal {
+            negative,
+            digits: [b'0'; 17],
+            len: 0,
+            exp,
+        };
+        for &b in mantissa.iter().filter(|b| b.is_ascii_digit()) {
+            if let Some(slot) = d.digits.get_mut(d.len) {
+                *slot = b;
+                d.len += 1;
+            }
+        }
+        d.trim();
+        Ok(d)
+    }
+
+    /// The decimal a number token spells exactly, if it has at most 17 significant
+    /// digits and a small exponent. `token` matches the reader's number grammar.
+    fn of_token(token: &[u8]) -> Option<Decimal> {
+        let (negative, rest) = match token.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            Some((b'+', rest)) => (false, rest),
+            _ => (false, token),
+        };
+        let e = rest
+            .iter()
+            .position(|&b| b == b'e' || b == b'E')
+            .unwrap_or(rest.len());
+        let (mantissa, exp_text) = rest.split_at(e);
+        let exp_text = exp_text.get(1..).unwrap_or_default();
+        let written_exp: i32 = if exp_text.is_empty() {
+            0
+        } else if exp_text.len() <= 6 {
+            std::str::from_utf8(exp_text).ok()?.parse().ok()?
+        } else {
+            return None;
+        };
+        let point = mantissa
+            .iter()
+            .position(|&b| b == b'.')
+            .unwrap_or(mantissa.len());
+        let mut d = Decimal {
+            negative,
+            digits: [b'0'; 17],
+            len: 0,
+            exp: 0,
+        };
+        let mut first_nonzero = None;
+        for (i, &b) in mantissa
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.is_ascii_digit())
+        {
+            if first_nonzero.is_none() {
+                if b == b'0' {
+                    continue;
+                }
+                // The place value of this digit, as a power of ten.
+                let place = point as i32 - i as i32 - i32::from(i < point);
+                first_nonzero = Some(place);
+            }
+            *d.digits.get_mut(d.len)? = b;
+            d.len += 1;
+        }
+        match first_nonzero {
+            Some(place) => d.exp = place + written_exp,
+            None => d.len = 0,
+        }
+        d.trim();
+        Some(d)
+    }
+
+    fn trim(&mut self) {
+        while self.len > 1 && self.digits.get(self.len - 1) == Some(&b'0') {
+            self.len -= 1;
+        }
+        if self.len == 0 {
+            self.len = 1;
+            self.digits = [b'0'; 17];
+            self.exp = 0;
+        }
+    }
+
+    /// Appends the `%g` text of this decimal (already rounded to `precision` digits).
+    fn render(&self, precision: usize, exponent_digits: ExponentDigits, out: &mut Vec<u8>) {
+        let digits = self.digits();
+        let exp = self.exp;
+        if self.negative {
+            out.push(b'-');
+        }
+        if exp < -4 || exp >= precision as i32 {
+            let (first, rest) = digits.split_at(1);
+            out.extend_from_slice(first);
+            if !rest.is_empty() {
+                out.push(b'.');
+                out.extend_from_slice(rest);
+            }
+            out.push(b'e');
+            out.push(if exp < 0 { b'-' } else { b'+' });
+            // |exp| <= 324 for any double, so at most three digits.
+            let e = exp.unsigned_abs();
+            let digit = |d: u32| b'0' + (d % 10) as u8;
+            if e >= 100 || exponent_digits == ExponentDigits::Three {
+                out.push(digit(e / 100));
+            }
+            out.push(digit(e / 10));
+            out.push(digit(e));
+        } else if exp >= 0 {
+            let int_len = exp.unsigned_abs() as usize + 1;
+            for i in 0..int_len {
+                out.push(digits.get(i).copied().unwrap_or(b'0'));
+            }
+            if let Some(frac) = digits.get(int_len..).filter(|f| !f.is_empty()) {
+                out.push(b'.');
+                out.extend_from_slice(frac);
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            for _ in 1..exp.unsigned_abs() {
+                out.push(b'0');
+            }
+            out.extend_from_slice(digits);
+        }
+    }
+}
+
+/// Appends `%.{precision}g` of `value` (as a double) to `out`, with the format's
+/// exponent width. `scratch` is reused between calls.
+fn format_g(
+    value: f32,
+    format: &TextFormat,
+    scratch: &mut String,
+    out: &mut Vec<u8>,
+) -> Result<(), &'static str> {
+    if !value.is_finite() {
+        return Err("NaN and infinities cannot be written");
+    }
+    let precision = usize::from(format.precision.clamp(1, 17));
+    Decimal::of(value, precision, scratch)?.render(precision, format.exponent_digits, out);
+    Ok(())
+}
+
+/// Whether `format` prints `value` as `token` (which `value` was parsed from).
+fn prints_as(
+    value: f32,
+    token: &[u8],
+    format: &TextFormat,
+    scratch: &mut String,
+    printed: &mut Vec<u8>,
+) -> bool {
+    printed.clear();
+    let precision = usize::from(format.precision.clamp(1, 17));
+    // Fast path without formatting a float: a token of at most `precision` <= 6 digits
+    // whose nearest f32 is normal (or zero from a zero token) prints as that same
+    // decimal (FLT_DIG), so render the token's own decimal and compare.
+    if precision <= 6 && (value.is_normal() && value.abs() < 3.4e38 || value == 0.0) {
+        if let Some(d) = Decimal::of_token(token) {
+            let zero_from_zero = value != 0.0 || d.digits() == b"0";
+            if d.len <= precision && zero_from_zero {
+                d.render(precision, format.exponent_digits, printed);
+                return printed == token;
+            }
+        }
+    }
+    format_g(value, format, scratch, printed).is_ok() && printed == token
+}
+
+/// What the number scan learns for choosing the format.
+#[derive(Default)]
+struct NumberStats {
+    /// Numbers with a two-digit exponent (`e-07`).
+    exp_two: usize,
+    /// Numbers with a three-digit exponent starting with 0 (`e-007`).
+    exp_three: usize,
+    /// Most significant digits in any number.
+    max_digits: usize,
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    stats: NumberStats,
+}
+
+impl<'a> Parser<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Parser {
+            bytes,
+            pos: 0,
+            stats: NumberStats::default(),
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// An error at `offset` with "line L, column C: msg".
+    fn error_at(&self, offset: usize, context: &str, msg: impl std::fmt::Display) -> Error {
+        let before = self.bytes.get(..offset).unwrap_or(self.bytes);
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let column = offset.saturating_sub(line_start) + 1;
+        Error::at(
+            offset as u64,
+            context,
+            ErrorKind::Invalid(format!("line {line}, column {column}: {msg}")),
+        )
+    }
+
+    fn error(&self, context: &str, msg: impl std::fmt::Display) -> Error {
+        self.error_at(self.pos, context, msg)
+    }
+
+    /// What is at the current position, for messages.
+    fn found(&self) -> String {
+        describe(self.peek())
+    }
+
+    /// Reads a line ending; `expected` is the file's style once known.
+    fn line_ending(&mut self, expected: Option<LineEnding>, context: &str) -> Result<LineEnding> {
+        let got = match (self.peek(), self.bytes.get(self.pos + 1)) {
+            (Some(b'\n'), _) => LineEnding::Lf,
+            (Some(b'\r'), Some(b'\n')) => LineEnding::CrLf,
+            _ => {
+                return Err(self.error(
+                    context,
+                    format_args!("expected a line ending, found {}", self.found()),
+                ))
+            }
+        };
+        if let Some(want) = expected.filter(|&w| w != got) {
+            return Err(self.error(
+                context,
+                format_args!(
+                    "mixed line endings: {} here but {} after line 1",
+                    name(got),
+                    name(want)
+                ),
+            ));
+        }
+        self.pos += got.as_bytes().len();
+        Ok(got)
+    }
+
+    fn expect(&mut self, byte: u8, context: &str, what: &str) -> Result<()> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.error(
+                context,
+                format_args!(
+                    "expected '{}' {what}, found {}",
+                    char::from(byte),
+                    self.found()
+                ),
+            ))
+        }
+    }
+
+    fn read(mut self, version: Version) -> Result<FileMeshV1> {
+        const LINE1: &str = "version line";
+        const LINE2: &str = "FileMeshV1.num_faces";
+        const LINE3: &str = "FileMeshV1.faces";
+        if !version.is_text() {
+            return Err(self.error(LINE1, format_args!("{version} is not a text version")));
+        }
+        let line = version.line();
+        let want = line.get(..12).unwrap_or_default();
+        if let Some(bad) = (0..12).find(|&i| self.bytes.get(i) != want.get(i)) {
+            return Err(self.error_at(
+                bad,
+                LINE1,
+                format_args!(
+                    "expected \"version {version}\", found {}",
+                    describe(self.bytes.get(bad).copied())
+                ),
+            ));
+        }
+        self.pos = 12;
+        let line_ending = self.line_ending(None, LINE1)?;
+
+        // Line 2: the face count, plain decimal digits.
+        let count_start = self.pos;
+        let mut count: u64 = 0;
+        while let Some(b @ b'0'..=b'9') = self.peek() {
+            if self.pos > count_start && count == 0 {
+                return Err(self.error_at(
+                    count_start,
+                    LINE2,
+                    "a face count with a leading zero is not supported",
+                ));
+            }
+            count = count
+                .checked_mul(10)
+                .and_then(|c| c.checked_add(u64::from(b - b'0')))
+                .ok_or_else(|| self.error_at(count_start, LINE2, "the face count is too large"))?;
+            self.pos += 1;
+        }
+        if self.pos == count_start {
+            return Err(self.error(
+                LINE2,
+                format_args!("expected the face count (digits), found {}", self.found()),
+            ));
+        }
+        if !matches!(self.peek(), Some(b'\r' | b'\n')) {
+            return Err(self.error(
+                LINE2,
+                format_args!(
+                    "expected a line ending after the face count, found {}",
+                    self.found()
+                ),
+            ));
+        }
+        self.line_ending(Some(line_ending), LINE2)?;
+
+        // Never allocate for more faces than the remaining text can hold.
+        let remaining = (self.bytes.len() - self.pos.min(self.bytes.len())) as u64;
+        let needed = count.saturating_mul(MIN_FACE_BYTES);
+        if needed > remaining {
+            return Err(self.error_at(
+                count_start,
+                LINE2,
+                format_args!(
+                    "{count} faces need at least {needed} bytes of text but only {remaining} remain"
+                ),
+            ));
+        }
+        let count = usize::try_from(count)
+            .map_err(|_| self.error_at(count_start, LINE2, "the face count is too large"))?;
+
+        // Line 3: the data.
+        let data_start = self.pos;
+        let mut faces = Vec::with_capacity(count);
+        for f in 0..count {
+            if matches!(self.peek(), None | Some(b'\r' | b'\n')) {
+                return Err(self.error(
+                    LINE3,
+                    format_args!(
+                        "line 2 says {count} faces but the data ends after {f} (found {})",
+                        self.found()
+                    ),
+                ));
+            }
+            let mut face = [VertexV1::default(); 3];
+            for vertex in &mut face {
+                for triple in [&mut vertex.position, &mut vertex.normal, &mut vertex.uvw] {
+                    *triple = self.triple(LINE3)?;
+                }
+            }
+            faces.push(face);
+        }
+        let data_end = self.pos;
+
+        let final_newline = match self.peek() {
+            None => false,
+            Some(b'[') => {
+                return Err(self.error(
+                    LINE3,
+                    format_args!("more data after the {count} faces line 2 says"),
+                ))
+            }
+            Some(b'\r' | b'\n') => {
+                self.line_ending(Some(line_ending), LINE3)?;
+                true
+            }
+            Some(_) => {
+                return Err(self.error(
+                    LINE3,
+                    format_args!("unexpected {} after the last face", self.found()),
+                ))
+            }
+        };
+        if self.pos < self.bytes.len() {
+            return Err(self.error(
+                LINE3,
+                format_args!(
+                    "{} unexpected bytes after the last line",
+                    self.bytes.len() - self.pos
+                ),
+            ));
+        }
+
+        let data = self.bytes.get(data_start..data_end).unwrap_or_default();
+        let mut format = TextFormat {
+            line_ending,
+            final_newline,
+            exponent_digits: if self.stats.exp_three > self.stats.exp_two {
+                ExponentDigits::Three
+            } else {
+                ExponentDigits::Two
+            },
+            ..TextFormat::canonical()
+        };
+        let mut overrides = find_overrides(data, &faces, &format);
+        // Another precision only when 6 does not fit and the digits suggest one.
+        let digits = self.stats.max_digits;
+        if !overrides.is_empty() && (1..=17).contains(&digits) && digits != 6 {
+            let other = TextFormat {
+                precision: digits as u8,
+                ..format
+            };
+            let alt = find_overrides(data, &faces, &other);
+            if alt.len() < overrides.len() {
+                format = other;
+                overrides = alt;
+            }
+        }
+        Ok(FileMeshV1 {
+            faces,
+            format,
+            overrides,
+        })
+    }
+
+    /// `[a,b,c]`.
+    fn triple(&mut self, context: &str) -> Result<[f32; 3]> {
+        self.expect(b'[', context, "to open a triple")?;
+        let a = self.number(context)?;
+        self.expect(b',', context, "after a number")?;
+        let b = self.number(context)?;
+        self.expect(b',', context, "after a number")?;
+        let c = self.number(context)?;
+        self.expect(b']', context, "after the third number")?;
+        Ok([a, b, c])
+    }
+
+    /// `[+-]?(d+(.d*)?|.d+)([eE][+-]?d+)?`, to the nearest finite f32.
+    fn number(&mut self, context: &str) -> Result<f32> {
+        let start = self.pos;
+        let bytes = self.bytes;
+        let at = |i: usize| bytes.get(i).copied();
+        let mut i = start;
+        if matches!(at(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let int_start = i;
+        while at(i).is_some_and(|b| b.is_ascii_digit()) {
+            i += 1;
+        }
+        let mut mantissa_digits = i - int_start;
+        if at(i) == Some(b'.') {
+            i += 1;
+            let frac_start = i;
+            while at(i).is_some_and(|b| b.is_ascii_digit()) {
+                i += 1;
+            }
+            mantissa_digits += i - frac_start;
+        }
+        let mantissa_end = i;
+        let mut exp_width = None;
+        if mantissa_digits > 0 && matches!(at(i), Some(b'e' | b'E')) {
+            let mut j = i + 1;
+            if matches!(at(j), Some(b'+' | b'-')) {
+                j += 1;
+            }
+            let exp_start = j;
+            while at(j).is_some_and(|b| b.is_ascii_digit()) {
+                j += 1;
+            }
+            if j > exp_start {
+                exp_width = Some((j - exp_start, at(exp_start) == Some(b'0')));
+                i = j;
+            }
+        }
+        if mantissa_digits == 0
+            || matches!(at(i), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+        {
+            let end = (i..)
+                .find(|&k| !matches!(at(k), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')))
+                .unwrap_or(i);
+            let msg = if end == start {
+                format!("expected a number, found {}", self.found())
+            } else {
+                let text = String::from_utf8_lossy(bytes.get(start..end).unwrap_or_default());
+                format!("{text:?} is not a number")
+            };
+            return Err(self.error_at(start, context, msg));
+        }
+        let text = bytes.get(start..i).unwrap_or_default();
+        // The scan above admits only ASCII, which Rust's parser accepts as it stands; it
+        // rounds to the nearest f32. A finite decimal beyond the f32 range (`1e39`, or
+        // `3.403e+38`, which is f32::MAX printed with 4 digits) gets the nearest finite
+        // f32, ±f32::MAX; the text is then kept as an override if need be.
+        let value: f32 = std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| self.error_at(start, context, "not a number"))?;
+        let value = value.clamp(f32::MIN, f32::MAX);
+        match exp_width {
+            Some((2, _)) => self.stats.exp_two += 1,
+            Some((3, true)) => self.stats.exp_three += 1,
+            _ => {}
+        }
+        let mantissa = bytes.get(start..mantissa_end).unwrap_or_default();
+        let significant = mantissa.iter().filter(|b| b.is_ascii_digit());
+        let leading = significant.clone().take_while(|&&b| b == b'0').count();
+        let trailing = significant
+            .clone()
+            .rev()
+            .take_while(|&&b| b == b'0')
+            .count();
+        let total = significant.count();
+        let digits = total.saturating_sub(leading + trailing);
+        self.stats.max_digits = self.stats.max_digits.max(digits);
+        self.pos = i;
+        Ok(value)
+    }
+}
+
+/// The numbers of a validated data line that `format` does not print as written.
+fn find_overrides(data: &[u8], faces: &[[VertexV1; 3]], format: &TextFormat) -> Vec<TokenOverride> {
+    let values = faces
+        .iter()
+        .flatten()
+        .flat_map(|v| [v.position, v.normal, v.uvw])
+        .flatten();
+    let tokens = data
+        .split(|&b| matches!(b, b'[' | b']' | b','))
+        .filter(|t| !t.is_empty());
+    let mut scratch = String::with_capacity(32);
+    let mut printed = Vec::with_capacity(32);
+    let mut overrides = Vec::new();
+    for (index, (value, token)) in values.zip(tokens).enumerate() {
+        if !prints_as(value, token, format, &mut scratch, &mut printed) {
+            overrides.push(TokenOverride {
+                index,
+                bits: value.to_bits(),
+                text: String::from_utf8_lossy(token).into_owned(),
+            });
+        }
+    }
+    overrides
+}
+
+fn name(l: LineEnding) -> &'static str {
+    match l {
+        LineEnding::Lf => "LF",
+        LineEnding::CrLf => "CRLF",
+    }
+}
+
+/// A byte for an error message.
+fn describe(b: Option<u8>) -> String {
+    match b {
+        None => "the end of the data".into(),
+        Some(b'\n') => "a line ending".into(),
+        Some(b'\r') => "a carriage return".into(),
+        Some(b) if b.is_ascii_graphic() || b == b' ' => format!("'{}'", char::from(b)),
+        Some(b) => format!("byte 0x{b:02x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The token fast path agrees with formatting the parsed value.
+    #[test]
+    fn fast_path_matches_formatting() {
+        let tokens = [
+            "0",
+            "-0",
+            "0.0",
+            "00",
+            "1",
+            "1.0",
+            "+1",
+            ".5",
+            "0.5",
+            "5.",
+            "100000",
+            "1e+05",
+            "1e5",
+            "999999",
+            "1e+06",
+            "1000000",
+            "0.0001",
+            "1e-04",
+            "1e-05",
+            "0.00001",
+            "1.5e-07",
+            "1.5e-007",
+            "1.50996e-007",
+            "-1.23457e+06",
+            "123456",
+            "123456.7",
+            "12345.6",
+            "0.0068099",
+            "0.00680995",
+            "3.40282e+38",
+            "1.17549e-38",
+            "1.17549e-038",
+            "9.99999e-05",
+            "0.000999999",
+            "-3.52221",
+            "1E5",
+            "1e-50",
+            "0e0",
+            "7e+010",
+        ];
+        let mut scratch = String::new();
+        let mut printed = Vec::new();
+        for precision in 1..=8 {
+            for exponent_digits in [ExponentDigits::Two, ExponentDigits::Three] {
+                let format = TextFormat {
+                    precision,
+                    exponent_digits,
+                    ..TextFormat::canonical()
+                };
+                for t in tokens {
+                    let v: f32 = t.parse::<f32>().unwrap().clamp(f32::MIN, f32::MAX);
+                    let mut slow = Vec::new();
+                    format_g(v, &format, &mut scratch, &mut slow).unwrap();
+                    let fast = prints_as(v, t.as_bytes(), &format, &mut scratch, &mut printed);
+                    assert_eq!(fast, slow == t.as_bytes(), "{t} at %.{precision}g");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decimal_of_token() {
+        let d = Decimal::of_token(b"-0.00120").unwrap();
+        assert!(d.negative);
+        assert_eq!((d.digits(), d.exp), (&b"12"[..], -3));
+        let d = Decimal::of_token(b"120.5e-002").unwrap();
+        assert_eq!((d.digits(), d.exp), (&b"1205"[..], 0));
+        let d = Decimal::of_token(b"000").unwrap();
+        assert_eq!((d.digits(), d.exp), (&b"0"[..], 0));
+        assert!(Decimal::of_token(b"1.234567890123456789").is_none());
     }
 }

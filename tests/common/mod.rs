@@ -90,7 +90,7 @@ pub fn fixture_dir(name: &str) -> PathBuf {
 }
 
 /// The FileMesh fixture sets, each with an expected.json.
-pub const FIXTURE_SETS: &[&str] = &["filemesh", "chunked"];
+pub const FIXTURE_SETS: &[&str] = &["filemesh", "chunked", "text"];
 
 /// Every `.mesh` fixture of every set.
 pub fn fixture_files() -> Vec<PathBuf> {
@@ -103,6 +103,11 @@ pub fn fixture_files() -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// Every FileMesh version.
+pub const ALL_VERSIONS: &[&str] = &[
+    "1.00", "1.01", "2.00", "3.00", "3.01", "4.00", "4.01", "5.00", "6.00", "7.00",
+];
 
 /// The binary versions.
 pub const BINARY_VERSIONS: &[&str] = &[
