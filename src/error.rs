@@ -141,7 +141,11 @@ impl fmt::Display for Error {
             }
         }
         if !self.context.is_empty() {
-            write!(f, "reading {}", self.context)?;
+            // An offset means a read; errors without one come from writing or decoding.
+            if self.offset.is_some() {
+                write!(f, "reading ")?;
+            }
+            write!(f, "{}", self.context)?;
         }
         if self.offset.is_some() || !self.context.is_empty() {
             write!(f, ": ")?;

@@ -3,8 +3,8 @@
 //! proportion to the input.
 //!
 //! A capping global allocator aborts the process if one parse allocates more than
-//! `16 × input + 1 MiB`, so an over-allocation fails this test loudly. Everything runs
-//! in one #[test] because the cap is process-wide.
+//! `16 × input + 1 MiB`, so an over-allocation fails this test loudly. The cap is process-wide,
+//! so the tests of this binary take a lock and run one at a time.
 
 mod common;
 
@@ -17,6 +17,13 @@ use meshcodec::ErrorKind;
 
 #[global_allocator]
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
+
+/// The cap is process-wide: the tests of this binary run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Parses under an allocation cap; returns whether it parsed.
 fn parse_capped(bytes: &[u8]) -> Result<FileMesh, meshcodec::Error> {
@@ -83,6 +90,7 @@ fn inputs() -> Vec<(PathBuf, Vec<u8>, bool)> {
 
 #[test]
 fn damaged_input_never_panics_or_overallocates() {
+    let _serial = serial();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut cases, mut errors) = (0usize, 0usize);
     for (path, bytes, real) in inputs() {
@@ -165,6 +173,7 @@ fn damaged_input_never_panics_or_overallocates() {
 
 #[test]
 fn huge_counts_are_rejected_before_allocating() {
+    let _serial = serial();
     // A 2.00 header claiming 0xFFFFFFFF vertices in a 25-byte file.
     let mut b = b"version 2.00\n".to_vec();
     b.extend_from_slice(&[12, 0, 40, 12, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
@@ -192,6 +201,7 @@ fn huge_counts_are_rejected_before_allocating() {
 
 #[test]
 fn chunk_size_overrunning_the_file_is_an_error() {
+    let _serial = serial();
     let mut b = b"version 7.00\nLODS\0\0\0\0".to_vec();
     b.extend_from_slice(&1u32.to_le_bytes());
     b.extend_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
@@ -215,8 +225,48 @@ fn chunk_size_overrunning_the_file_is_an_error() {
     assert!(matches!(e.kind(), ErrorKind::UnexpectedEof), "{e}");
 }
 
+/// A Draco blob cut short inside consistent chunk framing: the raw layer keeps the bytes
+/// (and writes them back), decoding it for `info` is an error placed in the file.
+#[test]
+fn draco_blob_cut_short_is_an_error_when_decoded() {
+    let _serial = serial();
+    let Some(dir) = common::corpus() else { return };
+    let path = dir.join("roblox/v7.00-127279296594138.mesh");
+    let bytes = std::fs::read(path).unwrap();
+    let mesh = FileMesh::read(&bytes).unwrap();
+    let meshcodec::roblox::Body::V6(body) = &mesh.body else {
+        panic!()
+    };
+    let meshcodec::roblox::ChunkData::CoreMeshV2(core) = &body.chunks[0].data else {
+        panic!()
+    };
+    let mut rng = Rng(42);
+    for _ in 0..200 {
+        let keep = rng.below(core.draco.len());
+        let mut cut = mesh.clone();
+        let meshcodec::roblox::Body::V6(b) = &mut cut.body else {
+            panic!()
+        };
+        let meshcodec::roblox::ChunkData::CoreMeshV2(c) = &mut b.chunks[0].data else {
+            panic!()
+        };
+        c.draco.truncate(keep);
+        let written = cut.write().unwrap();
+        let again = parse_capped(&written).unwrap();
+        let e = again.info().unwrap_err();
+        // Offsets point into the file, past the COREMESH header and length.
+        let off = e.offset().unwrap_or(u64::MAX);
+        assert!(
+            (33..=written.len() as u64).contains(&off) || e.offset().is_none(),
+            "{e}"
+        );
+        assert!(e.to_string().contains("Draco"), "{e}");
+    }
+}
+
 #[test]
 fn errors_name_offset_and_field() {
+    let _serial = serial();
     // Cut inside the 4.01 header: the failing field and its offset are named.
     let mut b = b"version 4.01\n".to_vec();
     b.extend_from_slice(&[24, 0, 3, 0, 1, 0]);

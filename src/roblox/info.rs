@@ -176,6 +176,8 @@ impl FileMesh {
             }
             Body::V6(b) => {
                 let mut chunks = Vec::new();
+                // File offset of each chunk's payload, to place Draco errors in the file.
+                let mut payload_at = super::VERSION_LINE_LEN as u64 + 16;
                 for c in &b.chunks {
                     chunks.push(ChunkInfo {
                         name: chunk_type_name(&c.chunk_type),
@@ -191,7 +193,11 @@ impl FileMesh {
                             info.faces = m.faces.len();
                         }
                         ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
-                            let core = m.decode(limits)?;
+                            // The bitstream follows the payload's u32 length.
+                            let core = m.decode(limits).map_err(|mut e| {
+                                e.shift(payload_at + 4);
+                                e
+                            })?;
                             info.vertex_size = Some(40);
                             info.vertices = core.vertices.len();
                             info.faces = core.faces.len();
@@ -214,6 +220,7 @@ impl FileMesh {
                         }
                         _ => {}
                     }
+                    payload_at += 16 + c.data.byte_size() as u64;
                 }
                 info.chunks = Some(chunks);
             }
