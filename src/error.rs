@@ -58,6 +58,14 @@ impl fmt::Display for ErrorKind {
                 count,
                 needed,
                 remaining,
+            } if count == needed => {
+                write!(f, "{count} {what} expected but only {remaining} remain")
+            }
+            ErrorKind::CountTooLarge {
+                what,
+                count,
+                needed,
+                remaining,
             } => write!(
                 f,
                 "{count} {what} need {needed} bytes but only {remaining} remain"
