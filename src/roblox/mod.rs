@@ -8,6 +8,7 @@ pub mod chunks;
 pub mod draco;
 pub mod facs;
 mod info;
+pub mod model;
 pub mod records;
 pub mod text;
 pub mod v2;

@@ -1,0 +1,431 @@
+//! The version-independent mesh model: what users program against.
+//!
+//! No binrw and no byte layout here: [`Mesh::from_file`] turns any [`FileMesh`]
+//! (1.00 … 7.00) into plain values. Per version it:
+//! - halves 1.00 positions;
+//! - flips V in 1.x (`v → 1 − v`);
+//! - decodes tangent bytes as unsigned with a bias of 127;
+//! - resolves envelope bone bytes through the subset that holds the vertex;
+//! - decodes Draco;
+//! - dequantizes FACS matrices.
+//!
+//! (Writing a model back to any version, with a loss report, is the next step of this
+//! layer.)
+
+use serde::Serialize;
+
+use super::chunks::ChunkData;
+use super::facs::{Facs, FacsData, MatrixData, QuantizedMatrix};
+use super::records::{name_at, split_names, Bone, Envelope, Subset, Vertex};
+use super::{Body, FileMesh, Version};
+use crate::error::{Error, ErrorKind, Limits, Result};
+
+/// A Roblox mesh, whatever version it came from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Mesh {
+    /// Vertices; faces index into this array.
+    pub vertices: Vec<MeshVertex>,
+    /// Triangles, every LOD included (see [`Lods`]).
+    pub faces: Vec<[u32; 3]>,
+    /// How the faces split into levels of detail.
+    pub lods: Lods,
+    /// Bones, in file order (indices in [`Influence::bone`] and parents refer to it).
+    pub skeleton: Vec<MeshBone>,
+    /// Per-vertex skinning, one entry per vertex, when the mesh is skinned.
+    pub skinning: Option<Vec<VertexSkin>>,
+    /// Facial animation (FACS) data.
+    pub facs: Option<FacsRig>,
+    /// HSR "always visible" flag per face (6.00+ `HSRAVIS`).
+    pub hsr_always_visible: Option<Vec<bool>>,
+}
+
+/// One vertex, in model units (1.00 positions halved) and binary-version UV space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MeshVertex {
+    /// Position.
+    pub position: [f32; 3],
+    /// Normal (not always unit length in real files).
+    pub normal: [f32; 3],
+    /// Texture coordinate (binary convention: 1.x V is flipped on the way in).
+    pub uv: [f32; 2],
+    /// Tangent, or `None` for the "no tangent" bytes `7f 7f 7f 00` and in 1.x.
+    pub tangent: Option<Tangent>,
+    /// RGBA colour (255s where the version has none).
+    pub color: [u8; 4],
+}
+
+/// A tangent decoded from its four bytes: component = (b − 127) / 127.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Tangent {
+    /// Direction (unit length when the file's bytes are).
+    pub direction: [f32; 3],
+    /// Bitangent sign: −1 or +1 (byte 0 or 254).
+    pub sign: f32,
+}
+
+impl Tangent {
+    /// The bytes that mean "no tangent".
+    pub const ABSENT_BYTES: [u8; 4] = [0x7f, 0x7f, 0x7f, 0x00];
+
+    /// Decodes tangent bytes; `None` for [`Tangent::ABSENT_BYTES`].
+    pub fn from_bytes(b: [u8; 4]) -> Option<Tangent> {
+        if b == Self::ABSENT_BYTES {
+            return None;
+        }
+        let c = |x: u8| (f32::from(x) - 127.0) / 127.0;
+        Some(Tangent {
+            direction: [c(b[0]), c(b[1]), c(b[2])],
+            sign: c(b[3]),
+        })
+    }
+
+    /// Encodes as bytes (round to nearest, clamped); exact inverse of
+    /// [`Tangent::from_bytes`].
+    pub fn to_bytes(t: Option<Tangent>) -> [u8; 4] {
+        let Some(t) = t else {
+            return Self::ABSENT_BYTES;
+        };
+        let e = |x: f32| (x * 127.0 + 127.0).round().clamp(0.0, 255.0) as u8;
+        [
+            e(t.direction[0]),
+            e(t.direction[1]),
+            e(t.direction[2]),
+            e(t.sign),
+        ]
+    }
+}
+
+/// Levels of detail: `offsets[i]..offsets[i + 1]` are the faces of LOD i.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Lods {
+    /// `lodType` (how the LODs were generated; 0 when the version has none).
+    pub lod_type: u16,
+    /// `numHighQualityLODs`.
+    pub num_high_quality_lods: u8,
+    /// Face offsets, as stored (empty before 3.00).
+    pub offsets: Vec<u32>,
+}
+
+impl Lods {
+    /// The face range of LOD 0, the full-detail mesh. No offsets, or an empty first
+    /// range (`[0, 0]`), mean every face is LOD 0.
+    pub fn lod0(&self, num_faces: usize) -> std::ops::Range<usize> {
+        match self.offsets.as_slice() {
+            [a, b, ..] if b > a => (*a as usize).min(num_faces)..(*b as usize).min(num_faces),
+            _ => 0..num_faces,
+        }
+    }
+
+    /// Number of LODs (at least 1).
+    pub fn count(&self) -> usize {
+        self.offsets.len().saturating_sub(1).max(1)
+    }
+}
+
+/// A bone of the skeleton.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MeshBone {
+    /// Name (from the name table).
+    pub name: String,
+    /// Parent bone index, `None` for a root (0xFFFF in the file).
+    pub parent: Option<u16>,
+    /// Parent at lower LODs, `None` for none.
+    pub lod_parent: Option<u16>,
+    /// Distance to the furthest vertex the bone influences.
+    pub culling: f32,
+    /// World-space rotation, row major (`r00 … r22`).
+    pub rotation: [f32; 9],
+    /// World-space position.
+    pub position: [f32; 3],
+}
+
+/// One bone influence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Influence {
+    /// Index into [`Mesh::skeleton`] (0 when `weight` is 0).
+    pub bone: u16,
+    /// Weight, 0–255; the four of a vertex sum to 255 in real files.
+    pub weight: u8,
+}
+
+/// Up to four bone influences of one vertex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct VertexSkin {
+    /// The influences, in file order.
+    pub influences: [Influence; 4],
+}
+
+/// FACS data, decoded.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FacsRig {
+    /// Bones FACS drives (rows of the matrices).
+    pub face_bone_names: Vec<String>,
+    /// Control names (`c_JD`, `l_EC` …), the first columns.
+    pub control_names: Vec<String>,
+    /// Two-pose correctives: control indices; the columns after the controls.
+    pub two_pose_correctives: Vec<[u16; 2]>,
+    /// Three-pose correctives: control indices; the last columns.
+    pub three_pose_correctives: Vec<[u16; 3]>,
+    /// `poses[column][face bone]`: position and rotation (degrees) of each bone at
+    /// full weight of each control or corrective.
+    pub poses: Vec<Vec<BonePose>>,
+    /// How each of the six matrices (px, py, pz, rx, ry, rz) was stored.
+    pub encodings: [MatrixEncoding; 6],
+}
+
+/// A face bone's offset at full weight of one pose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct BonePose {
+    /// Translation.
+    pub position: [f32; 3],
+    /// Rotation, Euler XYZ in degrees.
+    pub rotation: [f32; 3],
+}
+
+/// How a FACS matrix is stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub enum MatrixEncoding {
+    /// Version 1: raw f32.
+    Raw,
+    /// Version 2: u16 between `min` and `max` (written this way unless it came raw).
+    #[default]
+    Quantized,
+}
+
+impl Mesh {
+    /// Reads any FileMesh file into the model.
+    pub fn read(bytes: &[u8]) -> Result<Mesh> {
+        Mesh::from_file(&FileMesh::read(bytes)?)
+    }
+
+    /// The model of a raw file, with the default [`Limits`] for Draco.
+    pub fn from_file(file: &FileMesh) -> Result<Mesh> {
+        Mesh::from_file_with_limits(file, &Limits::default())
+    }
+
+    /// The model of a raw file.
+    pub fn from_file_with_limits(file: &FileMesh, limits: &Limits) -> Result<Mesh> {
+        match &file.body {
+            Body::V1(b) => Ok(from_text(b, file.version)),
+            Body::V2(b) => Ok(Mesh {
+                vertices: b.vertices.to_vertices().iter().map(vertex).collect(),
+                faces: b.faces.iter().map(|f| f.indices).collect(),
+                lods: Lods {
+                    offsets: b
+                        .lods
+                        .as_ref()
+                        .map(|l| l.lod_offsets.clone())
+                        .unwrap_or_default(),
+                    ..Lods::default()
+                },
+                ..Mesh::default()
+            }),
+            Body::V4(b) => {
+                let mut m = Mesh {
+                    vertices: b.vertices.iter().map(vertex).collect(),
+                    faces: b.faces.iter().map(|f| f.indices).collect(),
+                    lods: Lods {
+                        lod_type: b.lod_type,
+                        num_high_quality_lods: b.num_high_quality_lods,
+                        offsets: b.lod_offsets.clone(),
+                    },
+                    skeleton: bones(&b.bones, &b.bone_names),
+                    ..Mesh::default()
+                };
+                if !b.bones.is_empty() {
+                    m.skinning = Some(skinning(&b.envelopes, &b.subsets, b.bones.len())?);
+                }
+                if let Facs::Data(d) = &b.facs {
+                    m.facs = Some(facs(d)?);
+                }
+                Ok(m)
+            }
+            Body::V6(b) => {
+                let mut m = Mesh::default();
+                let mut skin = None;
+                // The first chunk of each kind counts, as the engine reads it.
+                let (mut core, mut lods, mut face) = (false, false, false);
+                for c in &b.chunks {
+                    match &c.data {
+                        ChunkData::CoreMeshV1(cm) if !core => {
+                            core = true;
+                            m.vertices = cm.vertices.iter().map(vertex).collect();
+                            m.faces = cm.faces.iter().map(|f| f.indices).collect();
+                        }
+                        ChunkData::CoreMeshV2(cm) if !core => {
+                            core = true;
+                            let cm = cm.decode(limits)?;
+                            m.vertices = cm.vertices.iter().map(vertex).collect();
+                            m.faces = cm.faces.iter().map(|f| f.indices).collect();
+                        }
+                        ChunkData::LodsV1(l) if !lods => {
+                            lods = true;
+                            m.lods = Lods {
+                                lod_type: l.lod_type,
+                                num_high_quality_lods: l.num_high_quality_lods,
+                                offsets: l.lod_offsets.clone(),
+                            };
+                        }
+                        ChunkData::SkinningV1(s) if skin.is_none() => skin = Some(s),
+                        ChunkData::FacsV1(f) if !face => {
+                            face = true;
+                            if let Facs::Data(d) = &f.facs {
+                                m.facs = Some(facs(d)?);
+                            }
+                        }
+                        ChunkData::HsrAvisV1(h) if m.hsr_always_visible.is_none() => {
+                            m.hsr_always_visible = Some(h.flags());
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(s) = skin {
+                    m.skeleton = bones(&s.bones, &s.bone_names);
+                    if !s.bones.is_empty() {
+                        m.skinning = Some(skinning(&s.envelopes, &s.subsets, s.bones.len())?);
+                    }
+                }
+                Ok(m)
+            }
+        }
+    }
+}
+
+fn vertex(v: &Vertex) -> MeshVertex {
+    MeshVertex {
+        position: v.position,
+        normal: v.normal,
+        uv: v.uv,
+        tangent: Tangent::from_bytes(v.tangent),
+        color: v.color,
+    }
+}
+
+/// 1.x: one vertex per face corner; 1.00 positions halved; V flipped. Done in f32.
+fn from_text(b: &super::FileMeshV1, version: Version) -> Mesh {
+    let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
+    let mut m = Mesh::default();
+    for (i, face) in b.faces.iter().enumerate() {
+        let base = (i * 3) as u32;
+        m.faces.push([base, base + 1, base + 2]);
+        for v in face {
+            m.vertices.push(MeshVertex {
+                position: v.position.map(|x| x * scale),
+                normal: v.normal,
+                uv: [v.uvw[0], 1.0 - v.uvw[1]],
+                tangent: None,
+                color: [255; 4],
+            });
+        }
+    }
+    m
+}
+
+fn parent(i: u16) -> Option<u16> {
+    (i != 0xFFFF).then_some(i)
+}
+
+fn bones(raw: &[Bone], table: &[u8]) -> Vec<MeshBone> {
+    raw.iter()
+        .map(|b| MeshBone {
+            name: name_at(table, b.bone_name_index).unwrap_or_default(),
+            parent: parent(b.parent_index),
+            lod_parent: parent(b.lod_parent_index),
+            culling: b.culling,
+            rotation: b.rotation,
+            position: b.position,
+        })
+        .collect()
+}
+
+/// Resolves each envelope's bone bytes through the subset whose vertex range holds the
+/// vertex. Zero-weight slots carry no bone (0).
+fn skinning(
+    envelopes: &[Envelope],
+    subsets: &[Subset],
+    num_bones: usize,
+) -> Result<Vec<VertexSkin>> {
+    let mut owner: Vec<Option<&Subset>> = vec![None; envelopes.len()];
+    for s in subsets {
+        let start = s.verts_begin as usize;
+        let end = start
+            .saturating_add(s.verts_length as usize)
+            .min(owner.len());
+        for o in owner.iter_mut().take(end).skip(start) {
+            o.get_or_insert(s);
+        }
+    }
+    envelopes
+        .iter()
+        .zip(owner)
+        .enumerate()
+        .map(|(v, (e, s))| {
+            let mut skin = VertexSkin::default();
+            for (slot, (&b, &w)) in e.bones.iter().zip(&e.weights).enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let global = s
+                    .and_then(|s| s.bone_indices.get(usize::from(b)))
+                    .copied()
+                    .filter(|&g| usize::from(g) < num_bones)
+                    .ok_or_else(|| {
+                        Error::new(
+                            "skinning",
+                            ErrorKind::Invalid(format!(
+                                "vertex {v}: influence {slot} (bone byte {b}, weight {w}) names no bone through its subset"
+                            )),
+                        )
+                    })?;
+                if let Some(i) = skin.influences.get_mut(slot) {
+                    *i = Influence { bone: global, weight: w };
+                }
+            }
+            Ok(skin)
+        })
+        .collect()
+}
+
+fn facs(d: &FacsData) -> Result<FacsRig> {
+    let q = &d.quantized_transforms;
+    let mats = q.matrices();
+    let rows = q.px.rows;
+    let cols = q.px.cols;
+    if mats.iter().any(|m| m.rows != rows || m.cols != cols) {
+        return Err(Error::new(
+            "FACS",
+            ErrorKind::Invalid("the six QuantizedMatrix differ in size".into()),
+        ));
+    }
+    let get = |m: &QuantizedMatrix, r: u32, c: u32| m.get(r, c).unwrap_or(0.0);
+    let poses = (0..cols)
+        .map(|c| {
+            (0..rows)
+                .map(|r| BonePose {
+                    position: [get(&q.px, r, c), get(&q.py, r, c), get(&q.pz, r, c)],
+                    rotation: [get(&q.rx, r, c), get(&q.ry, r, c), get(&q.rz, r, c)],
+                })
+                .collect()
+        })
+        .collect();
+    let enc = |m: &QuantizedMatrix| match m.data {
+        MatrixData::Raw(_) => MatrixEncoding::Raw,
+        MatrixData::Quantized { .. } => MatrixEncoding::Quantized,
+    };
+    Ok(FacsRig {
+        face_bone_names: split_names(&d.face_bone_names_blob),
+        control_names: split_names(&d.face_control_names_blob),
+        two_pose_correctives: d
+            .two_pose_correctives
+            .iter()
+            .map(|c| c.control_indices)
+            .collect(),
+        three_pose_correctives: d
+            .three_pose_correctives
+            .iter()
+            .map(|c| c.control_indices)
+            .collect(),
+        poses,
+        encodings: mats.map(enc),
+    })
+}
