@@ -7,6 +7,7 @@
 pub mod chunks;
 pub mod draco;
 pub mod facs;
+pub mod facs_eval;
 mod info;
 pub mod model;
 pub mod records;

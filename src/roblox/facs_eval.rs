@@ -1,0 +1,2 @@
+//! FACS evaluation: the transform of each face bone for given control weights
+//! (stub; being implemented).
