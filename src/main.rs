@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{FileMesh, Version};
 use meshcodec::{detect, Format};
 
@@ -35,13 +36,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Rewrite IN as OUT (byte-identical for an unmodified file).
+    /// Rewrite IN as OUT: byte-identical without --to; with --to, convert through the
+    /// version-independent model, refusing (status 1, listing the losses) when the target
+    /// cannot hold everything unless --allow-lossy.
     Convert {
         /// Input file.
         input: PathBuf,
         /// Output file.
         output: PathBuf,
-        /// Target version (e.g. 4.01); defaults to the input's version.
+        /// Target version: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00, 6.00, 7.00.
         #[arg(long, value_name = "VER", value_parser = clap::value_parser!(Version))]
         to: Option<Version>,
         /// Accept a conversion that loses data the target cannot hold.
@@ -214,21 +217,34 @@ fn convert(
     input: &Path,
     output: &Path,
     to: Option<Version>,
-    _allow_lossy: bool,
+    allow_lossy: bool,
 ) -> Result<ExitCode, Failure> {
-    let mesh = load(input)?;
-    if let Some(target) = to {
-        if target != mesh.version {
-            return Err(fail(
-                input,
-                format!(
-                    "conversion from {} to {target} is not supported yet (only same-version rewrites)",
-                    mesh.version
-                ),
-            ));
+    let file = load(input)?;
+    let bytes = match to {
+        // Same version: the raw layer writes the file back byte for byte.
+        None => file.write(),
+        Some(target) if target == file.version => file.write(),
+        Some(target) => {
+            let mesh = Mesh::from_file(&file).map_err(|e| fail(input, e))?;
+            let losses = mesh.losses(target);
+            if !losses.is_empty() && !allow_lossy {
+                let list: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
+                return Err(fail(
+                    input,
+                    format!(
+                        "converting {} to {target} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
+                        file.version,
+                        list.join("\n")
+                    ),
+                ));
+            }
+            for l in &losses {
+                eprintln!("meshcodec: {}: dropped: {l}", input.display());
+            }
+            mesh.to_file(target).and_then(|f| f.write())
         }
     }
-    let bytes = mesh.write().map_err(|e| fail(input, e))?;
+    .map_err(|e| fail(input, e))?;
     std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -80,19 +80,40 @@ fn convert_same_version_is_byte_identical() {
 }
 
 #[test]
-fn convert_to_another_version_is_refused_for_now() {
+fn convert_refuses_a_lossy_conversion_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();
     let out_path = dir.path().join("o.mesh");
+    let src = fixture("v4.01-bones.mesh");
+    let out = meshcodec(&["convert", s(&src), s(&out_path), "--to", "2.00"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("would lose") && err.contains("3 bones") && err.contains("skinning"),
+        "{err}"
+    );
+    assert!(!out_path.exists());
     let out = meshcodec(&[
         "convert",
-        s(&fixture("v4.01-bones.mesh")),
+        s(&src),
         s(&out_path),
         "--to",
         "2.00",
+        "--allow-lossy",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
-    assert!(!out_path.exists());
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&meshcodec(&["info", "--json", s(&out_path)]).stdout).unwrap();
+    assert_eq!(v["version"], "2.00");
+    // An upgrade that loses nothing needs no flag.
+    let up = dir.path().join("up.mesh");
+    let out = meshcodec(&[
+        "convert",
+        s(&fixture("v2.00-40b.mesh")),
+        s(&up),
+        "--to",
+        "6.00",
+    ]);
+    assert!(out.status.success(), "{out:?}");
 }
 
 #[test]

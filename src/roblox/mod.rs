@@ -5,6 +5,7 @@
 //! gives back the same bytes for an unmodified file.
 
 pub mod chunks;
+pub mod convert;
 pub mod draco;
 pub mod facs;
 pub mod facs_eval;

@@ -1,7 +1,7 @@
 //! Fixed-size records shared by FileMesh 2.00–7.00: vertex, face, envelope, bone, subset.
 //!
 //! Each is a `#[binrw]` type mirroring the spec's struct field for field, and also
-//! [`bytemuck::Pod`] so that arrays of them are copied in bulk (see [`crate::io::pod_vec`]).
+//! [`bytemuck::Pod`] so that arrays of them are copied in bulk (see `io::pod_vec`).
 //! Sizes are checked at compile time against the spec.
 
 use binrw::binrw;
