@@ -97,7 +97,7 @@ fn mesh() -> impl Strategy<Value = Mesh> {
                             .enumerate()
                             .map(|(i, (p, culling, position))| MeshBone {
                                 name: format!("Bone{i}"),
-                                parent: (p[0] && i > 0).then_some(i as u16 - 1),
+                                parent: i.checked_sub(1).filter(|_| p[0]).map(|x| x as u16),
                                 lod_parent: (p[1] && i > 0).then_some(0),
                                 culling: *culling,
                                 rotation: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
