@@ -203,3 +203,81 @@ fn dropping_lods_keeps_lod0() {
         "4 faces of LODs other than LOD 0 (2.00 has no LODs)"
     );
 }
+
+/// More than 26 bones in a LOD: the writer cuts the LOD's vertex range into subsets of at
+/// most 26 bones; skinning comes back equal, and the subsets tile vertices and faces.
+#[test]
+fn many_bones_are_split_into_subsets_of_at_most_26() {
+    use meshcodec::roblox::model::{Influence, Lods, MeshBone, MeshVertex, VertexSkin};
+    // 40 blocks of 3 vertices, block k skinned to bone k (and bone (k+1) % 40 lightly);
+    // LOD 0 = blocks 0..30, LOD 1 = blocks 30..40.
+    let n = 120;
+    let vertices: Vec<MeshVertex> = (0..n)
+        .map(|i| MeshVertex {
+            position: [i as f32, 0.0, 1.0],
+            ..MeshVertex::default()
+        })
+        .collect();
+    let faces: Vec<[u32; 3]> = (0..40u32).map(|k| [3 * k, 3 * k + 1, 3 * k + 2]).collect();
+    let skinning: Vec<VertexSkin> = (0..n)
+        .map(|i| {
+            let k = (i / 3) as u16;
+            let mut s = VertexSkin::default();
+            s.influences[0] = Influence {
+                bone: k,
+                weight: 200,
+            };
+            s.influences[1] = Influence {
+                bone: (k + 1) % 40,
+                weight: 55,
+            };
+            s
+        })
+        .collect();
+    let mesh = Mesh {
+        vertices,
+        faces,
+        lods: Lods {
+            lod_type: 3,
+            num_high_quality_lods: 1,
+            offsets: vec![0, 30, 40],
+        },
+        skeleton: (0..40)
+            .map(|i| MeshBone {
+                name: format!("B{i}"),
+                ..MeshBone::default()
+            })
+            .collect(),
+        skinning: Some(skinning),
+        ..Mesh::default()
+    };
+    for target in [Version::V4_01, Version::V5_00, Version::V6_00] {
+        let file = mesh.to_file(target).unwrap();
+        let back = Mesh::read(&file.write().unwrap()).unwrap();
+        assert_eq!(back.skinning, mesh.skinning, "{target}");
+        let subsets = match &file.body {
+            Body::V4(b) => b.subsets.clone(),
+            Body::V6(b) => b
+                .chunks
+                .iter()
+                .find_map(|c| match &c.data {
+                    ChunkData::SkinningV1(s) => Some(s.subsets.clone()),
+                    _ => None,
+                })
+                .unwrap(),
+            _ => unreachable!(),
+        };
+        assert!(subsets.len() >= 3, "{target}: {} subsets", subsets.len());
+        assert!(subsets.iter().all(|s| s.num_bone_indices <= 26));
+        // Vertex ranges tile 0..120 in order; face ranges tile 0..40 in order.
+        let mut v = 0;
+        let mut f = 0;
+        for s in &subsets {
+            assert_eq!(s.verts_begin, v, "{target}: {subsets:?}");
+            assert_eq!(s.faces_begin, f, "{target}: {subsets:?}");
+            v += s.verts_length;
+            f += s.faces_length;
+        }
+        assert_eq!((v, f), (120, 40), "{target}");
+    }
+}

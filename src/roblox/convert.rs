@@ -11,9 +11,9 @@
 //!
 //! Below 3.00 only LOD 0, the full-detail mesh, is written.
 //!
-//! Skinning is laid out as one subset per LOD, the layout real files use. A LOD whose
-//! vertices use more than 26 bones is refused for now: splitting it would need vertex
-//! reordering.
+//! Skinning is laid out per LOD, as real files are: each LOD's vertex range is cut into
+//! contiguous subsets of at most 26 bones, and each vertex's envelope indexes the subset
+//! that holds it. Vertices are never reordered.
 
 use std::fmt;
 
@@ -400,42 +400,47 @@ impl Mesh {
         // One subset per LOD: its faces, the vertex range they use, the bones of those
         // vertices. Each vertex belongs to the first subset whose range holds it.
         let mut owner: Vec<Option<usize>> = vec![None; self.vertices.len()];
-        for (lod, (a, b)) in self.lod_ranges().into_iter().enumerate() {
+        for (a, b) in self.lod_ranges() {
             let faces = self.faces.get(a..b).unwrap_or_default();
             let Some(&lo) = faces.iter().flatten().min() else {
                 continue;
             };
             let hi = faces.iter().flatten().max().copied().unwrap_or(lo);
+            // Walk the LOD's vertex range, closing a subset before its bone table would
+            // pass 26. Vertices already owned by an earlier LOD's subset keep that owner.
+            let first = out.subsets.len();
+            let mut start = lo as usize;
             let mut table: Vec<u16> = Vec::new();
             for v in lo as usize..=hi as usize {
-                let (Some(slot @ None), Some(sk)) = (owner.get_mut(v), skin.get(v)) else {
+                let (Some(None), Some(sk)) = (owner.get(v), skin.get(v)) else {
                     continue;
                 };
-                *slot = Some(out.subsets.len());
+                let mut bones: Vec<u16> = Vec::new();
                 for i in sk.influences.iter().filter(|i| i.weight > 0) {
-                    if !table.contains(&i.bone) {
-                        table.push(i.bone);
+                    if !table.contains(&i.bone) && !bones.contains(&i.bone) {
+                        bones.push(i.bone);
                     }
                 }
+                if table.len() + bones.len() > 26 {
+                    out.subsets.push(subset(start, v, &table));
+                    start = v;
+                    table.clear();
+                    bones.clear();
+                    for i in sk.influences.iter().filter(|i| i.weight > 0) {
+                        if !bones.contains(&i.bone) {
+                            bones.push(i.bone);
+                        }
+                    }
+                }
+                table.extend(bones);
+                if let Some(o) = owner.get_mut(v) {
+                    *o = Some(out.subsets.len());
+                }
             }
-            if table.len() > 26 {
-                return Err(inconsistent(format!(
-                    "LOD {lod} uses {} bones; more than 26 per LOD needs subset splitting, not implemented yet",
-                    table.len()
-                )));
+            out.subsets.push(subset(start, hi as usize + 1, &table));
+            if let Some(lod_subsets) = out.subsets.get_mut(first..) {
+                assign_faces(lod_subsets, faces, a);
             }
-            let mut bone_indices = [0xFFFF; 26];
-            for (dst, src) in bone_indices.iter_mut().zip(&table) {
-                *dst = *src;
-            }
-            out.subsets.push(Subset {
-                faces_begin: a as u32,
-                faces_length: (b - a) as u32,
-                verts_begin: lo,
-                verts_length: hi - lo + 1,
-                num_bone_indices: table.len() as u32,
-                bone_indices,
-            });
         }
         for (v, (s, own)) in skin.iter().zip(&owner).enumerate() {
             let table = own
@@ -461,6 +466,49 @@ impl Mesh {
             out.envelopes.push(e);
         }
         Ok(out)
+    }
+}
+
+/// A subset over vertices `start..end` with `table` as its bones (face range set later).
+fn subset(start: usize, end: usize, table: &[u16]) -> Subset {
+    let mut bone_indices = [0xFFFF; 26];
+    for (dst, src) in bone_indices.iter_mut().zip(table) {
+        *dst = *src;
+    }
+    Subset {
+        faces_begin: 0,
+        faces_length: 0,
+        verts_begin: start as u32,
+        verts_length: end.saturating_sub(start) as u32,
+        num_bone_indices: table.len() as u32,
+        bone_indices,
+    }
+}
+
+/// Face ranges of one LOD's subsets (`faces` start at face `base`): the whole LOD for a
+/// single subset, else the span of the faces whose lowest vertex lies in each subset's
+/// vertex range (contiguous when the faces are ordered by vertex block, as Roblox lays
+/// them out).
+fn assign_faces(subsets: &mut [Subset], faces: &[[u32; 3]], base: usize) {
+    if let [only] = subsets {
+        only.faces_begin = base as u32;
+        only.faces_length = faces.len() as u32;
+        return;
+    }
+    for s in subsets.iter_mut() {
+        let range = s.verts_begin..s.verts_begin + s.verts_length;
+        let mut hits = faces
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.iter().min().is_some_and(|v| range.contains(v)))
+            .map(|(k, _)| base + k);
+        if let Some(first) = hits.next() {
+            let last = hits.next_back().unwrap_or(first);
+            s.faces_begin = first as u32;
+            s.faces_length = (last - first + 1) as u32;
+        } else {
+            s.faces_begin = base as u32;
+        }
     }
 }
 
