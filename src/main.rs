@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use meshcodec::roblox::csgphs::Csgphs;
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{FileMesh, Version};
-use meshcodec::{detect, Format};
+use meshcodec::{detect, Format, Limits};
 
 #[derive(Parser)]
 #[command(
@@ -18,7 +19,8 @@ use meshcodec::{detect, Format};
     about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00 so far)",
     long_about = "Read and write game mesh files exactly.\n\n\
         Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
-        Recognised but not yet supported: CSGPHS, UNIGINE, STF.\n\n\
+        Roblox CSGPHS 0, 3, 5, 6, 7, 8 (byte-exact; version 8's zstd frame kept as read).\n\
+        Recognised but not yet supported: UNIGINE, STF.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
 struct Cli {
@@ -97,15 +99,35 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| fail(path, format!("cannot read: {e}")))
 }
 
-/// Reads a file of a supported format.
-fn load(path: &Path) -> Result<FileMesh, Failure> {
+/// A parsed file of any supported format (one per command: size doesn't matter).
+#[allow(clippy::large_enum_variant)]
+enum Loaded {
+    FileMesh(FileMesh),
+    Csgphs(Csgphs),
+}
+
+impl Loaded {
+    fn write(&self) -> meshcodec::Result<Vec<u8>> {
+        match self {
+            Loaded::FileMesh(m) => m.write(),
+            Loaded::Csgphs(c) => c.write(),
+        }
+    }
+}
+
+fn load_any(path: &Path) -> Result<Loaded, Failure> {
     let bytes = read_file(path)?;
     parse(path, &bytes)
 }
 
-fn parse(path: &Path, bytes: &[u8]) -> Result<FileMesh, Failure> {
+fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, Failure> {
     match detect(bytes) {
-        Some(Format::FileMesh) => FileMesh::read(bytes).map_err(|e| fail(path, e)),
+        Some(Format::FileMesh) => FileMesh::read(bytes)
+            .map(Loaded::FileMesh)
+            .map_err(|e| fail(path, e)),
+        Some(Format::Csgphs) => Csgphs::read(bytes)
+            .map(Loaded::Csgphs)
+            .map_err(|e| fail(path, e)),
         Some(other) => Err(fail(
             path,
             format!(
@@ -129,7 +151,10 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<FileMesh, Failure> {
 }
 
 fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
-    let mesh = load(path)?;
+    let mesh = match load_any(path)? {
+        Loaded::FileMesh(m) => m,
+        Loaded::Csgphs(c) => return info_csgphs(path, &c, json),
+    };
     let info = mesh.info().map_err(|e| fail(path, e))?;
     if json {
         let text = serde_json::to_string_pretty(&info).map_err(|e| fail(path, e))?;
@@ -213,13 +238,57 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn info_csgphs(path: &Path, c: &Csgphs, json: bool) -> Result<ExitCode, Failure> {
+    let info = c.info(&Limits::default()).map_err(|e| fail(path, e))?;
+    if json {
+        let text = serde_json::to_string_pretty(&info).map_err(|e| fail(path, e))?;
+        println!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("format:     CSGPHS {}", info.version);
+    if let Some(t) = info.geometry_type {
+        println!("geometry:   type {t}");
+    }
+    println!(
+        "hulls:      {} ({} vertices, {} triangles)",
+        info.hulls, info.vertices, info.faces
+    );
+    if let Some(p) = &info.physics {
+        println!(
+            "physics:    volume {}, centre of gravity {:?}, inertia {:?}",
+            p.volume, p.center_of_gravity, p.inertia
+        );
+    }
+    if let Some(z) = &info.compressed {
+        println!(
+            "zstd:       flags {}, {} bytes → {} bytes",
+            z.flags, z.frame_bytes, z.decompressed_bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn convert(
     input: &Path,
     output: &Path,
     to: Option<Version>,
     allow_lossy: bool,
 ) -> Result<ExitCode, Failure> {
-    let file = load(input)?;
+    let file = match (load_any(input)?, to) {
+        (Loaded::FileMesh(m), _) => m,
+        (Loaded::Csgphs(c), None) => {
+            let bytes = c.write().map_err(|e| fail(input, e))?;
+            std::fs::write(output, bytes)
+                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        (Loaded::Csgphs(_), Some(_)) => {
+            return Err(fail(
+                input,
+                "--to is for FileMesh versions; CSGPHS is rewritten as it is",
+            ))
+        }
+    };
     let bytes = match to {
         // Same version: the raw layer writes the file back byte for byte.
         None => file.write(),
@@ -292,8 +361,11 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
 }
 
 fn dump(path: &Path) -> Result<ExitCode, Failure> {
-    let mesh = load(path)?;
-    let text = serde_json::to_string_pretty(&mesh).map_err(|e| fail(path, e))?;
+    let text = match load_any(path)? {
+        Loaded::FileMesh(m) => serde_json::to_string_pretty(&m),
+        Loaded::Csgphs(c) => serde_json::to_string_pretty(&c),
+    }
+    .map_err(|e| fail(path, e))?;
     println!("{text}");
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 
 pub mod chunks;
 pub mod convert;
+pub mod csgphs;
 pub mod draco;
 pub mod facs;
 pub mod facs_eval;

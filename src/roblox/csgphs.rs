@@ -1,0 +1,418 @@
+//! Roblox CSGPHS physics (collision) data: the raw, byte-exact layer.
+//!
+//! Spec: `roblox-csgphs.txt`; FORMAT-NOTES "CSGPHS" (checked on real files):
+//! - `CSGPHS` + u32 version;
+//! - 0: `BLOCK` (box collision);
+//! - 3, 5: hull records to the end of the file;
+//! - 6: 40 bytes of physics info, then hulls;
+//! - 7: a u8 geometry type, the physics info, then hulls;
+//! - 8: a u16, then one zstd frame to the end of the file. The frame is kept as read
+//!   (see [`Csgphs::decompress`]).
+
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use bytemuck::{Pod, Zeroable};
+use serde::Serialize;
+use std::io::{Read, Seek, Write};
+
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::io::{count_as, pod_vec, pod_write, read_all, remaining, rest_bytes, write_all};
+
+/// The 6 magic bytes.
+pub const MAGIC: &[u8; 6] = b"CSGPHS";
+
+/// A CSGPHS blob.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Csgphs {
+    /// The u32 after the magic.
+    pub version: u32,
+    /// What follows, by version.
+    pub body: CsgBody,
+}
+
+/// The body of a CSGPHS blob, by version. [`Csgphs::write`] checks that it matches
+/// the version.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum CsgBody {
+    /// Version 0: `BLOCK` (box collision), then any bytes kept as read.
+    Block {
+        /// Bytes after `BLOCK` (none in real blobs).
+        trailing: Vec<u8>,
+    },
+    /// Versions 3 and 5: hulls only.
+    Hulls(HullList),
+    /// Version 6: physics info, then hulls.
+    Physics(PhysicsHulls),
+    /// Version 7: geometry type, physics info, then hulls.
+    Typed(TypedPhysicsHulls),
+    /// Version 8: a u16, then a zstd frame.
+    Compressed(Compressed),
+}
+
+/// `volume`, `cog`, `im_*`: 40 bytes of physics info (versions 6, 7).
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, Serialize)]
+#[repr(C)]
+pub struct PhysicsInfo {
+    /// Unscaled volume.
+    pub volume: f32,
+    /// Centre of gravity `cog_x, cog_y, cog_z`.
+    pub center_of_gravity: [f32; 3],
+    /// Inertia tensor `xx, xy, xz, yy, yz, zz` (order per the spec's best guess).
+    pub inertia: [f32; 6],
+}
+
+/// One convex hull record.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Hull {
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(preamble1.len(), "preamble bytes"))]
+    preamble1_size: u32,
+    /// The first 16-byte block (`trash1`; f32 0, 0, 0, 0 in real files), kept as data.
+    #[br(parse_with = pod_vec, args(u64::from(preamble1_size), "hull preamble bytes"))]
+    #[bw(write_with = pod_write)]
+    pub preamble1: Vec<u8>,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(preamble2.len(), "preamble bytes"))]
+    preamble2_size: u32,
+    /// The second 16-byte block (`trash2`; f32 0, 0, 0, 1 in real files), kept as data.
+    #[br(parse_with = pod_vec, args(u64::from(preamble2_size), "hull preamble bytes"))]
+    #[bw(write_with = pod_write)]
+    pub preamble2: Vec<u8>,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(vertices.len(), "vertex floats"))]
+    verts_size: u32,
+    #[br(temp, try_map = |w: u32| crate::io::one_of(w, &[4], "vert_width"))]
+    #[bw(calc = 4)]
+    vert_width: u32,
+    /// `verts_size` floats: x, y, z of each vertex.
+    #[br(parse_with = pod_vec, args(u64::from(verts_size), "vertex floats"))]
+    #[bw(write_with = pod_write)]
+    pub vertices: Vec<f32>,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(indices.len(), "face indices"))]
+    faces_size: u32,
+    /// `faces_size` vertex indices, three per triangle.
+    #[br(parse_with = pod_vec, args(u64::from(faces_size), "face indices"))]
+    #[bw(write_with = pod_write)]
+    pub indices: Vec<u32>,
+}
+
+impl Hull {
+    /// Bytes as written.
+    pub fn byte_size(&self) -> usize {
+        24 + self.preamble1.len()
+            + self.preamble2.len()
+            + 4 * self.vertices.len()
+            + 4 * self.indices.len()
+    }
+
+    /// Number of vertices (`verts_size / 3`).
+    pub fn num_vertices(&self) -> usize {
+        self.vertices.len() / 3
+    }
+
+    /// Number of triangles (`faces_size / 3`).
+    pub fn num_faces(&self) -> usize {
+        self.indices.len() / 3
+    }
+}
+
+/// Hull records to the end of the input.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HullList {
+    /// The hulls, in order.
+    pub hulls: Vec<Hull>,
+}
+
+impl BinRead for HullList {
+    type Args<'a> = ();
+
+    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
+        let mut hulls = Vec::new();
+        while remaining(reader)? > 0 {
+            hulls.push(Hull::read_options(reader, endian, ())?);
+        }
+        Ok(HullList { hulls })
+    }
+}
+
+impl BinWrite for HullList {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(
+        &self,
+        writer: &mut W,
+        endian: Endian,
+        _: (),
+    ) -> BinResult<()> {
+        self.hulls
+            .iter()
+            .try_for_each(|h| h.write_options(writer, endian, ()))
+    }
+}
+
+/// Version 6: physics info, then hulls.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PhysicsHulls {
+    /// Volume, centre of gravity, inertia.
+    pub physics: PhysicsInfo,
+    /// The hulls.
+    pub hulls: HullList,
+}
+
+/// Version 7: a geometry type byte (2 and 3 seen), physics info, then hulls.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TypedPhysicsHulls {
+    /// Geometry type.
+    pub geometry_type: u8,
+    /// Volume, centre of gravity, inertia.
+    pub physics: PhysicsInfo,
+    /// The hulls.
+    pub hulls: HullList,
+}
+
+/// Version 8: a u16 (0, 2, 3 seen) and a zstd frame, kept as read.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Compressed {
+    /// The u16 after the version.
+    pub flags: u16,
+    /// The zstd frame, to the end of the blob.
+    #[br(parse_with = rest_bytes)]
+    #[bw(write_with = pod_write)]
+    #[serde(serialize_with = "byte_count")]
+    pub frame: Vec<u8>,
+}
+
+fn byte_count<S: serde::Serializer>(b: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("<{} bytes>", b.len()))
+}
+
+impl Csgphs {
+    /// Reads a CSGPHS blob with the default [`Limits`].
+    pub fn read(bytes: &[u8]) -> Result<Csgphs> {
+        Self::read_with_limits(bytes, &Limits::default())
+    }
+
+    /// Reads a CSGPHS blob.
+    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<Csgphs> {
+        limits.check_input(bytes.len())?;
+        if !bytes.starts_with(MAGIC) {
+            return Err(Error::at(
+                0,
+                "CSGPHS magic",
+                ErrorKind::Invalid("\"CSGPHS\" expected".into()),
+            ));
+        }
+        let version = bytes
+            .get(6..10)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(|| Error::at(6, "CSGPHS version", ErrorKind::UnexpectedEof))?;
+        let rest = bytes.get(10..).unwrap_or_default();
+        let shift = |mut e: Error| {
+            e.shift(10);
+            e
+        };
+        let body = match version {
+            0 => match rest.strip_prefix(b"BLOCK") {
+                Some(trailing) => CsgBody::Block {
+                    trailing: trailing.to_vec(),
+                },
+                None => {
+                    return Err(Error::at(
+                        10,
+                        "CSGPHS version 0",
+                        ErrorKind::Invalid("\"BLOCK\" expected".into()),
+                    ))
+                }
+            },
+            3 | 5 => CsgBody::Hulls(read_all(rest, limits, ()).map_err(shift)?),
+            6 => CsgBody::Physics(read_all(rest, limits, ()).map_err(shift)?),
+            7 => CsgBody::Typed(read_all(rest, limits, ()).map_err(shift)?),
+            8 => CsgBody::Compressed(read_all(rest, limits, ()).map_err(shift)?),
+            v => {
+                return Err(Error::at(
+                    6,
+                    "CSGPHS version",
+                    ErrorKind::UnsupportedVersion(format!("CSGPHS {v} (known: 0, 3, 5, 6, 7, 8)")),
+                ))
+            }
+        };
+        Ok(Csgphs { version, body })
+    }
+
+    /// Writes the blob; fails if the body does not fit the version.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        let mut head = MAGIC.to_vec();
+        head.extend_from_slice(&self.version.to_le_bytes());
+        let cap = head.len() + self.body_len();
+        match (&self.body, self.version) {
+            (CsgBody::Block { trailing }, 0) => {
+                head.extend_from_slice(b"BLOCK");
+                head.extend_from_slice(trailing);
+                Ok(head)
+            }
+            (CsgBody::Hulls(h), 3 | 5) => write_all(&head, h, cap, ()),
+            (CsgBody::Physics(h), 6) => write_all(&head, h, cap, ()),
+            (CsgBody::Typed(h), 7) => write_all(&head, h, cap, ()),
+            (CsgBody::Compressed(c), 8) => write_all(&head, c, cap, ()),
+            (_, v) => Err(Error::new(
+                "Csgphs",
+                ErrorKind::Inconsistent(format!("the body does not match CSGPHS version {v}")),
+            )),
+        }
+    }
+
+    fn body_len(&self) -> usize {
+        let hulls = |h: &HullList| h.hulls.iter().map(Hull::byte_size).sum::<usize>();
+        match &self.body {
+            CsgBody::Block { trailing } => 5 + trailing.len(),
+            CsgBody::Hulls(h) => hulls(h),
+            CsgBody::Physics(p) => 40 + hulls(&p.hulls),
+            CsgBody::Typed(t) => 41 + hulls(&t.hulls),
+            CsgBody::Compressed(c) => 2 + c.frame.len(),
+        }
+    }
+
+    /// The hulls of versions 3–7 (none for 0; for 8 they are inside the zstd frame).
+    pub fn hulls(&self) -> &[Hull] {
+        match &self.body {
+            CsgBody::Hulls(h) => &h.hulls,
+            CsgBody::Physics(p) => &p.hulls.hulls,
+            CsgBody::Typed(t) => &t.hulls.hulls,
+            CsgBody::Block { .. } | CsgBody::Compressed(_) => &[],
+        }
+    }
+
+    /// The stored physics info (versions 6, 7).
+    pub fn physics(&self) -> Option<&PhysicsInfo> {
+        match &self.body {
+            CsgBody::Physics(p) => Some(&p.physics),
+            CsgBody::Typed(t) => Some(&t.physics),
+            _ => None,
+        }
+    }
+
+    /// Version 8: the decompressed frame, at most `limits.max_decoded_bytes`.
+    pub fn decompress(&self, limits: &Limits) -> Result<Option<Vec<u8>>> {
+        let CsgBody::Compressed(c) = &self.body else {
+            return Ok(None);
+        };
+        let err = |m: String| Error::at(12, "CSGPHS zstd frame", ErrorKind::Invalid(m));
+        let decoder =
+            zstd::stream::read::Decoder::new(c.frame.as_slice()).map_err(|e| err(e.to_string()))?;
+        let mut out = Vec::new();
+        decoder
+            .take(limits.max_decoded_bytes.saturating_add(1))
+            .read_to_end(&mut out)
+            .map_err(|e| err(e.to_string()))?;
+        if out.len() as u64 > limits.max_decoded_bytes {
+            return Err(Error::at(
+                12,
+                "CSGPHS zstd frame",
+                ErrorKind::LimitExceeded {
+                    what: "decompressed CSGPHS data",
+                    requested: out.len() as u64,
+                    limit: limits.max_decoded_bytes,
+                },
+            ));
+        }
+        Ok(Some(out))
+    }
+}
+
+/// True when `bytes` start like a CSGPHS blob.
+pub fn looks_like_csgphs(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// What `meshcodec info` prints for a CSGPHS blob.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsgInfo {
+    /// Always `"csgphs"`.
+    pub format: &'static str,
+    /// The version (0, 3, 5, 6, 7, 8).
+    pub version: u32,
+    /// Number of hulls.
+    pub hulls: usize,
+    /// Vertices, summed over the hulls.
+    pub vertices: usize,
+    /// Triangles, summed over the hulls.
+    pub faces: usize,
+    /// Per hull: vertices and triangles.
+    pub hull_counts: Vec<HullCounts>,
+    /// Geometry type byte (version 7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geometry_type: Option<u8>,
+    /// Stored physics info (versions 6, 7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub physics: Option<PhysicsInfo>,
+    /// Version 8: the u16 after the version and the decompressed size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<CompressedInfo>,
+}
+
+/// Vertex and triangle counts of one hull.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct HullCounts {
+    /// Vertices.
+    pub vertices: usize,
+    /// Triangles.
+    pub faces: usize,
+}
+
+/// Version 8 figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CompressedInfo {
+    /// The u16 after the version.
+    pub flags: u16,
+    /// zstd frame bytes.
+    pub frame_bytes: usize,
+    /// Decompressed bytes.
+    pub decompressed_bytes: usize,
+}
+
+impl Csgphs {
+    /// The summary printed by `meshcodec info` (decompresses version 8 within `limits`).
+    pub fn info(&self, limits: &Limits) -> Result<CsgInfo> {
+        let hull_counts: Vec<HullCounts> = self
+            .hulls()
+            .iter()
+            .map(|h| HullCounts {
+                vertices: h.num_vertices(),
+                faces: h.num_faces(),
+            })
+            .collect();
+        let compressed = match (&self.body, self.decompress(limits)?) {
+            (CsgBody::Compressed(c), Some(d)) => Some(CompressedInfo {
+                flags: c.flags,
+                frame_bytes: c.frame.len(),
+                decompressed_bytes: d.len(),
+            }),
+            _ => None,
+        };
+        Ok(CsgInfo {
+            format: "csgphs",
+            version: self.version,
+            hulls: hull_counts.len(),
+            vertices: hull_counts.iter().map(|h| h.vertices).sum(),
+            faces: hull_counts.iter().map(|h| h.faces).sum(),
+            hull_counts,
+            geometry_type: match &self.body {
+                CsgBody::Typed(t) => Some(t.geometry_type),
+                _ => None,
+            },
+            physics: self.physics().copied(),
+            compressed,
+        })
+    }
+}
