@@ -1,0 +1,274 @@
+//! CSGPHS: byte-exact round trip of real blobs and fixtures, property tests, damaged
+//! input, bounded decompression, and the CLI contract.
+
+mod common;
+
+use meshcodec::roblox::csgphs::{
+    Compressed, CsgBody, Csgphs, Hull, HullList, PhysicsHulls, PhysicsInfo, TypedPhysicsHulls,
+};
+use meshcodec::{ErrorKind, Limits};
+use proptest::collection::vec;
+use proptest::prelude::*;
+
+fn corpus_blobs() -> Vec<std::path::PathBuf> {
+    let Some(dir) = common::corpus() else {
+        return Vec::new();
+    };
+    let mut out: Vec<_> = std::fs::read_dir(dir.join("csg"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"CSGPHS")))
+        .collect();
+    out.sort();
+    out
+}
+
+fn fixture_blobs() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(common::fixture_dir("csgphs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn real_and_fixture_blobs_round_trip_byte_exact() {
+    let corpus = corpus_blobs();
+    if common::corpus().is_some() {
+        assert!(corpus.len() >= 6, "{}", corpus.len());
+    }
+    let fixtures = fixture_blobs();
+    assert!(fixtures.len() >= 6);
+    for path in corpus.iter().chain(&fixtures) {
+        let bytes = std::fs::read(path).unwrap();
+        let c = Csgphs::read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(c.write().unwrap(), bytes, "{}", path.display());
+        assert_eq!(Csgphs::read(&c.write().unwrap()).unwrap(), c);
+        c.info(&Limits::default()).unwrap();
+    }
+}
+
+#[test]
+fn fixtures_match_the_generators_expectations() {
+    let dir = common::fixture_dir("csgphs");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    for (name, exp) in expected.as_object().unwrap() {
+        let c = Csgphs::read(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+        let info = serde_json::to_value(c.info(&Limits::default()).unwrap()).unwrap();
+        for (key, want) in exp.as_object().unwrap() {
+            let got = match key.as_str() {
+                "volume" => info["physics"]["volume"].clone(),
+                "decompressed_bytes" => info["compressed"]["decompressed_bytes"].clone(),
+                "hull_counts" => serde_json::Value::from(
+                    info["hull_counts"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|h| {
+                            serde_json::Value::from(vec![h["vertices"].clone(), h["faces"].clone()])
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                k => info[k].clone(),
+            };
+            assert_eq!(&got, want, "{name}: {key}");
+        }
+    }
+}
+
+/// Real files: the hull record facts of FORMAT-NOTES hold.
+#[test]
+fn real_hulls_have_the_documented_preambles() {
+    for path in corpus_blobs() {
+        let c = Csgphs::read(&std::fs::read(&path).unwrap()).unwrap();
+        for h in c.hulls() {
+            assert_eq!(h.preamble1, [0u8; 16], "{}", path.display());
+            assert_eq!(
+                &h.preamble2[12..],
+                &1f32.to_le_bytes(),
+                "{}",
+                path.display()
+            );
+            assert_eq!(h.vertices.len() % 3, 0);
+            assert_eq!(h.indices.len() % 3, 0);
+            assert!(h.indices.iter().all(|&i| (i as usize) < h.num_vertices()));
+        }
+    }
+}
+
+#[test]
+fn decompression_is_bounded_by_limits() {
+    // 4 MiB of zeros compress to a few hundred bytes: a small limit refuses them.
+    let frame = zstd::encode_all(&vec![0u8; 4 << 20][..], 3).unwrap();
+    let c = Csgphs {
+        version: 8,
+        body: CsgBody::Compressed(Compressed { flags: 0, frame }),
+    };
+    let bytes = c.write().unwrap();
+    assert!(bytes.len() < 4096);
+    let c = Csgphs::read(&bytes).unwrap();
+    let small = Limits {
+        max_decoded_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let e = c.decompress(&small).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
+    assert_eq!(
+        c.decompress(&Limits::default()).unwrap().unwrap().len(),
+        4 << 20
+    );
+    // A frame that is not zstd is an error, not a panic.
+    let bad = Csgphs {
+        version: 8,
+        body: CsgBody::Compressed(Compressed {
+            flags: 2,
+            frame: vec![1, 2, 3],
+        }),
+    };
+    assert!(bad.decompress(&Limits::default()).is_err());
+}
+
+#[test]
+fn damaged_blobs_never_panic() {
+    let mut n = 0;
+    for path in corpus_blobs().iter().chain(&fixture_blobs()) {
+        let bytes = std::fs::read(path).unwrap();
+        let step = (bytes.len() / 300).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            if let Ok(c) = Csgphs::read(&bytes[..cut]) {
+                assert_eq!(c.write().unwrap(), &bytes[..cut]);
+                let _ = c.info(&Limits::default());
+            }
+            n += 1;
+        }
+        for i in (0..bytes.len()).step_by(step) {
+            for x in [0xFF, 0x80, 0x01] {
+                let mut b = bytes.clone();
+                b[i] ^= x;
+                if let Ok(c) = Csgphs::read(&b) {
+                    assert_eq!(c.write().unwrap(), b);
+                    let _ = c.info(&Limits::default());
+                }
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 1000, "{n}");
+    // Errors name the offset and what was expected.
+    let e = Csgphs::read(b"CSGPHS\x09\x00\x00\x00").unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnsupportedVersion(_)), "{e}");
+    let e = Csgphs::read(b"CSGPHS\x00\x00\x00\x00BLOCX").unwrap_err();
+    assert_eq!(e.offset(), Some(10));
+    let mut b = b"CSGPHS\x03\x00\x00\x00".to_vec();
+    b.extend_from_slice(&0xFFFF_FFFFu32.to_le_bytes());
+    let e = Csgphs::read(&b).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::CountTooLarge { .. }), "{e}");
+    assert_eq!(e.offset(), Some(14));
+}
+
+fn hull() -> impl Strategy<Value = Hull> {
+    (
+        vec(any::<u8>(), 0..20),
+        vec(any::<u8>(), 0..20),
+        vec(any::<u32>().prop_map(f32::from_bits), 0..12),
+        vec(any::<u32>(), 0..12),
+    )
+        .prop_map(|(preamble1, preamble2, vertices, indices)| Hull {
+            preamble1,
+            preamble2,
+            vertices,
+            indices,
+        })
+}
+
+fn physics() -> impl Strategy<Value = PhysicsInfo> {
+    (any::<u32>(), any::<[u32; 3]>(), any::<[u32; 6]>()).prop_map(|(v, c, i)| PhysicsInfo {
+        volume: f32::from_bits(v),
+        center_of_gravity: c.map(f32::from_bits),
+        inertia: i.map(f32::from_bits),
+    })
+}
+
+fn blob() -> impl Strategy<Value = Csgphs> {
+    let hulls = || vec(hull(), 0..4).prop_map(|hulls| HullList { hulls });
+    prop_oneof![
+        vec(any::<u8>(), 0..6).prop_map(|trailing| Csgphs {
+            version: 0,
+            body: CsgBody::Block { trailing }
+        }),
+        (prop_oneof![Just(3u32), Just(5)], hulls()).prop_map(|(version, h)| Csgphs {
+            version,
+            body: CsgBody::Hulls(h)
+        }),
+        (physics(), hulls()).prop_map(|(physics, hulls)| Csgphs {
+            version: 6,
+            body: CsgBody::Physics(PhysicsHulls { physics, hulls })
+        }),
+        (any::<u8>(), physics(), hulls()).prop_map(|(geometry_type, physics, hulls)| Csgphs {
+            version: 7,
+            body: CsgBody::Typed(TypedPhysicsHulls {
+                geometry_type,
+                physics,
+                hulls
+            })
+        }),
+        (any::<u16>(), vec(any::<u8>(), 0..30)).prop_map(|(flags, frame)| Csgphs {
+            version: 8,
+            body: CsgBody::Compressed(Compressed { flags, frame })
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn blobs_round_trip(c in blob()) {
+        let bytes = c.write().unwrap();
+        let back = Csgphs::read(&bytes).unwrap();
+        prop_assert_eq!(format!("{back:?}"), format!("{c:?}"));
+        prop_assert_eq!(back.write().unwrap(), bytes);
+    }
+
+    #[test]
+    fn accepted_bytes_are_written_back_exactly(
+        c in blob(),
+        edits in vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    ) {
+        let mut bytes = c.write().unwrap();
+        for (i, b) in edits {
+            let i = i.index(bytes.len());
+            bytes[i] = b;
+        }
+        if let Ok(m) = Csgphs::read(&bytes) {
+            prop_assert_eq!(m.write().unwrap(), bytes);
+        }
+    }
+}
+
+#[test]
+fn cli_info_json_contract_and_verify() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    for path in fixture_blobs() {
+        let out = std::process::Command::new(bin)
+            .args(["info", "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["format"], "csgphs");
+        for key in ["version", "hulls", "vertices", "faces"] {
+            assert!(v[key].is_u64(), "{}: {key}", path.display());
+        }
+    }
+    let out = std::process::Command::new(bin)
+        .arg("verify")
+        .args(fixture_blobs())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
