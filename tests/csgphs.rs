@@ -272,3 +272,89 @@ fn cli_info_json_contract_and_verify() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
 }
+
+/// Mass properties from geometry, against an independent analytic computation: three
+/// boxes (the fixtures' hulls), each I = m/12·(b² + c²) about its centre, moved to the
+/// common centre of gravity by the parallel-axis theorem.
+#[test]
+fn physics_from_box_hulls_matches_the_analytic_values() {
+    use meshcodec::roblox::csgphs::physics_from_hulls;
+    let c =
+        Csgphs::read(&std::fs::read(common::fixture_dir("csgphs").join("csgphs5.bin")).unwrap())
+            .unwrap();
+    let p = physics_from_hulls(c.hulls());
+    // (origin, size) of the boxes of make_csgphs.py.
+    let boxes = [
+        ([0.0, 0.0, 0.0], [2.0, 1.0, 1.0]),
+        ([3.0, 0.0, 0.0], [1.0, 1.0, 1.0]),
+        ([0.0, 2.0, 0.0], [1.0, 2.0, 3.0]),
+    ];
+    let mass: f64 = boxes.iter().map(|(_, s)| s[0] * s[1] * s[2]).sum();
+    let cog: Vec<f64> = (0..3)
+        .map(|k| {
+            boxes
+                .iter()
+                .map(|(o, s)| s[0] * s[1] * s[2] * (o[k] + s[k] / 2.0))
+                .sum::<f64>()
+                / mass
+        })
+        .collect();
+    let mut t = [[0f64; 3]; 3];
+    for (o, s) in boxes {
+        let m = s[0] * s[1] * s[2];
+        let d: Vec<f64> = (0..3).map(|k| o[k] + s[k] / 2.0 - cog[k]).collect();
+        for i in 0..3 {
+            for j in 0..3 {
+                let own = if i == j {
+                    m / 12.0 * (0..3).filter(|&k| k != i).map(|k| s[k] * s[k]).sum::<f64>()
+                } else {
+                    0.0
+                };
+                let dd: f64 = d.iter().map(|x| x * x).sum();
+                let shift = m * (if i == j { dd } else { 0.0 } - d[i] * d[j]);
+                t[i][j] += own + shift;
+            }
+        }
+    }
+    let want = [t[0][0], t[0][1], t[0][2], t[1][1], t[1][2], t[2][2]];
+    assert_eq!(p.volume, 9.0);
+    for k in 0..3 {
+        assert!(
+            (f64::from(p.center_of_gravity[k]) - cog[k]).abs() < 1e-6,
+            "{p:?} {cog:?}"
+        );
+    }
+    for k in 0..6 {
+        assert!(
+            (f64::from(p.inertia[k]) - want[k]).abs() < 1e-5 * want[0].abs(),
+            "{k}: {p:?} vs {want:?}"
+        );
+    }
+}
+
+/// The real version 7 blob's stored physics agrees with its geometry.
+#[test]
+fn stored_physics_of_real_blobs_agrees_with_geometry() {
+    let mut n = 0;
+    for path in corpus_blobs() {
+        let c = Csgphs::read(&std::fs::read(&path).unwrap()).unwrap();
+        let info = c.info(&Limits::default()).unwrap();
+        if let Some(d) = info.physics_max_relative_difference {
+            assert!(d < 1e-6, "{}: {d}", path.display());
+            n += 1;
+        }
+        // Version 8: the payload header's counts, with T = 2V − 4H (closed hulls).
+        if c.version == 8 {
+            assert!(info.hulls > 0);
+            assert_eq!(
+                info.faces,
+                2 * info.vertices - 4 * info.hulls,
+                "{}",
+                path.display()
+            );
+        }
+    }
+    if common::corpus().is_some() {
+        assert!(n >= 1);
+    }
+}

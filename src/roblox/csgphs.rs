@@ -356,6 +356,12 @@ pub struct CsgInfo {
     /// Stored physics info (versions 6, 7).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub physics: Option<PhysicsInfo>,
+    /// Physics computed from the hulls' geometry ([`physics_from_hulls`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub computed_physics: Option<PhysicsInfo>,
+    /// Largest relative difference between stored and computed physics values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub physics_max_relative_difference: Option<f64>,
     /// Version 8: the u16 after the version and the decompressed size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed: Option<CompressedInfo>,
@@ -392,27 +398,148 @@ impl Csgphs {
                 faces: h.num_faces(),
             })
             .collect();
+        let mut v8 = None;
         let compressed = match (&self.body, self.decompress(limits)?) {
-            (CsgBody::Compressed(c), Some(d)) => Some(CompressedInfo {
-                flags: c.flags,
-                frame_bytes: c.frame.len(),
-                decompressed_bytes: d.len(),
-            }),
+            (CsgBody::Compressed(c), Some(d)) => {
+                v8 = v8_counts(&d);
+                Some(CompressedInfo {
+                    flags: c.flags,
+                    frame_bytes: c.frame.len(),
+                    decompressed_bytes: d.len(),
+                })
+            }
             _ => None,
+        };
+        let computed = (!self.hulls().is_empty()).then(|| physics_from_hulls(self.hulls()));
+        let diff = match (self.physics(), &computed) {
+            (Some(s), Some(c)) => {
+                let a = [s.volume]
+                    .into_iter()
+                    .chain(s.center_of_gravity)
+                    .chain(s.inertia);
+                let b = [c.volume]
+                    .into_iter()
+                    .chain(c.center_of_gravity)
+                    .chain(c.inertia);
+                let scale = f64::from(
+                    s.inertia
+                        .iter()
+                        .chain([&s.volume])
+                        .fold(0f32, |m, x| m.max(x.abs())),
+                );
+                Some(
+                    a.zip(b)
+                        .map(|(x, y)| f64::from((x - y).abs()) / scale.max(1e-30))
+                        .fold(0f64, f64::max),
+                )
+            }
+            _ => None,
+        };
+        let (hulls, vertices, faces) = match v8 {
+            Some([h, v, t]) => (h as usize, v as usize, t as usize),
+            None => (
+                hull_counts.len(),
+                hull_counts.iter().map(|h| h.vertices).sum(),
+                hull_counts.iter().map(|h| h.faces).sum(),
+            ),
         };
         Ok(CsgInfo {
             format: "csgphs",
             version: self.version,
-            hulls: hull_counts.len(),
-            vertices: hull_counts.iter().map(|h| h.vertices).sum(),
-            faces: hull_counts.iter().map(|h| h.faces).sum(),
+            hulls,
+            vertices,
+            faces,
             hull_counts,
             geometry_type: match &self.body {
                 CsgBody::Typed(t) => Some(t.geometry_type),
                 _ => None,
             },
             physics: self.physics().copied(),
+            computed_physics: computed,
+            physics_max_relative_difference: diff,
             compressed,
         })
     }
+}
+
+/// Mass properties of closed, outward-oriented triangle meshes (density 1), by exact
+/// polyhedral integrals: each triangle and the origin form a signed tetrahedron.
+///
+/// Roblox's convention, checked on a real version 7 blob: volume is the sum of the hull
+/// volumes (overlaps counted twice), the centre of gravity is volume-weighted, and the
+/// inertia is the tensor about the centre of gravity, `xx, xy, xz, yy, yz, zz`, with
+/// off-diagonal entries `I_xy = −∫(x − cx)(y − cy) dV`.
+// Fixed 3-element arrays indexed by 0..3 loop counters: no input-dependent index.
+#[allow(clippy::indexing_slicing)]
+pub fn physics_from_hulls(hulls: &[Hull]) -> PhysicsInfo {
+    let (mut vol, mut first) = (0f64, [0f64; 3]);
+    let mut second = [[0f64; 3]; 3];
+    for h in hulls {
+        let p = |i: u32| -> Option<[f64; 3]> {
+            let i = i as usize * 3;
+            Some([
+                f64::from(*h.vertices.get(i)?),
+                f64::from(*h.vertices.get(i + 1)?),
+                f64::from(*h.vertices.get(i + 2)?),
+            ])
+        };
+        for t in h.indices.chunks_exact(3) {
+            let &[i, j, k] = t else { continue };
+            let (Some(a), Some(b), Some(c)) = (p(i), p(j), p(k)) else {
+                continue;
+            };
+            let det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+                + a[2] * (b[0] * c[1] - b[1] * c[0]);
+            let v = det / 6.0;
+            vol += v;
+            let s = [a[0] + b[0] + c[0], a[1] + b[1] + c[1], a[2] + b[2] + c[2]];
+            for i in 0..3 {
+                first[i] += v * s[i] / 4.0;
+                for j in 0..3 {
+                    // ∫ x_i x_j over the tetrahedron (0, a, b, c).
+                    second[i][j] +=
+                        v / 20.0 * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j]);
+                }
+            }
+        }
+    }
+    let cog = if vol != 0.0 {
+        first.map(|x| x / vol)
+    } else {
+        [0.0; 3]
+    };
+    // Second moments about the centre of gravity.
+    let mut c = second;
+    for i in 0..3 {
+        for j in 0..3 {
+            c[i][j] -= vol * cog[i] * cog[j];
+        }
+    }
+    let trace = c[0][0] + c[1][1] + c[2][2];
+    let tensor = |i: usize, j: usize| if i == j { trace - c[i][i] } else { -c[i][j] };
+    PhysicsInfo {
+        volume: vol as f32,
+        center_of_gravity: cog.map(|x| x as f32),
+        inertia: [
+            tensor(0, 0),
+            tensor(0, 1),
+            tensor(0, 2),
+            tensor(1, 1),
+            tensor(1, 2),
+            tensor(2, 2),
+        ]
+        .map(|x| x as f32),
+    }
+}
+
+/// The counts at the start of a decompressed version 8 payload: hulls, vertices,
+/// triangles (see docs/csgphs-v8.md; the connectivity bitstream is not decoded yet).
+pub fn v8_counts(payload: &[u8]) -> Option<[u32; 3]> {
+    let u = |i: usize| {
+        payload
+            .get(i..i + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(u32::from_le_bytes)
+    };
+    Some([u(0)?, u(4)?, u(8)?])
 }
