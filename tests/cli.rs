@@ -140,11 +140,22 @@ fn input_errors_exit_1_with_the_file_named() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a known mesh format"));
 
+    // A recognised format that is not supported yet.
+    let unigine = dir.path().join("x.mesh");
+    std::fs::write(&unigine, b"ms14\x00\x00\x00\x00").unwrap();
+    let out = meshcodec(&["info", s(&unigine)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unigine-mesh") && err.contains("not supported yet"),
+        "{err}"
+    );
+    // A CSGPHS blob with an unknown version.
     let csg = dir.path().join("x.bin");
-    std::fs::write(&csg, b"CSGPHS\x00\x00\x00\x00BLOCK").unwrap();
+    std::fs::write(&csg, b"CSGPHS\x09\x00\x00\x00").unwrap();
     let out = meshcodec(&["info", s(&csg)]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("csgphs"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unsupported version CSGPHS 9"));
 }
 
 #[test]
