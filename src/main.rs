@@ -157,9 +157,7 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     };
     let info = mesh.info().map_err(|e| fail(path, e))?;
     if json {
-        let text = serde_json::to_string_pretty(&info).map_err(|e| fail(path, e))?;
-        println!("{text}");
-        return Ok(ExitCode::SUCCESS);
+        return print_json(path, &info);
     }
     println!("format:     FileMesh {}", info.version);
     if let Some(h) = info.header_size {
@@ -241,9 +239,7 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
 fn info_csgphs(path: &Path, c: &Csgphs, json: bool) -> Result<ExitCode, Failure> {
     let info = c.info(&Limits::default()).map_err(|e| fail(path, e))?;
     if json {
-        let text = serde_json::to_string_pretty(&info).map_err(|e| fail(path, e))?;
-        println!("{text}");
-        return Ok(ExitCode::SUCCESS);
+        return print_json(path, &info);
     }
     println!("format:     CSGPHS {}", info.version);
     if let Some(t) = info.geometry_type {
@@ -361,11 +357,15 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
 }
 
 fn dump(path: &Path) -> Result<ExitCode, Failure> {
-    let text = match load_any(path)? {
-        Loaded::FileMesh(m) => serde_json::to_string_pretty(&m),
-        Loaded::Csgphs(c) => serde_json::to_string_pretty(&c),
+    match load_any(path)? {
+        Loaded::FileMesh(m) => print_json(path, &m),
+        Loaded::Csgphs(c) => print_json(path, &c),
     }
-    .map_err(|e| fail(path, e))?;
+}
+
+/// Prints a value as pretty JSON on standard output.
+fn print_json(path: &Path, value: &impl serde::Serialize) -> Result<ExitCode, Failure> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| fail(path, e))?;
     println!("{text}");
     Ok(ExitCode::SUCCESS)
 }

@@ -6,14 +6,6 @@ use meshcodec::roblox::convert::LossKind;
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{Body, ChunkData, FileMesh, Version};
 
-fn all_files() -> Vec<std::path::PathBuf> {
-    let mut files = common::fixture_files();
-    if let Some(dir) = common::corpus() {
-        files.extend(common::corpus_filemeshes(&dir, common::ALL_VERSIONS));
-    }
-    files
-}
-
 /// Every real 7.00 file with a Draco core mesh: 7.00 → 5.00 → 7.00 gives the same bytes.
 #[test]
 fn draco_files_survive_7_to_5_to_7_byte_identical() {
@@ -67,7 +59,7 @@ fn lod0_corners(m: &Mesh) -> Vec<([f32; 3], [f32; 2])> {
 #[test]
 fn every_file_converts_to_every_version_keeping_lod0_geometry() {
     let mut n = 0;
-    for path in all_files() {
+    for path in common::fixtures_and_corpus_filemeshes() {
         let mesh = Mesh::read(&std::fs::read(&path).unwrap()).unwrap();
         let want = lod0_corners(&mesh);
         for target in Version::ALL {

@@ -5,18 +5,10 @@ mod common;
 use meshcodec::roblox::model::{Lods, Mesh, Tangent};
 use meshcodec::roblox::{Body, FileMesh, Version};
 
-fn all_files() -> Vec<std::path::PathBuf> {
-    let mut files = common::fixture_files();
-    if let Some(dir) = common::corpus() {
-        files.extend(common::corpus_filemeshes(&dir, common::ALL_VERSIONS));
-    }
-    files
-}
-
 #[test]
 fn every_file_reads_into_the_model_with_the_counts_of_info() {
     let mut n = 0;
-    for path in all_files() {
+    for path in common::fixtures_and_corpus_filemeshes() {
         let file = FileMesh::read(&std::fs::read(&path).unwrap()).unwrap();
         let info = file.info().unwrap();
         let mesh = Mesh::from_file(&file).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -121,7 +113,7 @@ fn tangent_bytes_round_trip_exactly() {
 #[test]
 fn skinning_resolves_to_global_bones() {
     let mut skinned = 0;
-    for path in all_files() {
+    for path in common::fixtures_and_corpus_filemeshes() {
         let mesh = Mesh::read(&std::fs::read(&path).unwrap()).unwrap();
         let Some(skin) = &mesh.skinning else { continue };
         assert_eq!(skin.len(), mesh.vertices.len());
@@ -142,7 +134,7 @@ fn skinning_resolves_to_global_bones() {
 #[test]
 fn facs_poses_are_dequantized_matrix_values() {
     use meshcodec::roblox::{Facs, MatrixData};
-    for path in all_files() {
+    for path in common::fixtures_and_corpus_filemeshes() {
         let file = FileMesh::read(&std::fs::read(&path).unwrap()).unwrap();
         let Body::V4(b) = &file.body else { continue };
         let Facs::Data(d) = &b.facs else { continue };

@@ -113,3 +113,12 @@ pub const ALL_VERSIONS: &[&str] = &[
 pub const BINARY_VERSIONS: &[&str] = &[
     "2.00", "3.00", "3.01", "4.00", "4.01", "5.00", "6.00", "7.00",
 ];
+
+/// Every fixture of every set, plus every FileMesh in the corpus when it is present.
+pub fn fixtures_and_corpus_filemeshes() -> Vec<PathBuf> {
+    let mut files = fixture_files();
+    if let Some(dir) = corpus() {
+        files.extend(corpus_filemeshes(&dir, ALL_VERSIONS));
+    }
+    files
+}
