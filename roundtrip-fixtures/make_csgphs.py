@@ -1,9 +1,11 @@
 """Generate CSGPHS fixtures (versions 0, 3, 5, 6, 7, 8), stdlib only.
 
-Written from shared/specs/roblox-csgphs.txt and FORMAT-NOTES.md ("CSGPHS"),
-independently of the meshcodec library. The version 8 fixture wraps a version 7 style
-payload in a zstd frame made of *raw* (stored) blocks, assembled by hand from the zstd
-frame format (RFC 8878), so no compressor is needed.
+Written from shared/specs/roblox-csgphs.txt, FORMAT-NOTES.md ("CSGPHS") and
+docs/csgphs-v8.md, independently of the meshcodec library. The version 8 fixtures hold a
+payload built here: hulls Edgebreaker-coded by the small encoder below (Rossignac's
+corner-table Edgebreaker, Roblox's bit codes and packing) and a raw hull block, in a zstd
+frame made of *raw* (stored) blocks assembled by hand from the zstd frame format
+(RFC 8878), so no compressor is needed.
 
     python3 roundtrip-fixtures/make_csgphs.py           # write csgphs/*.bin + expected.json
     python3 roundtrip-fixtures/make_csgphs.py --check   # re-generate and compare, walk the hulls
@@ -57,6 +59,103 @@ def zstd_raw_frame(payload, block=64):
     return out
 
 
+def tetra_hull(x0, y0, z0, s):
+    """A tetrahedron with outward-facing triangles."""
+    v = [(x0, y0, z0), (x0 + s, y0, z0), (x0, y0 + s, z0), (x0, y0, z0 + s)]
+    return v, [(0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2)]
+
+
+def nxt(c):
+    return c - c % 3 + (c + 1) % 3
+
+
+def prv(c):
+    return c - c % 3 + (c + 2) % 3
+
+
+CODES = {"C": "0", "S": "100", "R": "101", "L": "110", "E": "111"}
+
+
+def edgebreaker(tris):
+    """Edgebreaker-code a closed genus-0 hull, starting at tris[0] and entering the
+    triangle across the edge opposite its corner 1. Returns the symbols, the vertex order
+    (new -> old) and the triangles renumbered, in the order a decoder rebuilds them."""
+    V = [v for t in tris for v in t]
+    edge = {(V[nxt(c)], V[prv(c)]): c for c in range(len(V))}
+    O = [edge[(V[prv(c)], V[nxt(c)])] for c in range(len(V))]
+    order, seen_t, out, syms, stack = list(V[:3]), {0}, [tuple(V[:3])], [], []
+    c = O[1]
+    while True:
+        seen_t.add(c // 3)
+        out.append((V[c], V[nxt(c)], V[prv(c)]))
+        r, l = O[nxt(c)], O[prv(c)]
+        if V[c] not in order:
+            order.append(V[c])
+            syms.append("C")
+            c = r
+            continue
+        rs, ls = r // 3 in seen_t, l // 3 in seen_t
+        if rs and ls:
+            syms.append("E")
+            if not stack:
+                break
+            c = stack.pop()
+        elif rs:
+            syms.append("R")
+            c = l
+        elif ls:
+            syms.append("L")
+            c = r
+        else:
+            syms.append("S")
+            stack.append(l)
+            c = r
+    assert len(out) == len(tris) and len(order) == 2 + len(tris) // 2
+    new = {old: i for i, old in enumerate(order)}
+    return syms, order, [[new[v] for v in t] for t in out]
+
+
+def pack_bits(bits):
+    """32-bit little-endian words, first bit highest; the last partial word of n bits holds
+    them in its low n bits. Zero-padded to a multiple of 8 bytes."""
+    words = [int(bits[i:i + 32], 2) for i in range(0, len(bits), 32)]
+    if len(words) % 2:
+        words.append(0)
+    return struct.pack("<%dI" % len(words), *words)
+
+
+def v8_payload(coded, raw):
+    """The decompressed version 8 content: coded hulls (vertices, triangles) and raw ones."""
+    bits, verts, tris_out = "", [], []
+    for v, t in coded:
+        syms, order, renum = edgebreaker(t)
+        bits += "".join(CODES[s] for s in syms)
+        verts += [v[o] for o in order]
+        tris_out.append(renum)
+    rawblk = b""
+    if raw:
+        iranges, pranges, idx, flt = [0], [0], [], []
+        for v, t in raw:
+            idx += [i for tri in t for i in tri]
+            flt += [c for p in v for c in p]
+            iranges.append(len(idx))
+            pranges.append(len(flt))
+        rawblk = (struct.pack("<I%dI" % len(iranges), len(iranges), *iranges)
+                  + struct.pack("<%dI" % len(idx), *idx)
+                  + struct.pack("<I%dI" % len(pranges), len(pranges), *pranges)
+                  + struct.pack("<%df" % len(flt), *flt))
+    packed = pack_bits(bits)
+    lo = [min(p[k] for p in verts) for k in range(3)]
+    hi = [max(p[k] for p in verts) for k in range(3)]
+    head = struct.pack("<9I", len(coded), len(verts), sum(len(t) for _, t in coded),
+                       max(len(v) for v, _ in coded), max(len(t) for _, t in coded),
+                       len(rawblk), len(bits), len(packed), 12 * len(verts))
+    payload = (head + struct.pack("<6f", *lo, *hi) + rawblk + packed
+               + b"".join(struct.pack("<3f", *p) for p in verts))
+    hull_tris = [[list(x) for x in t] for _, t in raw] + tris_out
+    return payload, hull_tris
+
+
 def fixtures():
     boxes = [box_hull(0, 0, 0, 2, 1, 1), box_hull(3, 0, 0, 1, 1, 1), box_hull(0, 2, 0, 1, 2, 3)]
     hulls = b"".join(hull_record(*b) for b in boxes)
@@ -76,9 +175,24 @@ def fixtures():
         "csgphs6.bin": (head(6) + phys + hulls, dict(exp(6, 3), volume=9.0)),
         "csgphs7.bin": (head(7) + bytes([3]) + phys + hulls, dict(exp(7, 3), volume=9.0, geometry_type=3)),
     }
-    inner = bytes([2]) + phys + hulls
-    files["csgphs8-raw-blocks.bin"] = (head(8) + struct.pack("<H", 0) + zstd_raw_frame(inner),
-                                       {"version": 8, "decompressed_bytes": len(inner)})
+    # Version 8: two coded boxes (46 bits: a full 32-bit word and a partial one).
+    coded = [boxes[0], boxes[2]]
+    inner, tris = v8_payload(coded, [])
+    files["csgphs8-boxes.bin"] = (
+        head(8) + bytes([2, 0]) + zstd_raw_frame(inner),
+        {"version": 8, "hulls": 2, "vertices": 16, "faces": 24, "hull_counts": [[8, 12], [8, 12]],
+         "geometry_type": 2, "decompressed_bytes": len(inner), "computed_volume": 8.0,
+         "hull_triangles": tris})
+    # Version 8 with a raw hull: a flat, doubly covered square (non-manifold, no volume),
+    # then a coded box and a coded tetrahedron (23 + 7 = 30 bits: one partial word).
+    flat = ([(0, 5, 0), (1, 5, 0), (1, 5, 1), (0, 5, 1)], [(0, 1, 2), (0, 2, 3), (0, 2, 1), (0, 3, 2)])
+    coded = [boxes[1], tetra_hull(5, 5, 5, 3)]
+    inner, tris = v8_payload(coded, [flat])
+    files["csgphs8-raw-hull.bin"] = (
+        head(8) + bytes([3, 0]) + zstd_raw_frame(inner),
+        {"version": 8, "hulls": 3, "vertices": 16, "faces": 20, "hull_counts": [[4, 4], [8, 12], [4, 4]],
+         "geometry_type": 3, "decompressed_bytes": len(inner), "computed_volume": 1.0 + 4.5,
+         "hull_triangles": tris})
     return files
 
 
@@ -97,6 +211,37 @@ def walk_hulls(data):
     return n
 
 
+def unraw_frame(frame):
+    """The content of a zstd frame of raw blocks (what zstd_raw_frame makes)."""
+    assert struct.unpack_from("<I", frame)[0] == 0xFD2FB528 and frame[4] == 0xA0
+    size, = struct.unpack_from("<I", frame, 5)
+    p, out, last = 9, b"", 0
+    while not last:
+        h = int.from_bytes(frame[p:p + 3], "little")
+        last, typ, n = h & 1, (h >> 1) & 3, h >> 3
+        assert typ == 0
+        out += frame[p + 3:p + 3 + n]
+        p += 3 + n
+    assert p == len(frame) and len(out) == size
+    return out
+
+
+def check_v8(data, e):
+    """Header relations of docs/csgphs-v8.md, and per hull 4V - 9 bits, 2V - 3 of them ones."""
+    inner = unraw_frame(data[12:])
+    H, V, T, maxv, maxt, R, B, nb, nv = struct.unpack_from("<9I", inner)
+    ok = T == 2 * V - 4 * H and B == 2 * T - H and nb == (B + 63) // 64 * 8 and nv == 12 * V
+    ok &= len(inner) == 60 + R + nb + nv == e["decompressed_bytes"]
+    coded = [c for c in e["hull_counts"][len(e["hull_counts"]) - H:]]
+    ok &= sum(c[0] for c in coded) == V and sum(c[1] for c in coded) == T
+    ok &= maxv == max(c[0] for c in coded) and maxt == max(c[1] for c in coded)
+    words = struct.unpack_from("<%dI" % (nb // 4), inner, 60 + R)
+    bits = "".join(format(w, "032b") if 32 * (i + 1) <= B else format(w, "0%db" % (B - 32 * i))
+                   for i, w in enumerate(words) if 32 * i < B)
+    ok &= bits.count("1") == 2 * V - 3 * H and len(bits) == B
+    return ok
+
+
 def check():
     files = fixtures()
     expected = json.load(open(os.path.join(OUT, "expected.json")))
@@ -110,6 +255,8 @@ def check():
             good &= walk_hulls(data[50:]) == e["hull_counts"]
         elif v == 7:
             good &= walk_hulls(data[51:]) == e["hull_counts"]
+        elif v == 8:
+            good &= check_v8(data, e)
         print("%s %s" % ("ok  " if good else "FAIL", name))
         ok &= good
     return ok

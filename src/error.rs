@@ -132,6 +132,16 @@ impl Error {
         &self.kind
     }
 
+    /// Puts `outer` in front of the context (for errors from decoded, nested data).
+    pub(crate) fn within(mut self, outer: &str) -> Self {
+        self.context = if self.context.is_empty() {
+            outer.to_string()
+        } else {
+            format!("{outer} › {}", self.context)
+        };
+        self
+    }
+
     /// Moves the offset by `by` bytes (for errors from a sub-slice of the input).
     pub(crate) fn shift(&mut self, by: u64) {
         if let Some(o) = &mut self.offset {

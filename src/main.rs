@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use meshcodec::roblox::convert::Loss;
+use meshcodec::roblox::csg_model::{CsgMesh, CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
 use meshcodec::roblox::csgphs::Csgphs;
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{FileMesh, Version};
@@ -16,10 +18,10 @@ use meshcodec::{detect, Format, Limits};
 #[command(
     name = "meshcodec",
     version,
-    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00 so far)",
+    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00 and CSGPHS so far)",
     long_about = "Read and write game mesh files exactly.\n\n\
         Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
-        Roblox CSGPHS 0, 3, 5, 6, 7, 8 (byte-exact; version 8's zstd frame kept as read).\n\
+        Roblox CSGPHS (collision data) 0, 3, 5, 6, 7, 8 (byte-exact; version 8 decoded).\n\
         Recognised but not yet supported: UNIGINE, STF.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
@@ -46,9 +48,10 @@ enum Command {
         input: PathBuf,
         /// Output file.
         output: PathBuf,
-        /// Target version: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00, 6.00, 7.00.
-        #[arg(long, value_name = "VER", value_parser = clap::value_parser!(Version))]
-        to: Option<Version>,
+        /// Target version. FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
+        /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8.
+        #[arg(long, value_name = "VER", value_parser = parse_target)]
+        to: Option<String>,
         /// Accept a conversion that loses data the target cannot hold.
         #[arg(long)]
         allow_lossy: bool,
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
             output,
             to,
             allow_lossy,
-        } => convert(&input, &output, to, allow_lossy),
+        } => convert(&input, &output, to.as_deref(), allow_lossy),
         Command::Verify { files } => verify(&files),
         Command::Dump { file } => dump(&file),
     };
@@ -255,10 +258,24 @@ fn info_csgphs(path: &Path, c: &Csgphs, json: bool) -> Result<ExitCode, Failure>
             p.volume, p.center_of_gravity, p.inertia
         );
     }
+    if let Some(p) = &info.computed_physics {
+        println!(
+            "from hulls: volume {}, centre of gravity {:?}, inertia {:?}",
+            p.volume, p.center_of_gravity, p.inertia
+        );
+    }
+    if let Some(d) = info.physics_max_relative_difference {
+        let verdict = if d <= PHYSICS_TOLERANCE {
+            "agrees with"
+        } else {
+            "DIFFERS from"
+        };
+        println!("physics:    stored {verdict} the geometry (largest relative difference {d:.1e})");
+    }
     if let Some(z) = &info.compressed {
         println!(
-            "zstd:       flags {}, {} bytes → {} bytes",
-            z.flags, z.frame_bytes, z.decompressed_bytes
+            "zstd:       {} bytes → {} bytes; {} Edgebreaker-coded hulls ({} bits), {} raw",
+            z.frame_bytes, z.decompressed_bytes, z.coded_hulls, z.connectivity_bits, z.raw_hulls
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -267,51 +284,107 @@ fn info_csgphs(path: &Path, c: &Csgphs, json: bool) -> Result<ExitCode, Failure>
 fn convert(
     input: &Path,
     output: &Path,
-    to: Option<Version>,
+    to: Option<&str>,
     allow_lossy: bool,
 ) -> Result<ExitCode, Failure> {
-    let file = match (load_any(input)?, to) {
-        (Loaded::FileMesh(m), _) => m,
-        (Loaded::Csgphs(c), None) => {
-            let bytes = c.write().map_err(|e| fail(input, e))?;
-            std::fs::write(output, bytes)
-                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        (Loaded::Csgphs(_), Some(_)) => {
-            return Err(fail(
-                input,
-                "--to is for FileMesh versions; CSGPHS is rewritten as it is",
-            ))
-        }
-    };
-    let bytes = match to {
-        // Same version: the raw layer writes the file back byte for byte.
-        None => file.write(),
-        Some(target) if target == file.version => file.write(),
-        Some(target) => {
-            let mesh = Mesh::from_file(&file).map_err(|e| fail(input, e))?;
-            let losses = mesh.losses(target);
-            if !losses.is_empty() && !allow_lossy {
-                let list: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
-                return Err(fail(
-                    input,
-                    format!(
-                        "converting {} to {target} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
-                        file.version,
-                        list.join("\n")
-                    ),
-                ));
+    let bytes = match load_any(input)? {
+        Loaded::FileMesh(file) => {
+            let target = to
+                .map(|t| {
+                    t.parse::<Version>().map_err(|_| {
+                        fail(
+                            input,
+                            format!("--to {t}: this is a FileMesh; its versions are 1.00 to 7.00"),
+                        )
+                    })
+                })
+                .transpose()?;
+            match target {
+                // Same version: the raw layer writes the file back byte for byte.
+                None => file.write(),
+                Some(target) if target == file.version => file.write(),
+                Some(target) => {
+                    let mesh = Mesh::from_file(&file).map_err(|e| fail(input, e))?;
+                    let from = file.version.to_string();
+                    check_losses(
+                        input,
+                        &from,
+                        &target.to_string(),
+                        &mesh.losses(target),
+                        allow_lossy,
+                    )?;
+                    mesh.to_file(target).and_then(|f| f.write())
+                }
             }
-            for l in &losses {
-                eprintln!("meshcodec: {}: dropped: {l}", input.display());
+        }
+        Loaded::Csgphs(c) => {
+            let target = to.map(|t| parse_csgphs_version(input, t)).transpose()?;
+            match target {
+                None => c.write(),
+                Some(target) if target == c.version => c.write(),
+                Some(target) => {
+                    let model =
+                        CsgMesh::from_csgphs(&c, &Limits::default()).map_err(|e| fail(input, e))?;
+                    let (from, to) = (format!("CSGPHS {}", c.version), format!("CSGPHS {target}"));
+                    check_losses(input, &from, &to, &model.losses(target), allow_lossy)?;
+                    model.to_csgphs(target).and_then(|c| c.write())
+                }
             }
-            mesh.to_file(target).and_then(|f| f.write())
         }
     }
     .map_err(|e| fail(input, e))?;
     std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--to`: a FileMesh or a CSGPHS version (which one must fit the input is checked later).
+fn parse_target(t: &str) -> Result<String, String> {
+    let csg = t.parse::<u32>().is_ok_and(|v| CSGPHS_VERSIONS.contains(&v));
+    if csg || t.parse::<Version>().is_ok() {
+        Ok(t.to_string())
+    } else {
+        Err(format!(
+            "unknown FileMesh or CSGPHS version {t:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, \
+             4.00, 4.01, 5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8)"
+        ))
+    }
+}
+
+fn parse_csgphs_version(input: &Path, t: &str) -> Result<u32, Failure> {
+    t.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|v| CSGPHS_VERSIONS.contains(v))
+        .ok_or_else(|| {
+            fail(
+                input,
+                format!("--to {t}: this is CSGPHS data; its versions are 0, 3, 5, 6, 7, 8"),
+            )
+        })
+}
+
+/// Refuses a lossy conversion unless allowed; prints what is dropped when it is.
+fn check_losses(
+    input: &Path,
+    from: &str,
+    to: &str,
+    losses: &[Loss],
+    allow_lossy: bool,
+) -> Result<(), Failure> {
+    if !losses.is_empty() && !allow_lossy {
+        let list: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
+        return Err(fail(
+            input,
+            format!(
+                "converting {from} to {to} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
+                list.join("\n")
+            ),
+        ));
+    }
+    for l in losses {
+        eprintln!("meshcodec: {}: dropped: {l}", input.display());
+    }
+    Ok(())
 }
 
 fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
@@ -359,7 +432,18 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
 fn dump(path: &Path) -> Result<ExitCode, Failure> {
     match load_any(path)? {
         Loaded::FileMesh(m) => print_json(path, &m),
-        Loaded::Csgphs(c) => print_json(path, &c),
+        Loaded::Csgphs(c) => {
+            // Version 8: the zstd frame's content too, parsed.
+            let payload = c.payload(&Limits::default()).map_err(|e| fail(path, e))?;
+            #[derive(serde::Serialize)]
+            struct Dump<'a> {
+                #[serde(flatten)]
+                raw: &'a Csgphs,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                payload: Option<meshcodec::roblox::csgphs::V8Payload>,
+            }
+            print_json(path, &Dump { raw: &c, payload })
+        }
     }
 }
 

@@ -123,7 +123,7 @@ fn usage_errors_exit_2() {
     assert_eq!(meshcodec(&["frobnicate", "x"]).status.code(), Some(2));
     let out = meshcodec(&["convert", "a", "b", "--to", "9.99"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown FileMesh version"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown FileMesh or CSGPHS version"));
 }
 
 #[test]

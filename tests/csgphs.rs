@@ -61,6 +61,9 @@ fn fixtures_match_the_generators_expectations() {
         for (key, want) in exp.as_object().unwrap() {
             let got = match key.as_str() {
                 "volume" => info["physics"]["volume"].clone(),
+                "computed_volume" => info["computed_physics"]["volume"].clone(),
+                // Checked against the model in tests/csg_model.rs.
+                "hull_triangles" => continue,
                 "decompressed_bytes" => info["compressed"]["decompressed_bytes"].clone(),
                 "hull_counts" => serde_json::Value::from(
                     info["hull_counts"]
@@ -105,7 +108,11 @@ fn decompression_is_bounded_by_limits() {
     let frame = zstd::encode_all(&vec![0u8; 4 << 20][..], 3).unwrap();
     let c = Csgphs {
         version: 8,
-        body: CsgBody::Compressed(Compressed { flags: 0, frame }),
+        body: CsgBody::Compressed(Compressed {
+            geometry_type: 0,
+            reserved: 0,
+            frame,
+        }),
     };
     let bytes = c.write().unwrap();
     assert!(bytes.len() < 4096);
@@ -124,7 +131,8 @@ fn decompression_is_bounded_by_limits() {
     let bad = Csgphs {
         version: 8,
         body: CsgBody::Compressed(Compressed {
-            flags: 2,
+            geometry_type: 2,
+            reserved: 0,
             frame: vec![1, 2, 3],
         }),
     };
@@ -215,10 +223,16 @@ fn blob() -> impl Strategy<Value = Csgphs> {
                 hulls
             })
         }),
-        (any::<u16>(), vec(any::<u8>(), 0..30)).prop_map(|(flags, frame)| Csgphs {
-            version: 8,
-            body: CsgBody::Compressed(Compressed { flags, frame })
-        }),
+        (any::<u8>(), any::<u8>(), vec(any::<u8>(), 0..30)).prop_map(
+            |(geometry_type, reserved, frame)| Csgphs {
+                version: 8,
+                body: CsgBody::Compressed(Compressed {
+                    geometry_type,
+                    reserved,
+                    frame
+                })
+            }
+        ),
     ]
 }
 
@@ -282,7 +296,13 @@ fn physics_from_box_hulls_matches_the_analytic_values() {
     let c =
         Csgphs::read(&std::fs::read(common::fixture_dir("csgphs").join("csgphs5.bin")).unwrap())
             .unwrap();
-    let p = physics_from_hulls(c.hulls());
+    let model = meshcodec::roblox::csg_model::CsgMesh::from_csgphs(&c, &Limits::default()).unwrap();
+    let p = physics_from_hulls(
+        model
+            .hulls
+            .iter()
+            .map(|h| (&h.positions[..], &h.triangles[..])),
+    );
     // (origin, size) of the boxes of make_csgphs.py.
     let boxes = [
         ([0.0, 0.0, 0.0], [2.0, 1.0, 1.0]),
@@ -343,18 +363,91 @@ fn stored_physics_of_real_blobs_agrees_with_geometry() {
             assert!(d < 1e-6, "{}: {d}", path.display());
             n += 1;
         }
-        // Version 8: the payload header's counts, with T = 2V − 4H (closed hulls).
-        if c.version == 8 {
-            assert!(info.hulls > 0);
-            assert_eq!(
-                info.faces,
-                2 * info.vertices - 4 * info.hulls,
-                "{}",
-                path.display()
-            );
+        // Version 8 coded hulls are closed: T = 2V − 4 for each.
+        if let Some(z) = &info.compressed {
+            assert!(z.coded_hulls > 0);
+            for h in &info.hull_counts[z.raw_hulls..] {
+                assert_eq!(h.faces, 2 * h.vertices - 4, "{}", path.display());
+            }
         }
     }
     if common::corpus().is_some() {
         assert!(n >= 1);
+    }
+}
+
+/// `meshcodec convert`: without `--to` byte-identical; with `--to` through the model,
+/// refusing a lossy conversion (status 1, the losses listed) unless `--allow-lossy`.
+#[test]
+fn cli_convert_between_csgphs_versions() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let dir = tempfile::tempdir().unwrap();
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let mut converted = 0;
+    for path in corpus_blobs().iter().chain(&fixture_blobs()) {
+        let bytes = std::fs::read(path).unwrap();
+        let same = dir.path().join("same.bin");
+        let out = run(&["convert".as_ref(), path.as_os_str(), same.as_os_str()]);
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(std::fs::read(&same).unwrap(), bytes, "{}", path.display());
+        for to in ["0", "3", "5", "6", "7", "8"] {
+            let target = dir.path().join(format!("to{to}.bin"));
+            let args = [
+                os("convert"),
+                path.clone().into(),
+                target.clone().into(),
+                os("--to"),
+                os(to),
+            ];
+            let strict = run(&args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+            let mut lossy_args = args.to_vec();
+            lossy_args.push(os("--allow-lossy"));
+            let lossy = run(&lossy_args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+            assert!(lossy.status.success(), "{lossy:?}");
+            let written = std::fs::read(&target).unwrap();
+            let back = Csgphs::read(&written).unwrap();
+            assert_eq!(back.version.to_string(), to);
+            if !strict.status.success() {
+                assert_eq!(strict.status.code(), Some(1));
+                let err = String::from_utf8_lossy(&strict.stderr);
+                assert!(
+                    err.contains("would lose") && err.contains("--allow-lossy"),
+                    "{err}"
+                );
+                assert!(!String::from_utf8_lossy(&lossy.stderr).is_empty());
+            }
+            converted += 1;
+        }
+    }
+    assert!(converted >= 6 * 7);
+    // A v8 blob to v7 and back is Roblox's file again (real blob when the corpus is there).
+    if let Some(real) = corpus_blobs()
+        .into_iter()
+        .find(|p| p.ends_with("csgphs8-raw-972.bin"))
+    {
+        let v7 = dir.path().join("v7.bin");
+        let v8 = dir.path().join("v8.bin");
+        assert!(run(&[
+            "convert".as_ref(),
+            real.as_os_str(),
+            v7.as_os_str(),
+            "--to".as_ref(),
+            "7".as_ref(),
+            "--allow-lossy".as_ref()
+        ])
+        .status
+        .success());
+        assert!(run(&[
+            "convert".as_ref(),
+            v7.as_os_str(),
+            v8.as_os_str(),
+            "--to".as_ref(),
+            "8".as_ref()
+        ])
+        .status
+        .success());
+        assert_eq!(std::fs::read(&v8).unwrap(), std::fs::read(&real).unwrap());
     }
 }

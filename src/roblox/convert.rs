@@ -66,6 +66,14 @@ pub enum LossKind {
     NormalPrecision,
     /// Numbers rounded to 6 significant digits (1.x text).
     TextPrecision,
+    /// CSGPHS: hull geometry, or the box shape of version 0.
+    CsgHulls,
+    /// CSGPHS: the geometry type byte (versions 7, 8).
+    CsgGeometryType,
+    /// CSGPHS: stored physics info that the geometry does not reproduce (versions 6, 7).
+    CsgPhysics,
+    /// CSGPHS: hull preambles, vertex/triangle order or hull order (version 8).
+    CsgHullLayout,
 }
 
 impl fmt::Display for Loss {

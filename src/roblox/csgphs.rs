@@ -178,18 +178,186 @@ pub struct TypedPhysicsHulls {
     pub hulls: HullList,
 }
 
-/// Version 8: a u16 (0, 2, 3 seen) and a zstd frame, kept as read.
+/// Version 8: a geometry type byte (0, 2, 3 seen, as in version 7), a byte that is 0 in
+/// real blobs, and a zstd frame holding a [`V8Payload`], kept as read.
 #[binrw]
 #[brw(little)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Compressed {
-    /// The u16 after the version.
-    pub flags: u16,
+    /// Geometry type, as in version 7.
+    pub geometry_type: u8,
+    /// The byte after it (0 in every real blob), kept as data.
+    pub reserved: u8,
     /// The zstd frame, to the end of the blob.
     #[br(parse_with = rest_bytes)]
     #[bw(write_with = pod_write)]
     #[serde(serialize_with = "byte_count")]
     pub frame: Vec<u8>,
+}
+
+/// The decompressed content of a version 8 blob (layout: `docs/csgphs-v8.md`).
+///
+/// Hulls that are closed genus-0 surfaces are Edgebreaker-coded: their connectivity is in
+/// `bits` ([`super::edgebreaker`]) and their vertices, hull after hull, in `vertices`. Other
+/// hulls (open, non-manifold, flat) are stored plainly in `raw_hulls`; the counts at the
+/// top describe the coded hulls only.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct V8Payload {
+    /// Number of coded hulls.
+    pub hull_count: u32,
+    /// Vertices of the coded hulls.
+    pub vertex_count: u32,
+    /// Triangles of the coded hulls (`2·vertex_count − 4·hull_count`).
+    pub triangle_count: u32,
+    /// Largest vertex count of one coded hull.
+    pub max_hull_vertices: u32,
+    /// Largest triangle count of one coded hull.
+    pub max_hull_triangles: u32,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(raw_hulls.as_ref().map_or(0, RawHulls::byte_size), "raw hull bytes"))]
+    raw_block_size: u32,
+    /// Number of connectivity bits.
+    pub bit_count: u32,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(bits.len(), "connectivity bytes"))]
+    bit_bytes: u32,
+    #[br(temp, try_map = |n: u32| multiple_of_12(n))]
+    #[bw(try_calc = count_as::<u32>(12 * vertices.len(), "vertex bytes"))]
+    vertex_bytes: u32,
+    /// Bounding box minimum of `vertices`.
+    pub bbox_min: [f32; 3],
+    /// Bounding box maximum of `vertices`.
+    pub bbox_max: [f32; 3],
+    /// Hulls stored plainly, when the block size is not 0.
+    #[br(parse_with = raw_block, args(raw_block_size))]
+    pub raw_hulls: Option<RawHulls>,
+    /// Connectivity bits, packed in 32-bit words, zero-padded to 8 bytes.
+    #[br(parse_with = pod_vec, args(u64::from(bit_bytes), "connectivity bytes"))]
+    #[bw(write_with = pod_write)]
+    #[serde(serialize_with = "byte_count")]
+    pub bits: Vec<u8>,
+    /// Vertex positions of the coded hulls.
+    #[br(parse_with = pod_vec, args(u64::from(vertex_bytes / 12), "vertices"))]
+    #[bw(write_with = pod_write)]
+    pub vertices: Vec<[f32; 3]>,
+}
+
+fn multiple_of_12(n: u32) -> std::result::Result<u32, crate::error::Invalid> {
+    if n.is_multiple_of(12) {
+        Ok(n)
+    } else {
+        Err(crate::error::Invalid(format!(
+            "vertex byte size {n} is not a multiple of 12"
+        )))
+    }
+}
+
+/// Hulls stored plainly inside a version 8 payload: per-hull ranges into a flat index
+/// array and a flat float array (`[0, end₀, end₁, …]`), indices local to each hull.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RawHulls {
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(index_ranges.len(), "raw hull ranges"))]
+    index_range_count: u32,
+    /// Offsets into `indices`, one more than the hull count.
+    #[br(parse_with = pod_vec, args(u64::from(index_range_count), "raw hull ranges"))]
+    #[bw(write_with = pod_write)]
+    pub index_ranges: Vec<u32>,
+    /// Triangle vertex indices, three per triangle.
+    #[br(parse_with = pod_vec, args(u64::from(index_ranges.last().copied().unwrap_or(0)), "raw hull indices"))]
+    #[bw(write_with = pod_write)]
+    pub indices: Vec<u32>,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(position_ranges.len(), "raw hull ranges"))]
+    position_range_count: u32,
+    /// Offsets into `positions` (in floats), one more than the hull count.
+    #[br(parse_with = pod_vec, args(u64::from(position_range_count), "raw hull ranges"))]
+    #[bw(write_with = pod_write)]
+    pub position_ranges: Vec<u32>,
+    /// x, y, z of every vertex.
+    #[br(parse_with = pod_vec, args(u64::from(position_ranges.last().copied().unwrap_or(0)), "raw hull floats"))]
+    #[bw(write_with = pod_write)]
+    pub positions: Vec<f32>,
+}
+
+impl RawHulls {
+    /// Bytes as written.
+    pub fn byte_size(&self) -> usize {
+        8 + 4
+            * (self.index_ranges.len()
+                + self.indices.len()
+                + self.position_ranges.len()
+                + self.positions.len())
+    }
+
+    /// True when the arrays are as long as the last ranges say (what a reader needs).
+    pub fn is_consistent(&self) -> bool {
+        let last = |r: &[u32]| r.last().map_or(0, |&x| x as usize);
+        last(&self.index_ranges) == self.indices.len()
+            && last(&self.position_ranges) == self.positions.len()
+    }
+}
+
+/// binrw `parse_with`: the raw hull block of `size` bytes (none when 0).
+fn raw_block<R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (size,): (u32,),
+) -> BinResult<Option<RawHulls>> {
+    if size == 0 {
+        return Ok(None);
+    }
+    let start = reader.stream_position()?;
+    let hulls = RawHulls::read_options(reader, endian, ())?;
+    let end = reader.stream_position()?;
+    if end - start != u64::from(size) {
+        return Err(crate::io::invalid(
+            start,
+            format!(
+                "the raw hull block is {size} bytes, its ranges describe {}",
+                end - start
+            ),
+        ));
+    }
+    Ok(Some(hulls))
+}
+
+/// The zstd level that reproduces Roblox's version 8 frames (with libzstd 1.5.2, any of
+/// 16–22 does; see `docs/csgphs-v8.md`).
+pub const ZSTD_LEVEL: i32 = 19;
+
+impl V8Payload {
+    /// The payload bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let cap = 60
+            + self.raw_hulls.as_ref().map_or(0, RawHulls::byte_size)
+            + self.bits.len()
+            + 12 * self.vertices.len();
+        if let Some(r) = &self.raw_hulls {
+            if !r.is_consistent() {
+                return Err(Error::new(
+                    "CSGPHS v8 raw hulls",
+                    ErrorKind::Inconsistent("the arrays do not match their last ranges".into()),
+                ));
+            }
+        }
+        write_all(&[], self, cap, ())
+    }
+
+    /// A zstd frame as Roblox writes it: one shot, level [`ZSTD_LEVEL`], content size, no
+    /// checksum.
+    pub fn compress(&self) -> Result<Vec<u8>> {
+        let bytes = self.to_bytes()?;
+        let err = |e: std::io::Error| Error::new("CSGPHS zstd frame", ErrorKind::Io(e));
+        let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(err)?;
+        c.include_checksum(false).map_err(err)?;
+        c.include_contentsize(true).map_err(err)?;
+        c.compress(&bytes).map_err(err)
+    }
 }
 
 fn byte_count<S: serde::Serializer>(b: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -302,6 +470,16 @@ impl Csgphs {
         }
     }
 
+    /// Version 8: the parsed content of the zstd frame.
+    pub fn payload(&self, limits: &Limits) -> Result<Option<V8Payload>> {
+        match self.decompress(limits)? {
+            Some(bytes) => read_all(&bytes, limits, ())
+                .map(Some)
+                .map_err(|e: Error| e.within("decompressed CSGPHS v8 payload")),
+            None => Ok(None),
+        }
+    }
+
     /// Version 8: the decompressed frame, at most `limits.max_decoded_bytes`.
     pub fn decompress(&self, limits: &Limits) -> Result<Option<Vec<u8>>> {
         let CsgBody::Compressed(c) = &self.body else {
@@ -350,7 +528,7 @@ pub struct CsgInfo {
     pub faces: usize,
     /// Per hull: vertices and triangles.
     pub hull_counts: Vec<HullCounts>,
-    /// Geometry type byte (version 7).
+    /// Geometry type byte (versions 7 and 8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub geometry_type: Option<u8>,
     /// Stored physics info (versions 6, 7).
@@ -362,7 +540,7 @@ pub struct CsgInfo {
     /// Largest relative difference between stored and computed physics values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub physics_max_relative_difference: Option<f64>,
-    /// Version 8: the u16 after the version and the decompressed size.
+    /// Version 8: sizes and how the hulls are stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed: Option<CompressedInfo>,
 }
@@ -379,91 +557,23 @@ pub struct HullCounts {
 /// Version 8 figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CompressedInfo {
-    /// The u16 after the version.
-    pub flags: u16,
+    /// The byte after the geometry type.
+    pub reserved: u8,
     /// zstd frame bytes.
     pub frame_bytes: usize,
     /// Decompressed bytes.
     pub decompressed_bytes: usize,
+    /// Hulls stored plainly (they come first in `hull_counts`).
+    pub raw_hulls: usize,
+    /// Edgebreaker-coded hulls.
+    pub coded_hulls: usize,
+    /// Connectivity bits.
+    pub connectivity_bits: u32,
 }
 
-impl Csgphs {
-    /// The summary printed by `meshcodec info` (decompresses version 8 within `limits`).
-    pub fn info(&self, limits: &Limits) -> Result<CsgInfo> {
-        let hull_counts: Vec<HullCounts> = self
-            .hulls()
-            .iter()
-            .map(|h| HullCounts {
-                vertices: h.num_vertices(),
-                faces: h.num_faces(),
-            })
-            .collect();
-        let mut v8 = None;
-        let compressed = match (&self.body, self.decompress(limits)?) {
-            (CsgBody::Compressed(c), Some(d)) => {
-                v8 = v8_counts(&d);
-                Some(CompressedInfo {
-                    flags: c.flags,
-                    frame_bytes: c.frame.len(),
-                    decompressed_bytes: d.len(),
-                })
-            }
-            _ => None,
-        };
-        let computed = (!self.hulls().is_empty()).then(|| physics_from_hulls(self.hulls()));
-        let diff = match (self.physics(), &computed) {
-            (Some(s), Some(c)) => {
-                let a = [s.volume]
-                    .into_iter()
-                    .chain(s.center_of_gravity)
-                    .chain(s.inertia);
-                let b = [c.volume]
-                    .into_iter()
-                    .chain(c.center_of_gravity)
-                    .chain(c.inertia);
-                let scale = f64::from(
-                    s.inertia
-                        .iter()
-                        .chain([&s.volume])
-                        .fold(0f32, |m, x| m.max(x.abs())),
-                );
-                Some(
-                    a.zip(b)
-                        .map(|(x, y)| f64::from((x - y).abs()) / scale.max(1e-30))
-                        .fold(0f64, f64::max),
-                )
-            }
-            _ => None,
-        };
-        let (hulls, vertices, faces) = match v8 {
-            Some([h, v, t]) => (h as usize, v as usize, t as usize),
-            None => (
-                hull_counts.len(),
-                hull_counts.iter().map(|h| h.vertices).sum(),
-                hull_counts.iter().map(|h| h.faces).sum(),
-            ),
-        };
-        Ok(CsgInfo {
-            format: "csgphs",
-            version: self.version,
-            hulls,
-            vertices,
-            faces,
-            hull_counts,
-            geometry_type: match &self.body {
-                CsgBody::Typed(t) => Some(t.geometry_type),
-                _ => None,
-            },
-            physics: self.physics().copied(),
-            computed_physics: computed,
-            physics_max_relative_difference: diff,
-            compressed,
-        })
-    }
-}
-
-/// Mass properties of closed, outward-oriented triangle meshes (density 1), by exact
-/// polyhedral integrals: each triangle and the origin form a signed tetrahedron.
+/// Mass properties of closed, outward-oriented triangle meshes given as (positions,
+/// triangles) (density 1), by exact polyhedral integrals: each triangle and the origin form
+/// a signed tetrahedron. Triangles with an index out of range are skipped.
 ///
 /// Roblox's convention, checked on a real version 7 blob: volume is the sum of the hull
 /// volumes (overlaps counted twice), the centre of gravity is volume-weighted, and the
@@ -471,20 +581,14 @@ impl Csgphs {
 /// off-diagonal entries `I_xy = −∫(x − cx)(y − cy) dV`.
 // Fixed 3-element arrays indexed by 0..3 loop counters: no input-dependent index.
 #[allow(clippy::indexing_slicing)]
-pub fn physics_from_hulls(hulls: &[Hull]) -> PhysicsInfo {
+pub fn physics_from_hulls<'a>(
+    hulls: impl IntoIterator<Item = (&'a [[f32; 3]], &'a [[u32; 3]])>,
+) -> PhysicsInfo {
     let (mut vol, mut first) = (0f64, [0f64; 3]);
     let mut second = [[0f64; 3]; 3];
-    for h in hulls {
-        let p = |i: u32| -> Option<[f64; 3]> {
-            let i = i as usize * 3;
-            Some([
-                f64::from(*h.vertices.get(i)?),
-                f64::from(*h.vertices.get(i + 1)?),
-                f64::from(*h.vertices.get(i + 2)?),
-            ])
-        };
-        for t in h.indices.chunks_exact(3) {
-            let &[i, j, k] = t else { continue };
+    for (positions, triangles) in hulls {
+        let p = |i: u32| positions.get(i as usize).map(|p| p.map(f64::from));
+        for &[i, j, k] in triangles {
             let (Some(a), Some(b), Some(c)) = (p(i), p(j), p(k)) else {
                 continue;
             };
@@ -530,16 +634,4 @@ pub fn physics_from_hulls(hulls: &[Hull]) -> PhysicsInfo {
         ]
         .map(|x| x as f32),
     }
-}
-
-/// The counts at the start of a decompressed version 8 payload: hulls, vertices,
-/// triangles (see docs/csgphs-v8.md; the connectivity bitstream is not decoded yet).
-pub fn v8_counts(payload: &[u8]) -> Option<[u32; 3]> {
-    let u = |i: usize| {
-        payload
-            .get(i..i + 4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(u32::from_le_bytes)
-    };
-    Some([u(0)?, u(4)?, u(8)?])
 }

@@ -6,8 +6,10 @@
 
 pub mod chunks;
 pub mod convert;
+pub mod csg_model;
 pub mod csgphs;
 pub mod draco;
+pub mod edgebreaker;
 pub mod facs;
 pub mod facs_eval;
 mod info;
