@@ -331,6 +331,11 @@ fn raw_block<R: Read + Seek>(
 pub const ZSTD_LEVEL: i32 = 19;
 
 impl V8Payload {
+    /// Parses decompressed payload bytes.
+    pub fn read_bytes(bytes: &[u8]) -> Result<V8Payload> {
+        read_all(bytes, &Limits::default(), ())
+    }
+
     /// The payload bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let cap = 60
