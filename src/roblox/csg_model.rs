@@ -25,7 +25,7 @@ use super::csgphs::{
     physics_from_hulls, Compressed, CompressedInfo, CsgBody, CsgInfo, Csgphs, Hull, HullCounts,
     HullList, PhysicsHulls, PhysicsInfo, RawHulls, TypedPhysicsHulls, V8Payload,
 };
-use super::edgebreaker::{decode_hull, encode_hull, BitReader, BitWriter, Encoded};
+use super::edgebreaker::{encode_hull, BitReader, BitWriter, Encoded, HullDecoder};
 use crate::error::{Error, ErrorKind, Limits, Result};
 
 /// The CSGPHS versions this crate reads and writes.
@@ -122,12 +122,10 @@ fn bad(hull: usize, what: &str) -> Error {
     )
 }
 
-fn triples<T: Copy>(flat: &[T], err: impl Fn() -> Error) -> Result<Vec<[T; 3]>> {
-    let chunks = flat.chunks_exact(3);
-    if !chunks.remainder().is_empty() {
-        return Err(err());
-    }
-    Ok(chunks.filter_map(|c| <[T; 3]>::try_from(c).ok()).collect())
+fn triples<T: bytemuck::Pod>(flat: &[T], err: impl Fn() -> Error) -> Result<Vec<[T; 3]>> {
+    bytemuck::try_cast_slice::<T, [T; 3]>(flat)
+        .map(<[[T; 3]]>::to_vec)
+        .map_err(|_| err())
 }
 
 impl CsgMesh {
@@ -533,9 +531,11 @@ fn hulls_from_payload(p: &V8Payload) -> Result<Vec<CsgHull>> {
     let mut reader = BitReader::new(&p.bits, p.bit_count)?;
     let mut offset = 0usize;
     let mut triangles_left = u64::from(p.triangle_count);
+    let mut decoder = HullDecoder::default();
     let err = |what: String| Error::new("CSGPHS v8", ErrorKind::Inconsistent(what));
     for k in 0..p.hull_count {
-        let coded = decode_hull(&mut reader, triangles_left)
+        let coded = decoder
+            .decode(&mut reader, triangles_left)
             .map_err(|e| e.within(&format!("coded hull {k}")))?;
         triangles_left -= coded.triangles.len() as u64;
         let n = coded.vertices as usize;

@@ -493,7 +493,13 @@ impl Csgphs {
         let err = |m: String| Error::at(12, "CSGPHS zstd frame", ErrorKind::Invalid(m));
         let decoder =
             zstd::stream::read::Decoder::new(c.frame.as_slice()).map_err(|e| err(e.to_string()))?;
-        let mut out = Vec::new();
+        // Reserve what the frame header announces, within the limit and a sane ratio.
+        let announced = zstd::zstd_safe::get_frame_content_size(&c.frame);
+        let mut out = Vec::with_capacity(
+            announced
+                .min(limits.max_decoded_bytes)
+                .min(64 * c.frame.len() as u64 + 4096) as usize,
+        );
         decoder
             .take(limits.max_decoded_bytes.saturating_add(1))
             .read_to_end(&mut out)

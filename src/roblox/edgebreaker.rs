@@ -65,6 +65,8 @@ pub struct BitReader<'a> {
     bytes: &'a [u8],
     bit_count: u64,
     pos: u64,
+    /// The current word, shifted so that its next bit is bit 31.
+    word: u32,
 }
 
 impl<'a> BitReader<'a> {
@@ -84,6 +86,7 @@ impl<'a> BitReader<'a> {
             bytes,
             bit_count: u64::from(bit_count),
             pos: 0,
+            word: 0,
         })
     }
 
@@ -107,17 +110,21 @@ impl<'a> BitReader<'a> {
                 )),
             ));
         }
-        let word = self.pos / 32;
-        let in_word = (self.bit_count - word * 32).min(32);
-        let shift = in_word - 1 - self.pos % 32;
-        let at = (word * 4) as usize;
-        let w = self
-            .bytes
-            .get(at..at + 4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map_or(0, u32::from_le_bytes);
+        if self.pos.is_multiple_of(32) {
+            let at = (self.pos / 8) as usize;
+            let w = self
+                .bytes
+                .get(at..at + 4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map_or(0, u32::from_le_bytes);
+            // A partial last word holds its n bits low: move them to the top.
+            let n = (self.bit_count - self.pos).min(32) as u32;
+            self.word = w << (32 - n);
+        }
+        let b = self.word >> 31;
+        self.word <<= 1;
         self.pos += 1;
-        Ok((w >> shift) & 1)
+        Ok(b)
     }
 
     /// The next symbol.
@@ -181,18 +188,15 @@ pub struct CodedHull {
     pub triangles: Vec<[u32; 3]>,
 }
 
-/// The state of one corner's opposite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opp {
-    /// Not known yet.
-    Unset,
-    /// On the boundary of the part decoded so far.
-    Boundary,
-    /// Closed by an L, R or E symbol; waiting to be zipped.
-    Pending,
-    /// Glued to this corner.
-    Corner(usize),
-}
+// The state of one corner's opposite: a corner number, or one of these markers.
+/// Not known yet.
+const UNSET: u32 = u32::MAX;
+/// On the boundary of the part decoded so far.
+const BOUNDARY: u32 = u32::MAX - 1;
+/// Closed by an L, R or E symbol; waiting to be zipped.
+const PENDING: u32 = u32::MAX - 2;
+/// Corners below this are real corners.
+const FIRST_MARKER: u32 = PENDING;
 
 const NO_VERTEX: u32 = u32::MAX;
 
@@ -205,17 +209,23 @@ fn prev(c: usize) -> usize {
 }
 
 /// A corner table under construction (decoder side). Out-of-range corners read as
-/// `Opp::Unset`/`NO_VERTEX` and are never written, so malformed input cannot panic.
+/// `UNSET`/`NO_VERTEX` and are never written, so malformed input cannot panic.
+#[derive(Debug, Default)]
 struct Table {
-    opp: Vec<Opp>,
+    opp: Vec<u32>,
     vert: Vec<u32>,
 }
 
 impl Table {
-    fn o(&self, c: usize) -> Opp {
-        self.opp.get(c).copied().unwrap_or(Opp::Unset)
+    fn o(&self, c: usize) -> u32 {
+        self.opp.get(c).copied().unwrap_or(UNSET)
     }
-    fn set_o(&mut self, c: usize, o: Opp) {
+    /// The opposite corner, if `c` is glued.
+    fn glued(&self, c: usize) -> Option<usize> {
+        let o = self.o(c);
+        (o < FIRST_MARKER).then_some(o as usize)
+    }
+    fn set_o(&mut self, c: usize, o: u32) {
         if let Some(x) = self.opp.get_mut(c) {
             *x = o;
         }
@@ -239,26 +249,26 @@ impl Table {
                 ErrorKind::Inconsistent("the symbols do not describe a closed surface".into()),
             )
         };
-        while self.o(c) == Opp::Pending {
+        while self.o(c) == PENDING {
             let mut b = next(c);
             let mut steps = 0;
-            while let Opp::Corner(x) = self.o(b) {
+            while let Some(x) = self.glued(b) {
                 b = next(x);
                 steps += 1;
                 if steps > limit {
                     return Err(stuck());
                 }
             }
-            if self.o(b) != Opp::Boundary {
+            if self.o(b) != BOUNDARY {
                 return Ok(());
             }
-            self.set_o(c, Opp::Corner(b));
-            self.set_o(b, Opp::Corner(c));
+            self.set_o(c, b as u32);
+            self.set_o(b, c as u32);
             let donor = self.v(prev(b));
             let mut a = prev(c);
             self.set_v(prev(a), donor);
             steps = 0;
-            while let Opp::Corner(x) = self.o(a) {
+            while let Some(x) = self.glued(a) {
                 if a == b {
                     break;
                 }
@@ -271,7 +281,7 @@ impl Table {
             }
             c = prev(c);
             steps = 0;
-            while let Opp::Corner(x) = self.o(c) {
+            while let Some(x) = self.glued(c) {
                 if c == b {
                     break;
                 }
@@ -286,91 +296,108 @@ impl Table {
     }
 }
 
-/// Decodes one hull from `bits`. `max_triangles` bounds the work (the caller passes what
-/// is left of the stored triangle count).
-pub fn decode_hull(bits: &mut BitReader<'_>, max_triangles: u64) -> Result<CodedHull> {
-    // Every triangle after the first takes at least one bit.
-    let cap = max_triangles.min(bits.remaining() + 1);
-    let too_many = |n: u64| {
-        Error::new(
-            "CSGPHS v8 connectivity",
-            ErrorKind::Inconsistent(format!(
-                "a hull needs more than {n} triangles (the stored count or the bits left)"
-            )),
-        )
-    };
-    if cap < 4 {
-        return Err(too_many(cap));
-    }
-    let mut t = Table {
-        opp: vec![Opp::Boundary, Opp::Unset, Opp::Boundary],
-        vert: vec![0, 1, 2],
-    };
-    let mut vertices = 3u32;
-    let mut branches: Vec<usize> = Vec::new();
-    let mut gate = 1usize;
-    loop {
-        let tri = t.vert.len() / 3;
-        if tri as u64 >= cap {
+/// Decodes hulls one after another, reusing its scratch memory.
+#[derive(Debug, Default)]
+pub struct HullDecoder {
+    table: Table,
+    branches: Vec<usize>,
+}
+
+impl HullDecoder {
+    /// Decodes the next hull from `bits`. `max_triangles` bounds the work (the caller
+    /// passes what is left of the stored triangle count).
+    pub fn decode(&mut self, bits: &mut BitReader<'_>, max_triangles: u64) -> Result<CodedHull> {
+        // Every triangle after the first takes at least one bit.
+        let cap = max_triangles
+            .min(bits.remaining() + 1)
+            .min(u64::from(FIRST_MARKER / 3));
+        let too_many = |n: u64| {
+            Error::new(
+                "CSGPHS v8 connectivity",
+                ErrorKind::Inconsistent(format!(
+                    "a hull needs more than {n} triangles (the stored count or the bits left)"
+                )),
+            )
+        };
+        if cap < 4 {
             return Err(too_many(cap));
         }
-        let base = 3 * tri;
-        t.opp.extend([Opp::Corner(gate), Opp::Unset, Opp::Unset]);
-        let (vp, vn) = (t.v(prev(gate)), t.v(next(gate)));
-        t.vert.extend([NO_VERTEX, vp, vn]);
-        t.set_o(gate, Opp::Corner(base));
-        let (right, left) = (base + 1, base + 2);
-        match bits.symbol()? {
-            Symbol::C => {
-                t.set_o(left, Opp::Boundary);
-                t.set_v(base, vertices);
-                vertices += 1;
-                gate = right;
+        let t = &mut self.table;
+        t.opp.clear();
+        t.vert.clear();
+        t.opp.extend([BOUNDARY, UNSET, BOUNDARY]);
+        t.vert.extend([0, 1, 2]);
+        self.branches.clear();
+        let mut vertices = 3u32;
+        let mut gate = 1usize;
+        loop {
+            let tri = t.vert.len() / 3;
+            if tri as u64 >= cap {
+                return Err(too_many(cap));
             }
-            Symbol::S => {
-                branches.push(left);
-                gate = right;
-            }
-            Symbol::R => {
-                t.set_o(right, Opp::Pending);
-                gate = left;
-            }
-            Symbol::L => {
-                t.set_o(left, Opp::Pending);
-                t.zip(left)?;
-                gate = right;
-            }
-            Symbol::E => {
-                t.set_o(right, Opp::Pending);
-                t.set_o(left, Opp::Pending);
-                t.zip(left)?;
-                match branches.pop() {
-                    Some(g) => gate = g,
-                    None => break,
+            let base = 3 * tri;
+            t.opp.extend([gate as u32, UNSET, UNSET]);
+            let (vp, vn) = (t.v(prev(gate)), t.v(next(gate)));
+            t.vert.extend([NO_VERTEX, vp, vn]);
+            t.set_o(gate, base as u32);
+            let (right, left) = (base + 1, base + 2);
+            match bits.symbol()? {
+                Symbol::C => {
+                    t.set_o(left, BOUNDARY);
+                    t.set_v(base, vertices);
+                    vertices += 1;
+                    gate = right;
+                }
+                Symbol::S => {
+                    self.branches.push(left);
+                    gate = right;
+                }
+                Symbol::R => {
+                    t.set_o(right, PENDING);
+                    gate = left;
+                }
+                Symbol::L => {
+                    t.set_o(left, PENDING);
+                    t.zip(left)?;
+                    gate = right;
+                }
+                Symbol::E => {
+                    t.set_o(right, PENDING);
+                    t.set_o(left, PENDING);
+                    t.zip(left)?;
+                    match self.branches.pop() {
+                        Some(g) => gate = g,
+                        None => break,
+                    }
                 }
             }
         }
-    }
-    let closed = t.opp.iter().all(|o| matches!(o, Opp::Corner(_)));
-    let named = t.vert.iter().all(|&v| v < vertices);
-    if !closed || !named {
-        return Err(Error::new(
-            "CSGPHS v8 connectivity",
-            ErrorKind::Inconsistent("the symbols do not describe a closed surface".into()),
-        ));
-    }
-    let triangles = t
-        .vert
-        .chunks_exact(3)
-        .map(|c| match *c {
-            [a, b, c] => [a, b, c],
-            _ => [0; 3],
+        let closed = t.opp.iter().all(|&o| o < FIRST_MARKER);
+        let named = t.vert.iter().all(|&v| v < vertices);
+        if !closed || !named {
+            return Err(Error::new(
+                "CSGPHS v8 connectivity",
+                ErrorKind::Inconsistent("the symbols do not describe a closed surface".into()),
+            ));
+        }
+        let triangles = t
+            .vert
+            .chunks_exact(3)
+            .map(|c| match *c {
+                [a, b, c] => [a, b, c],
+                _ => [0; 3],
+            })
+            .collect();
+        Ok(CodedHull {
+            vertices,
+            triangles,
         })
-        .collect();
-    Ok(CodedHull {
-        vertices,
-        triangles,
-    })
+    }
+}
+
+/// Decodes one hull from `bits` (see [`HullDecoder::decode`]).
+pub fn decode_hull(bits: &mut BitReader<'_>, max_triangles: u64) -> Result<CodedHull> {
+    HullDecoder::default().decode(bits, max_triangles)
 }
 
 /// Why a hull cannot be Edgebreaker-coded (it then goes to the raw hull block).
