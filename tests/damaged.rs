@@ -292,3 +292,70 @@ fn errors_name_offset_and_field() {
     let e = FileMesh::read(b"not a mesh at all").unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Invalid(_)), "{e}");
 }
+
+/// CSGPHS blobs (corpus and fixtures): truncations, bit flips and 0xFF runs through the
+/// raw layer and the model (which decompresses and Edgebreaker-decodes version 8), under
+/// the same allocation cap.
+#[test]
+fn damaged_csgphs_never_panics_or_overallocates() {
+    use meshcodec::roblox::csg_model::CsgMesh;
+    use meshcodec::roblox::csgphs::Csgphs;
+    let _serial = serial();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("csgphs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        paths.extend(
+            std::fs::read_dir(dir.join("csg"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+    }
+    let check = |b: &[u8]| -> bool {
+        let budget = b.len() * 16 + (1 << 20);
+        ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+        let raw = Csgphs::read(b);
+        let model = CsgMesh::read(b);
+        ALLOC.set_limit(usize::MAX).unwrap();
+        if let Err(e) = &raw {
+            assert!(e.offset().is_some_and(|o| o <= b.len() as u64), "{e}");
+        }
+        if let Ok(c) = &raw {
+            assert_eq!(c.write().unwrap(), b);
+        }
+        model.is_ok()
+    };
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let (mut cases, mut decoded) = (0usize, 0usize);
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(check(&bytes), "{}", path.display());
+        for cut in 0..bytes.len() {
+            cases += 1;
+            decoded += usize::from(check(&bytes[..cut]));
+        }
+        for _ in 0..400 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+            cases += 1;
+            decoded += usize::from(check(&b));
+        }
+        for at in 10..bytes.len().min(10 + 64) {
+            for width in [1usize, 2, 4] {
+                let mut b = bytes.clone();
+                for x in b.iter_mut().skip(at).take(width) {
+                    *x = 0xFF;
+                }
+                cases += 1;
+                decoded += usize::from(check(&b));
+            }
+        }
+    }
+    eprintln!("{cases} damaged CSGPHS blobs, {decoded} still decoded, none panicked");
+    assert!(cases > 5_000, "{cases}");
+}
