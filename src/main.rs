@@ -241,10 +241,22 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
 
 fn info_csgphs(path: &Path, c: &Csgphs, json: bool) -> Result<ExitCode, Failure> {
     let info = c.info(&Limits::default()).map_err(|e| fail(path, e))?;
+    if let Some(p) = &info.problem {
+        eprintln!(
+            "meshcodec: {}: the hulls do not decode, so the counts are the stored ones: {p}",
+            path.display()
+        );
+    }
     if json {
         return print_json(path, &info);
     }
     println!("format:     CSGPHS {}", info.version);
+    if let Some(p) = &info.problem {
+        eprintln!(
+            "meshcodec: {}: the hulls do not decode: {p}",
+            path.display()
+        );
+    }
     if let Some(t) = info.geometry_type {
         println!("geometry:   type {t}");
     }

@@ -451,3 +451,48 @@ fn cli_convert_between_csgphs_versions() {
         assert_eq!(std::fs::read(&v8).unwrap(), std::fs::read(&real).unwrap());
     }
 }
+
+/// Hulls that do not decode: `info` still reports the stored counts and names the
+/// problem (and the CLI warns on stderr but exits 0).
+#[test]
+fn info_falls_back_to_stored_counts() {
+    let dir = common::fixture_dir("csgphs");
+    // v7: the last index of the last hull out of range.
+    let mut b = std::fs::read(dir.join("csgphs7.bin")).unwrap();
+    let n = b.len();
+    b[n - 4..].copy_from_slice(&1000u32.to_le_bytes());
+    let info = Csgphs::read(&b).unwrap().info(&Limits::default()).unwrap();
+    assert_eq!((info.hulls, info.vertices, info.faces), (3, 24, 36));
+    assert!(
+        info.problem.as_deref().unwrap().contains("out of range"),
+        "{info:?}"
+    );
+    // v8: one connectivity bit too many.
+    let c = Csgphs::read(&std::fs::read(dir.join("csgphs8-raw-hull.bin")).unwrap()).unwrap();
+    let mut p = c.payload(&Limits::default()).unwrap().unwrap();
+    p.bit_count += 1;
+    let bad = Csgphs {
+        version: 8,
+        body: CsgBody::Compressed(Compressed {
+            geometry_type: 3,
+            reserved: 0,
+            frame: p.compress().unwrap(),
+        }),
+    };
+    let info = bad.info(&Limits::default()).unwrap();
+    assert_eq!((info.hulls, info.vertices, info.faces), (3, 16, 20));
+    assert_eq!(info.hull_counts.len(), 1);
+    assert!(info.problem.is_some());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("bad8.bin");
+    std::fs::write(&path, bad.write().unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcodec"))
+        .args(["info", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("do not decode"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hulls"], 3);
+}

@@ -551,6 +551,10 @@ pub struct CsgInfo {
     /// Largest relative difference between stored and computed physics values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub physics_max_relative_difference: Option<f64>,
+    /// Why the hulls could not be decoded, if they could not: the counts are then the
+    /// stored ones, and `hull_counts` lists only the hulls stored plainly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// Version 8: sizes and how the hulls are stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed: Option<CompressedInfo>,
