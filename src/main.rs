@@ -12,17 +12,20 @@ use meshcodec::roblox::csg_model::{CsgMesh, CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
 use meshcodec::roblox::csgphs::Csgphs;
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{FileMesh, Version};
+use meshcodec::unigine::anim::UnigineAnim;
+use meshcodec::unigine::{MeshVersion, UnigineMesh};
 use meshcodec::{detect, Format, Limits};
 
 #[derive(Parser)]
 #[command(
     name = "meshcodec",
     version,
-    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00 and CSGPHS so far)",
+    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00, CSGPHS, UNIGINE mesh)",
     long_about = "Read and write game mesh files exactly.\n\n\
         Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
         Roblox CSGPHS (collision data) 0, 3, 5, 6, 7, 8 (byte-exact; version 8 decoded).\n\
-        Recognised but not yet supported: UNIGINE, STF.\n\n\
+        UNIGINE .mesh ms10 to ms13 and .anim an10, an11 (byte-exact).\n\
+        Recognised but not yet supported: UNIGINE ms14, STF.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
 struct Cli {
@@ -49,7 +52,7 @@ enum Command {
         /// Output file.
         output: PathBuf,
         /// Target version. FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
-        /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8.
+        /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8. UNIGINE mesh: ms10, ms11, ms12, ms13.
         #[arg(long, value_name = "VER", value_parser = parse_target)]
         to: Option<String>,
         /// Accept a conversion that loses data the target cannot hold.
@@ -107,6 +110,8 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
 enum Loaded {
     FileMesh(FileMesh),
     Csgphs(Csgphs),
+    UnigineMesh(UnigineMesh),
+    UnigineAnim(UnigineAnim),
 }
 
 impl Loaded {
@@ -114,6 +119,8 @@ impl Loaded {
         match self {
             Loaded::FileMesh(m) => m.write(),
             Loaded::Csgphs(c) => c.write(),
+            Loaded::UnigineMesh(m) => m.write(),
+            Loaded::UnigineAnim(a) => a.write(),
         }
     }
 }
@@ -130,6 +137,12 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, Failure> {
             .map_err(|e| fail(path, e)),
         Some(Format::Csgphs) => Csgphs::read(bytes)
             .map(Loaded::Csgphs)
+            .map_err(|e| fail(path, e)),
+        Some(Format::UnigineMesh) => UnigineMesh::read(bytes)
+            .map(Loaded::UnigineMesh)
+            .map_err(|e| fail(path, e)),
+        Some(Format::UnigineAnim) => UnigineAnim::read(bytes)
+            .map(Loaded::UnigineAnim)
             .map_err(|e| fail(path, e)),
         Some(other) => Err(fail(
             path,
@@ -157,6 +170,8 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let mesh = match load_any(path)? {
         Loaded::FileMesh(m) => m,
         Loaded::Csgphs(c) => return info_csgphs(path, &c, json),
+        Loaded::UnigineMesh(m) => return info_unigine(path, &m, json),
+        Loaded::UnigineAnim(a) => return info_anim(path, &a, json),
     };
     let info = mesh.info().map_err(|e| fail(path, e))?;
     if json {
@@ -234,6 +249,61 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
         println!(
             "trailing:   {} bytes after the last structure",
             info.trailing_bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn info_unigine(path: &Path, m: &UnigineMesh, json: bool) -> Result<ExitCode, Failure> {
+    let info = m.info();
+    if json {
+        return print_json(path, &info);
+    }
+    println!("format:     UNIGINE mesh {}", info.version);
+    println!(
+        "surfaces:   {} ({} vertices on {} positions, {} triangles)",
+        info.surfaces, info.vertices, info.positions, info.faces
+    );
+    for s in &info.surface_list {
+        let targets = if s.targets.len() > 1 {
+            format!(", morph targets: {}", s.targets.join(", "))
+        } else {
+            String::new()
+        };
+        println!(
+            "  {:?}: {} vertices, {} positions, {} triangles, {} weighted, uv0 {}, uv1 {}, colours {}{targets}",
+            s.name, s.vertices, s.positions, s.faces, s.weighted_vertices, s.uv0, s.uv1, s.colors
+        );
+    }
+    if info.bones > 0 {
+        println!(
+            "bones:      {} ({})",
+            info.bones,
+            info.bone_names.join(", ")
+        );
+    }
+    if !info.animations.is_empty() {
+        println!("animations: {}", info.animations.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn info_anim(path: &Path, a: &UnigineAnim, json: bool) -> Result<ExitCode, Failure> {
+    let info = a.info();
+    if json {
+        return print_json(path, &info);
+    }
+    println!("format:     UNIGINE animation {}", info.version);
+    println!("bones:      {} ({})", info.bones, info.bone_names.join(", "));
+    for c in &info.animations {
+        let name = if c.name.is_empty() {
+            String::from("(unnamed)")
+        } else {
+            format!("{:?}", c.name)
+        };
+        println!(
+            "animation:  {name}: {} frames of {} bones, {} keys store values",
+            c.frames, c.animated_bones, c.stored_keys
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -343,6 +413,31 @@ fn convert(
                 }
             }
         }
+        Loaded::UnigineAnim(a) => match to {
+            None => a.write(),
+            Some(t) if t == a.version() => a.write(),
+            Some(t) => {
+                return Err(fail(
+                    input,
+                    format!(
+                        "--to {t}: converting between UNIGINE animation versions is not \
+                         supported; without --to the file is rewritten as {}",
+                        a.version()
+                    ),
+                ))
+            }
+        },
+        Loaded::UnigineMesh(m) => match to {
+            None => m.write(),
+            Some(t) => {
+                let target = t
+                    .parse()
+                    .map_err(|e: String| fail(input, format!("--to {t}: {e}")))?;
+                let (from, to) = (m.version.to_string(), t.to_string());
+                check_losses(input, &from, &to, &m.losses(target), allow_lossy)?;
+                m.to_version(target).write()
+            }
+        },
     }
     .map_err(|e| fail(input, e))?;
     std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
@@ -352,12 +447,12 @@ fn convert(
 /// `--to`: a FileMesh or a CSGPHS version (which one must fit the input is checked later).
 fn parse_target(t: &str) -> Result<String, String> {
     let csg = t.parse::<u32>().is_ok_and(|v| CSGPHS_VERSIONS.contains(&v));
-    if csg || t.parse::<Version>().is_ok() {
+    if csg || t.parse::<Version>().is_ok() || t.parse::<MeshVersion>().is_ok() {
         Ok(t.to_string())
     } else {
         Err(format!(
-            "unknown FileMesh or CSGPHS version {t:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, \
-             4.00, 4.01, 5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8)"
+            "unknown version {t:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00, \
+             6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; UNIGINE mesh: ms10, ms11, ms12, ms13)"
         ))
     }
 }
@@ -444,6 +539,8 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
 fn dump(path: &Path) -> Result<ExitCode, Failure> {
     match load_any(path)? {
         Loaded::FileMesh(m) => print_json(path, &m),
+        Loaded::UnigineMesh(m) => print_json(path, &m),
+        Loaded::UnigineAnim(a) => print_json(path, &a),
         Loaded::Csgphs(c) => {
             // Version 8: the zstd frame's content too, parsed.
             let payload = c.payload(&Limits::default()).map_err(|e| fail(path, e))?;

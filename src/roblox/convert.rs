@@ -74,6 +74,12 @@ pub enum LossKind {
     CsgPhysics,
     /// CSGPHS: hull preambles, vertex/triangle order or hull order (version 8).
     CsgHullLayout,
+    /// UNIGINE: animations embedded in the mesh (ms13 and later have none).
+    UnigineAnimations,
+    /// UNIGINE: surface lightmap channel and resolution (below ms12).
+    UnigineLightmap,
+    /// UNIGINE: tangents moved between ms10's encoding and the quaternions of later versions.
+    UnigineTangents,
 }
 
 impl fmt::Display for Loss {

@@ -1,0 +1,598 @@
+//! UNIGINE animations: `.anim` files (an10, an11) and the animations embedded in ms10–ms12
+//! meshes. The raw, byte-exact layer; layout in `docs/unigine-anim.md` (worked out and
+//! checked on real files: the public spec has the flag and frame count swapped, and leaves
+//! out the quantization boxes).
+//!
+//! An animation lists the bones it moves, then `frames × bones` keys, frame after frame.
+//! A key is a mask byte ([`KeyMask`]) and the components it flags; a component that is
+//! absent keeps its previous value.
+//!
+//! - embedded (ms10–ms12): f32 translation and scale, rotation as i16 / 32767;
+//! - an10: translation and scale as u16 in a per-animation box
+//!   (`min + size · q / 65535`), rotation as i16 / 32767;
+//! - an11: whole f32 vectors, one mask bit each.
+
+use std::io::{Read, Seek, Write};
+
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use modular_bitfield::prelude::*;
+use serde::{Serialize, Serializer};
+
+use super::cint::{records, Count, UString};
+use super::mesh::{Bone, Bounds, Transform};
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::io::{check_count, inconsistent, invalid, pod_vec, pod_write, read_all, write_all};
+
+/// The mask byte of an embedded or an10 key: which components follow.
+#[bitfield(bits = 8)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyMask {
+    /// Translation x follows.
+    pub tx: bool,
+    /// Translation y follows.
+    pub ty: bool,
+    /// Translation z follows.
+    pub tz: bool,
+    /// The rotation (4 × i16) follows.
+    pub rotation: bool,
+    /// Scale x follows.
+    pub sx: bool,
+    /// Scale y follows.
+    pub sy: bool,
+    /// Scale z follows.
+    pub sz: bool,
+    #[skip]
+    unused: B1,
+}
+
+impl KeyMask {
+    /// Every component present (`0x7f`).
+    pub const ALL: u8 = 0x7f;
+
+    /// The translation flags x, y, z.
+    pub fn translation(self) -> [bool; 3] {
+        [self.tx(), self.ty(), self.tz()]
+    }
+
+    /// The scale flags x, y, z.
+    pub fn scale(self) -> [bool; 3] {
+        [self.sx(), self.sy(), self.sz()]
+    }
+}
+
+impl Serialize for KeyMask {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_u8(self.into_bytes()[0])
+    }
+}
+
+/// Reads a mask byte, refusing bits whose meaning (and data) is unknown.
+fn read_mask<R: Read + Seek>(reader: &mut R, allowed: u8) -> BinResult<u8> {
+    let pos = reader.stream_position()?;
+    let mut b = [0u8; 1];
+    reader.read_exact(&mut b)?;
+    if b[0] & !allowed != 0 {
+        return Err(invalid(
+            pos,
+            format!("key mask {:#04x} has bits outside {allowed:#04x}", b[0]),
+        ));
+    }
+    Ok(b[0])
+}
+
+/// One key of an embedded (`T` = f32) or an10 (`T` = u16) animation. Components the
+/// mask does not flag are 0 here and absent from the file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Key<T> {
+    /// Which components are stored.
+    pub mask: KeyMask,
+    /// Translation (an10: quantized in the animation's translation box).
+    pub translation: [T; 3],
+    /// Rotation quaternion x, y, z, w, each × 32767.
+    pub rotation: [i16; 4],
+    /// Scale (an10: quantized in the animation's scale box).
+    pub scale: [T; 3],
+}
+
+impl<T> BinRead for Key<T>
+where
+    T: for<'a> BinRead<Args<'a> = ()> + Default + Copy,
+{
+    type Args<'a> = ();
+
+    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
+        let mask = KeyMask::from_bytes([read_mask(reader, KeyMask::ALL)?]);
+        let mut key = Key {
+            mask,
+            ..Key::default()
+        };
+        for (v, on) in key.translation.iter_mut().zip(mask.translation()) {
+            if on {
+                *v = T::read_options(reader, endian, ())?;
+            }
+        }
+        if mask.rotation() {
+            key.rotation = <[i16; 4]>::read_options(reader, endian, ())?;
+        }
+        for (v, on) in key.scale.iter_mut().zip(mask.scale()) {
+            if on {
+                *v = T::read_options(reader, endian, ())?;
+            }
+        }
+        Ok(key)
+    }
+}
+
+impl<T> BinWrite for Key<T>
+where
+    T: for<'a> BinWrite<Args<'a> = ()>,
+{
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, w: &mut W, endian: Endian, _: ()) -> BinResult<()> {
+        self.mask.into_bytes()[0].write_options(w, endian, ())?;
+        for (v, on) in self.translation.iter().zip(self.mask.translation()) {
+            if on {
+                v.write_options(w, endian, ())?;
+            }
+        }
+        if self.mask.rotation() {
+            self.rotation.write_options(w, endian, ())?;
+        }
+        for (v, on) in self.scale.iter().zip(self.mask.scale()) {
+            if on {
+                v.write_options(w, endian, ())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A key of an an11 animation: bit 0 position, bit 1 rotation, bit 2 scale, whole f32
+/// vectors. Absent vectors are zero here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct An11Key {
+    /// Bits 0 (position), 1 (rotation), 2 (scale).
+    pub mask: u8,
+    /// Position.
+    pub position: [f32; 3],
+    /// Rotation quaternion x, y, z, w.
+    pub rotation: [f32; 4],
+    /// Scale.
+    pub scale: [f32; 3],
+}
+
+impl An11Key {
+    /// Mask bit: position stored.
+    pub const POSITION: u8 = 1;
+    /// Mask bit: rotation stored.
+    pub const ROTATION: u8 = 2;
+    /// Mask bit: scale stored.
+    pub const SCALE: u8 = 4;
+}
+
+impl BinRead for An11Key {
+    type Args<'a> = ();
+
+    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
+        let mask = read_mask(reader, 0x07)?;
+        let mut key = An11Key {
+            mask,
+            ..An11Key::default()
+        };
+        if mask & Self::POSITION != 0 {
+            key.position = <[f32; 3]>::read_options(reader, endian, ())?;
+        }
+        if mask & Self::ROTATION != 0 {
+            key.rotation = <[f32; 4]>::read_options(reader, endian, ())?;
+        }
+        if mask & Self::SCALE != 0 {
+            key.scale = <[f32; 3]>::read_options(reader, endian, ())?;
+        }
+        Ok(key)
+    }
+}
+
+impl BinWrite for An11Key {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, w: &mut W, endian: Endian, _: ()) -> BinResult<()> {
+        if self.mask & !0x07 != 0 {
+            return Err(inconsistent(format!(
+                "an11 key mask {:#04x} has bits outside 0x07",
+                self.mask
+            )));
+        }
+        self.mask.write_options(w, endian, ())?;
+        if self.mask & Self::POSITION != 0 {
+            self.position.write_options(w, endian, ())?;
+        }
+        if self.mask & Self::ROTATION != 0 {
+            self.rotation.write_options(w, endian, ())?;
+        }
+        if self.mask & Self::SCALE != 0 {
+            self.scale.write_options(w, endian, ())?;
+        }
+        Ok(())
+    }
+}
+
+/// binrw `parse_with`: `frames × bones` keys, after checking that the input holds at
+/// least one byte for each.
+fn read_keys<K, R>(
+    reader: &mut R,
+    endian: Endian,
+    (frames, bones): (u32, usize),
+) -> BinResult<Vec<K>>
+where
+    K: for<'a> BinRead<Args<'a> = ()>,
+    R: Read + Seek,
+{
+    let n = u64::from(frames).saturating_mul(bones as u64);
+    check_count(reader, n, 1, "animation keys")?;
+    let mut keys = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        keys.push(K::read_options(reader, endian, ())?);
+    }
+    Ok(keys)
+}
+
+/// binrw `write_with`: the keys, after checking there are `frames × bones` of them.
+#[allow(clippy::ptr_arg)] // binrw hands over the field as declared
+fn write_keys<K, W>(
+    keys: &Vec<K>,
+    w: &mut W,
+    endian: Endian,
+    (frames, bones): (u32, usize),
+) -> BinResult<()>
+where
+    K: for<'a> BinWrite<Args<'a> = ()>,
+    W: Write + Seek,
+{
+    let want = u64::from(frames).saturating_mul(bones as u64);
+    if keys.len() as u64 != want {
+        return Err(inconsistent(format!(
+            "{} keys, but {frames} frames × {bones} animated bones need {want}",
+            keys.len()
+        )));
+    }
+    keys.iter().try_for_each(|k| k.write_options(w, endian, ()))
+}
+
+/// An animation embedded in an ms10–ms12 mesh.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EmbeddedAnimation {
+    #[br(temp, args("animated bones"))]
+    #[bw(try_calc = Count::of(bones.len(), "animated bones"))]
+    bone_count: Count,
+    /// Skeleton index of each animated bone.
+    #[br(parse_with = pod_vec, args(bone_count.get(), "animated bones"))]
+    #[bw(write_with = pod_write)]
+    pub bones: Vec<i16>,
+    /// A flag byte (`0x7f` seen: the components the animation stores, it seems).
+    pub flag: u8,
+    #[br(temp, args("frames"))]
+    #[bw(try_calc = Count::of(*frame_count as usize, "frames"))]
+    frames: Count,
+    /// Number of frames (kept: with no animated bones it cannot be derived).
+    #[br(calc = frames.0)]
+    #[bw(ignore)]
+    pub frame_count: u32,
+    /// `frame_count × bones.len()` keys, frame after frame.
+    #[br(parse_with = read_keys, args(frame_count, bones.len()))]
+    #[bw(write_with = write_keys, args(*frame_count, bones.len()))]
+    pub keys: Vec<Key<f32>>,
+}
+
+/// A quantization box of an an10 animation: `value = min + size · q / 65535`.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct QuantBox {
+    /// Minimum.
+    pub min: [f32; 3],
+    /// Size (UNIGINE's writer uses max − min + 1).
+    pub size: [f32; 3],
+}
+
+impl QuantBox {
+    /// The value a quantized component stands for.
+    pub fn decode(&self, axis: usize, q: u16) -> f32 {
+        let (min, size) = (
+            self.min.get(axis).copied().unwrap_or_default(),
+            self.size.get(axis).copied().unwrap_or_default(),
+        );
+        min + size * f32::from(q) / 65535.0
+    }
+}
+
+/// An animation of an an10 file.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct An10Animation {
+    #[br(temp, args("animated bones"))]
+    #[bw(try_calc = Count::of(bones.len(), "animated bones"))]
+    bone_count: Count,
+    /// Skeleton index of each animated bone.
+    #[br(parse_with = pod_vec, args(bone_count.get(), "animated bones"))]
+    #[bw(write_with = pod_write)]
+    pub bones: Vec<i16>,
+    /// Box of the quantized translations.
+    pub translation_box: QuantBox,
+    /// Box of the quantized scales.
+    pub scale_box: QuantBox,
+    /// A flag byte (`0x7f` seen).
+    pub flag: u8,
+    #[br(temp, args("frames"))]
+    #[bw(try_calc = Count::of(*frame_count as usize, "frames"))]
+    frames: Count,
+    /// Number of frames.
+    #[br(calc = frames.0)]
+    #[bw(ignore)]
+    pub frame_count: u32,
+    /// `frame_count × bones.len()` keys, frame after frame.
+    #[br(parse_with = read_keys, args(frame_count, bones.len()))]
+    #[bw(write_with = write_keys, args(*frame_count, bones.len()))]
+    pub keys: Vec<Key<u16>>,
+}
+
+/// The one animation of an an11 file.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct An11Animation {
+    #[br(temp, args("animated bones"))]
+    #[bw(try_calc = Count::of(bones.len(), "animated bones"))]
+    bone_count: Count,
+    /// Skeleton index of each animated bone.
+    #[br(parse_with = pod_vec, args(bone_count.get(), "animated bones"))]
+    #[bw(write_with = pod_write)]
+    pub bones: Vec<i16>,
+    #[br(temp, args("frames"))]
+    #[bw(try_calc = Count::of(*frame_count as usize, "frames"))]
+    frames: Count,
+    /// Number of frames.
+    #[br(calc = frames.0)]
+    #[bw(ignore)]
+    pub frame_count: u32,
+    /// `frame_count × bones.len()` keys, frame after frame.
+    #[br(parse_with = read_keys, args(frame_count, bones.len()))]
+    #[bw(write_with = write_keys, args(*frame_count, bones.len()))]
+    pub keys: Vec<An11Key>,
+}
+
+fn expect_magic(m: [u8; 4], want: &[u8; 4]) -> std::result::Result<[u8; 4], crate::error::Invalid> {
+    if &m == want {
+        Ok(m)
+    } else {
+        Err(crate::error::Invalid(format!(
+            "separator {:?} expected, found {}",
+            String::from_utf8_lossy(want),
+            m.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )))
+    }
+}
+
+/// An an10 file after its magic.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct An10File {
+    /// Bounds (the "empty" ±1e9 box in the real file).
+    pub bounds: Bounds,
+    #[br(temp, args("bones"))]
+    #[bw(try_calc = Count::of(bones.len(), "bones"))]
+    bone_count: Count,
+    /// The skeleton.
+    #[br(parse_with = records, args(bone_count, 3, "bones", ()))]
+    pub bones: Vec<Bone>,
+    #[br(temp, args("animations"))]
+    #[bw(try_calc = Count::of(names.len(), "animations"))]
+    animation_count: Count,
+    /// Animation names.
+    #[br(parse_with = records, args(animation_count, 1, "animations", ()))]
+    pub names: Vec<UString>,
+    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an10"))]
+    #[bw(calc = *b"an10")]
+    separator: [u8; 4],
+    /// Bind pose: one transform per bone.
+    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
+    #[bw(write_with = pod_write)]
+    pub bind_pose: Vec<Transform>,
+    /// One animation per name.
+    #[br(parse_with = records, args(Count(names.len() as u32), 1, "animations", ()))]
+    pub animations: Vec<An10Animation>,
+    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an10"))]
+    #[bw(calc = *b"an10")]
+    end: [u8; 4],
+}
+
+/// An an11 file after its magic.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct An11File {
+    #[br(temp, args("bones"))]
+    #[bw(try_calc = Count::of(bones.len(), "bones"))]
+    bone_count: Count,
+    /// The skeleton.
+    #[br(parse_with = records, args(bone_count, 3, "bones", ()))]
+    pub bones: Vec<Bone>,
+    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an11"))]
+    #[bw(calc = *b"an11")]
+    separator: [u8; 4],
+    /// Bind pose: one transform per bone.
+    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
+    #[bw(write_with = pod_write)]
+    pub bind_pose: Vec<Transform>,
+    /// The animation.
+    pub animation: An11Animation,
+    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an11"))]
+    #[bw(calc = *b"an11")]
+    end: [u8; 4],
+}
+
+/// A UNIGINE `.anim` file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "version", content = "body")]
+pub enum UnigineAnim {
+    /// `an10`: named animations with quantized translation and scale.
+    #[serde(rename = "an10")]
+    An10(An10File),
+    /// `an11`: one clip of f32 keys.
+    #[serde(rename = "an11")]
+    An11(An11File),
+}
+
+impl UnigineAnim {
+    /// Reads an animation file with the default [`Limits`].
+    pub fn read(bytes: &[u8]) -> Result<UnigineAnim> {
+        Self::read_with_limits(bytes, &Limits::default())
+    }
+
+    /// Reads an animation file.
+    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<UnigineAnim> {
+        limits.check_input(bytes.len())?;
+        let rest = bytes.get(4..).unwrap_or_default();
+        let shift = |mut e: Error| {
+            e.shift(4);
+            e
+        };
+        match bytes.get(..4) {
+            Some(b"an10") => Ok(UnigineAnim::An10(
+                read_all(rest, limits, ()).map_err(shift)?,
+            )),
+            Some(b"an11") => Ok(UnigineAnim::An11(
+                read_all(rest, limits, ()).map_err(shift)?,
+            )),
+            Some(m) => Err(Error::at(
+                0,
+                "UNIGINE animation magic",
+                ErrorKind::UnsupportedVersion(format!(
+                    "{} (supported: an10, an11)",
+                    String::from_utf8_lossy(m)
+                )),
+            )),
+            None => Err(Error::at(
+                0,
+                "UNIGINE animation magic",
+                ErrorKind::UnexpectedEof,
+            )),
+        }
+    }
+
+    /// Writes the file; for one read from a file, the same bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        match self {
+            UnigineAnim::An10(f) => {
+                if f.bind_pose.len() != f.bones.len() || f.animations.len() != f.names.len() {
+                    return Err(Error::new(
+                        "an10",
+                        ErrorKind::Inconsistent(format!(
+                            "{} bones with {} bind pose transforms, {} names with {} animations",
+                            f.bones.len(),
+                            f.bind_pose.len(),
+                            f.names.len(),
+                            f.animations.len()
+                        )),
+                    ));
+                }
+                write_all(b"an10", f, 1024, ())
+            }
+            UnigineAnim::An11(f) => {
+                if f.bind_pose.len() != f.bones.len() {
+                    return Err(Error::new(
+                        "an11",
+                        ErrorKind::Inconsistent(format!(
+                            "{} bones with {} bind pose transforms",
+                            f.bones.len(),
+                            f.bind_pose.len()
+                        )),
+                    ));
+                }
+                write_all(b"an11", f, 1024, ())
+            }
+        }
+    }
+
+    /// The version name (`"an10"`, `"an11"`).
+    pub fn version(&self) -> &'static str {
+        match self {
+            UnigineAnim::An10(_) => "an10",
+            UnigineAnim::An11(_) => "an11",
+        }
+    }
+
+    /// Counts for `meshcodec info`.
+    pub fn info(&self) -> AnimInfo {
+        let (bones, clips): (&[Bone], Vec<ClipInfo>) = match self {
+            UnigineAnim::An10(f) => (
+                &f.bones,
+                f.names
+                    .iter()
+                    .zip(&f.animations)
+                    .map(|(n, a)| ClipInfo {
+                        name: n.text(),
+                        animated_bones: a.bones.len(),
+                        frames: a.frame_count,
+                        stored_keys: a
+                            .keys
+                            .iter()
+                            .filter(|k| k.mask.into_bytes()[0] != 0)
+                            .count(),
+                    })
+                    .collect(),
+            ),
+            UnigineAnim::An11(f) => (
+                &f.bones,
+                vec![ClipInfo {
+                    name: String::new(),
+                    animated_bones: f.animation.bones.len(),
+                    frames: f.animation.frame_count,
+                    stored_keys: f.animation.keys.iter().filter(|k| k.mask != 0).count(),
+                }],
+            ),
+        };
+        AnimInfo {
+            format: "unigine-anim",
+            version: self.version(),
+            bones: bones.len(),
+            bone_names: bones.iter().map(|b| b.name.text()).collect(),
+            animations: clips,
+        }
+    }
+}
+
+/// What `meshcodec info` reports of a `.anim` file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnimInfo {
+    /// `"unigine-anim"`.
+    pub format: &'static str,
+    /// `"an10"` or `"an11"`.
+    pub version: &'static str,
+    /// Number of bones of the skeleton.
+    pub bones: usize,
+    /// Their names.
+    pub bone_names: Vec<String>,
+    /// Per animation.
+    pub animations: Vec<ClipInfo>,
+}
+
+/// Counts of one animation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClipInfo {
+    /// Name (an11 clips have none).
+    pub name: String,
+    /// Number of animated bones.
+    pub animated_bones: usize,
+    /// Number of frames.
+    pub frames: u32,
+    /// Keys that store at least one component.
+    pub stored_keys: usize,
+}

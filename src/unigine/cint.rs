@@ -1,0 +1,298 @@
+//! UNIGINE's compact integers (`readInt2`/`writeInt2`) and length-prefixed strings.
+//!
+//! A compact int is 1 to 5 bytes. The lead byte holds bit 7 = another byte follows,
+//! bit 6 = negative, bits 0–5 = magnitude bits 0–5; each further byte holds bit 7 = another
+//! byte follows, bits 0–6 = the next 7 magnitude bits. `84 12` = 1156, `81 01` = 65,
+//! `41` = −1. It is neither LEB128 nor zig-zag.
+//!
+//! UNIGINE writes the shortest form, so the reader accepts only that (a redundant zero
+//! byte or a negative zero is an error): then reading and writing back is byte-exact.
+
+use std::io::{Read, Seek, Write};
+
+use binrw::{BinRead, BinResult, BinWrite, Endian};
+use modular_bitfield::prelude::*;
+use serde::Serialize;
+
+use crate::io::{check_count, invalid, pod_vec, pod_write};
+
+/// The lead byte of a compact int.
+#[bitfield(bits = 8)]
+#[derive(Clone, Copy)]
+struct Lead {
+    /// Magnitude bits 0–5.
+    magnitude: B6,
+    /// The value is negative.
+    negative: bool,
+    /// Another byte follows.
+    more: bool,
+}
+
+/// A further byte of a compact int.
+#[bitfield(bits = 8)]
+#[derive(Clone, Copy)]
+struct Next {
+    /// The next 7 magnitude bits.
+    bits: B7,
+    /// Another byte follows.
+    more: bool,
+}
+
+/// The longest compact int: 6 + 4 × 7 = 34 magnitude bits, enough for any `i32`.
+const MAX_BYTES: usize = 5;
+
+/// A signed compact integer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct CInt(pub i32);
+
+impl CInt {
+    /// Number of bytes of the encoding.
+    pub fn encoded_len(self) -> usize {
+        let mut m = self.0.unsigned_abs() >> 6;
+        let mut n = 1;
+        while m != 0 {
+            m >>= 7;
+            n += 1;
+        }
+        n
+    }
+
+    /// The encoding, shortest form.
+    pub fn encode(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(MAX_BYTES);
+        let mut m = self.0.unsigned_abs();
+        let lead = Lead::new()
+            .with_magnitude((m & 0x3f) as u8)
+            .with_negative(self.0 < 0)
+            .with_more(m >> 6 != 0);
+        out.extend(lead.into_bytes());
+        m >>= 6;
+        while m != 0 {
+            let next = Next::new()
+                .with_bits((m & 0x7f) as u8)
+                .with_more(m >> 7 != 0);
+            out.extend(next.into_bytes());
+            m >>= 7;
+        }
+        out
+    }
+}
+
+impl BinRead for CInt {
+    type Args<'a> = ();
+
+    fn read_options<R: Read + Seek>(reader: &mut R, _: Endian, _: ()) -> BinResult<Self> {
+        let pos = reader.stream_position()?;
+        let mut byte = [0u8; 1];
+        reader.read_exact(&mut byte)?;
+        let lead = Lead::from_bytes(byte);
+        let mut magnitude = u64::from(lead.magnitude());
+        let mut more = lead.more();
+        let mut shift = 6;
+        let mut len = 1;
+        while more {
+            if len == MAX_BYTES {
+                return Err(invalid(pos, "compact int longer than 5 bytes"));
+            }
+            reader.read_exact(&mut byte)?;
+            let next = Next::from_bytes(byte);
+            magnitude |= u64::from(next.bits()) << shift;
+            more = next.more();
+            shift += 7;
+            len += 1;
+            if !more && next.bits() == 0 {
+                return Err(invalid(
+                    pos,
+                    "compact int with a redundant zero byte (not the shortest form)",
+                ));
+            }
+        }
+        let value = if lead.negative() {
+            if magnitude == 0 {
+                return Err(invalid(pos, "compact int −0"));
+            }
+            0i64 - magnitude as i64
+        } else {
+            magnitude as i64
+        };
+        i32::try_from(value)
+            .map(CInt)
+            .map_err(|_| invalid(pos, format!("compact int {value} does not fit 32 bits")))
+    }
+}
+
+impl BinWrite for CInt {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, writer: &mut W, _: Endian, _: ()) -> BinResult<()> {
+        writer.write_all(&self.encode())?;
+        Ok(())
+    }
+}
+
+/// A compact int that counts something, so it may not be negative.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count(pub u32);
+
+impl Count {
+    /// The count of `n` things, or an error if it does not fit.
+    pub(crate) fn of(n: usize, what: &str) -> BinResult<Count> {
+        i32::try_from(n)
+            .map(|n| Count(n as u32))
+            .map_err(|_| crate::io::inconsistent(format!("{n} {what} do not fit a compact int")))
+    }
+
+    /// The count as a `u64` for bounds checks.
+    pub(crate) fn get(self) -> u64 {
+        u64::from(self.0)
+    }
+}
+
+impl BinRead for Count {
+    type Args<'a> = (&'static str,);
+
+    fn read_options<R: Read + Seek>(
+        reader: &mut R,
+        endian: Endian,
+        (what,): (&'static str,),
+    ) -> BinResult<Self> {
+        let pos = reader.stream_position()?;
+        let CInt(v) = CInt::read_options(reader, endian, ())?;
+        u32::try_from(v)
+            .map(Count)
+            .map_err(|_| invalid(pos, format!("negative count {v} of {what}")))
+    }
+}
+
+impl BinWrite for Count {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, writer: &mut W, e: Endian, _: ()) -> BinResult<()> {
+        CInt(self.0 as i32).write_options(writer, e, ())
+    }
+}
+
+/// A string: a compact-int length that counts the terminating NUL, then the bytes.
+///
+/// The bytes are kept exactly as stored, terminator included; [`UString::text`] gives
+/// the text before the first NUL.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UString {
+    /// The stored bytes (normally the text and one NUL).
+    pub bytes: Vec<u8>,
+}
+
+impl UString {
+    /// A string from text, NUL-terminated as UNIGINE writes it.
+    pub fn new(text: &str) -> UString {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(0);
+        UString { bytes }
+    }
+
+    /// The text before the first NUL (lossy UTF-8).
+    pub fn text(&self) -> String {
+        let end = self
+            .bytes
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.bytes.len());
+        String::from_utf8_lossy(self.bytes.get(..end).unwrap_or_default()).into_owned()
+    }
+}
+
+impl Serialize for UString {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
+impl BinRead for UString {
+    type Args<'a> = ();
+
+    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
+        let len = Count::read_options(reader, endian, ("string bytes",))?;
+        let bytes = pod_vec(reader, endian, (len.get(), "string bytes"))?;
+        Ok(UString { bytes })
+    }
+}
+
+impl BinWrite for UString {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, writer: &mut W, e: Endian, _: ()) -> BinResult<()> {
+        Count::of(self.bytes.len(), "string bytes")?.write_options(writer, e, ())?;
+        pod_write(&self.bytes, writer, e, ())
+    }
+}
+
+/// binrw `parse_with`: `count` variable-size records of at least `min_size` bytes each,
+/// after checking that the input can hold that many (so a huge count cannot allocate).
+pub(crate) fn records<T, R>(
+    reader: &mut R,
+    endian: Endian,
+    (count, min_size, what, args): (Count, u64, &'static str, T::Args<'_>),
+) -> BinResult<Vec<T>>
+where
+    T: BinRead,
+    for<'a> T::Args<'a>: Clone,
+    R: Read + Seek,
+{
+    check_count(reader, count.get(), min_size.max(1), what)?;
+    let mut v = Vec::with_capacity(count.0 as usize);
+    for _ in 0..count.0 {
+        v.push(T::read_options(reader, endian, args.clone())?);
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn read(bytes: &[u8]) -> BinResult<CInt> {
+        CInt::read_options(&mut Cursor::new(bytes), Endian::Little, ())
+    }
+
+    #[test]
+    fn documented_examples() {
+        assert_eq!(read(&[0x84, 0x12]).unwrap(), CInt(1156));
+        assert_eq!(read(&[0x81, 0x01]).unwrap(), CInt(65));
+        assert_eq!(read(&[0x41]).unwrap(), CInt(-1));
+        assert_eq!(read(&[0x00]).unwrap(), CInt(0));
+        assert_eq!(CInt(1156).encode(), [0x84, 0x12]);
+        assert_eq!(CInt(-1).encode(), [0x41]);
+        assert_eq!(CInt(63).encode(), [0x3f]);
+        assert_eq!(CInt(64).encode(), [0x80, 0x01]);
+    }
+
+    #[test]
+    fn extremes_round_trip() {
+        for v in [
+            i32::MIN,
+            i32::MIN + 1,
+            -65,
+            -64,
+            -63,
+            0,
+            8191,
+            8192,
+            i32::MAX,
+        ] {
+            let bytes = CInt(v).encode();
+            assert_eq!(bytes.len(), CInt(v).encoded_len());
+            assert_eq!(read(&bytes).unwrap(), CInt(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn non_shortest_and_oversized_are_errors() {
+        assert!(read(&[0x80, 0x00]).is_err());
+        assert!(read(&[0x40]).is_err());
+        assert!(read(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]).is_err());
+        assert!(read(&[0xbf, 0xff, 0xff, 0xff, 0x7f]).is_err()); // 2^34 − 1
+        assert!(read(&[0x80]).is_err());
+    }
+}

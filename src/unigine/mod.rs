@@ -1,0 +1,336 @@
+//! UNIGINE `.mesh` and `.anim` files.
+//!
+//! Spec: `unigine-mesh-anim.txt`, corrected by FORMAT-NOTES "UNIGINE .mesh / .anim"
+//! (checked on real files). The magic is a little-endian u32 of four ASCII bytes that
+//! names the version (`ms10` … `ms14`, `an10`, `an11`) and is repeated as a section
+//! separator. Counts and string lengths are compact ints ([`cint`]).
+
+pub mod anim;
+pub mod cint;
+pub mod mesh;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::io::{read_all, write_all};
+use crate::roblox::convert::{Loss, LossKind};
+use mesh::ClassicMesh;
+
+/// ms10 stores the tangent w (handedness) in a signed byte scaled by 127; later
+/// versions in an i16 scaled by 32767, like x, y, z.
+const W_BYTE: i32 = 127;
+const W_SHORT: i32 = 32767;
+
+/// A tangent w moved between the byte (ms10) and short (ms11+) scales, rounded.
+fn rescale_w(w: i16, from: i32, to: i32) -> i16 {
+    let num = i32::from(w) * to;
+    let q = (num.abs() + from / 2) / from;
+    (q * num.signum()).clamp(-to, to) as i16
+}
+
+/// A version of the UNIGINE mesh format, named by its magic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum MeshVersion {
+    /// `ms10`: 7-byte tangents (w in one byte).
+    Ms10,
+    /// `ms11`.
+    Ms11,
+    /// `ms12`: surfaces gain lightmap settings.
+    Ms12,
+    /// `ms13`: no embedded animations.
+    #[default]
+    Ms13,
+}
+
+impl MeshVersion {
+    /// Every version this crate reads and writes.
+    pub const ALL: [MeshVersion; 4] = [
+        MeshVersion::Ms10,
+        MeshVersion::Ms11,
+        MeshVersion::Ms12,
+        MeshVersion::Ms13,
+    ];
+
+    /// The four magic bytes.
+    pub fn magic(self) -> [u8; 4] {
+        *match self {
+            MeshVersion::Ms10 => b"ms10",
+            MeshVersion::Ms11 => b"ms11",
+            MeshVersion::Ms12 => b"ms12",
+            MeshVersion::Ms13 => b"ms13",
+        }
+    }
+
+    /// The version a magic names, if this crate supports it.
+    pub fn from_magic(magic: [u8; 4]) -> Option<MeshVersion> {
+        MeshVersion::ALL.into_iter().find(|v| v.magic() == magic)
+    }
+
+    /// Whether the header names animations and the body embeds them (ms10–ms12).
+    pub fn embeds_animations(self) -> bool {
+        self <= MeshVersion::Ms12
+    }
+
+    /// A separator must repeat the version's magic.
+    pub(crate) fn expect_magic(
+        self,
+        m: [u8; 4],
+    ) -> std::result::Result<[u8; 4], crate::error::Invalid> {
+        if m == self.magic() {
+            Ok(m)
+        } else {
+            Err(crate::error::Invalid(format!(
+                "separator {:?} expected, found {}",
+                self.to_string(),
+                m.iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )))
+        }
+    }
+}
+
+impl fmt::Display for MeshVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.magic()))
+    }
+}
+
+impl std::str::FromStr for MeshVersion {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let b = s.trim().as_bytes();
+        <[u8; 4]>::try_from(b)
+            .ok()
+            .and_then(MeshVersion::from_magic)
+            .ok_or_else(|| format!("unknown UNIGINE mesh version {s:?} (ms10, ms11, ms12, ms13)"))
+    }
+}
+
+/// A UNIGINE `.mesh` file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnigineMesh {
+    /// The version (the magic).
+    pub version: MeshVersion,
+    /// Everything after the magic.
+    pub body: ClassicMesh,
+}
+
+impl UnigineMesh {
+    /// Reads a mesh with the default [`Limits`].
+    pub fn read(bytes: &[u8]) -> Result<UnigineMesh> {
+        Self::read_with_limits(bytes, &Limits::default())
+    }
+
+    /// Reads a mesh.
+    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<UnigineMesh> {
+        limits.check_input(bytes.len())?;
+        let magic = bytes
+            .get(..4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .ok_or_else(|| Error::at(0, "UNIGINE mesh magic", ErrorKind::UnexpectedEof))?;
+        let version = MeshVersion::from_magic(magic).ok_or_else(|| {
+            Error::at(
+                0,
+                "UNIGINE mesh magic",
+                ErrorKind::UnsupportedVersion(format!(
+                    "{} (supported: ms10, ms11, ms12, ms13)",
+                    String::from_utf8_lossy(&magic)
+                )),
+            )
+        })?;
+        let rest = bytes.get(4..).unwrap_or_default();
+        let body = read_all(rest, limits, (version,)).map_err(|mut e: Error| {
+            e.shift(4);
+            e
+        })?;
+        Ok(UnigineMesh { version, body })
+    }
+
+    /// Writes the mesh; for a mesh read from a file, the same bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.body
+            .check_fits(self.version)
+            .map_err(|e| crate::error::from_binrw(e, None))?;
+        write_all(&self.version.magic(), &self.body, 1024, (self.version,))
+    }
+}
+
+/// What `meshcodec info` reports of a UNIGINE mesh.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeshInfo {
+    /// `"unigine-mesh"`.
+    pub format: &'static str,
+    /// The version, e.g. `"ms13"`.
+    pub version: String,
+    /// Number of surfaces.
+    pub surfaces: usize,
+    /// Triangle vertices (one tangent each) of morph target 0, over all surfaces.
+    pub vertices: usize,
+    /// Positions of morph target 0, over all surfaces (vertices share them).
+    pub positions: usize,
+    /// Triangles over all surfaces.
+    pub faces: usize,
+    /// Number of bones.
+    pub bones: usize,
+    /// Bone names, in order.
+    pub bone_names: Vec<String>,
+    /// Names of the embedded animations (ms10–ms12).
+    pub animations: Vec<String>,
+    /// Per surface.
+    pub surface_list: Vec<SurfaceInfo>,
+}
+
+/// Counts of one surface.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SurfaceInfo {
+    /// Name.
+    pub name: String,
+    /// Morph target names (target 0 is the base shape).
+    pub targets: Vec<String>,
+    /// Triangle vertices of target 0.
+    pub vertices: usize,
+    /// Positions of target 0.
+    pub positions: usize,
+    /// Triangles.
+    pub faces: usize,
+    /// Vertices with skin weights.
+    pub weighted_vertices: usize,
+    /// Entries of the first UV set.
+    pub uv0: usize,
+    /// Entries of the second UV set.
+    pub uv1: usize,
+    /// Vertex colours.
+    pub colors: usize,
+}
+
+impl UnigineMesh {
+    /// Counts for `meshcodec info`.
+    pub fn info(&self) -> MeshInfo {
+        let b = &self.body;
+        let surface_list: Vec<SurfaceInfo> = b
+            .surfaces
+            .iter()
+            .zip(&b.data)
+            .map(|(h, d)| {
+                let base = d.targets.first();
+                SurfaceInfo {
+                    name: h.name.text(),
+                    targets: h.targets.iter().map(cint::UString::text).collect(),
+                    vertices: base.map_or(0, |t| t.tangents.len()),
+                    positions: base.map_or(0, |t| t.positions.len()),
+                    faces: d.triangle_indices.len() / 3,
+                    weighted_vertices: d.weights.counts.len(),
+                    uv0: d.uv0.len(),
+                    uv1: d.uv1.len(),
+                    colors: d.colors.len(),
+                }
+            })
+            .collect();
+        MeshInfo {
+            format: "unigine-mesh",
+            version: self.version.to_string(),
+            surfaces: surface_list.len(),
+            vertices: surface_list.iter().map(|s| s.vertices).sum(),
+            positions: surface_list.iter().map(|s| s.positions).sum(),
+            faces: surface_list.iter().map(|s| s.faces).sum(),
+            bones: b.bones.len(),
+            bone_names: b.bones.iter().map(|x| x.name.text()).collect(),
+            animations: b.animation_names.iter().map(cint::UString::text).collect(),
+            surface_list,
+        }
+    }
+}
+
+impl UnigineMesh {
+    /// What writing this mesh as `target` would lose (empty: nothing).
+    pub fn losses(&self, target: MeshVersion) -> Vec<Loss> {
+        let b = &self.body;
+        let mut out = Vec::new();
+        if !target.embeds_animations() && !b.animation_names.is_empty() {
+            out.push(Loss {
+                kind: LossKind::UnigineAnimations,
+                detail: format!(
+                    "{} embedded animation(s) ({}): {target} cannot embed animations",
+                    b.animation_names.len(),
+                    b.animation_names
+                        .iter()
+                        .map(cint::UString::text)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+        let lightmaps = b
+            .surfaces
+            .iter()
+            .filter(|s| s.lightmap_channel != 0 || s.lightmap_resolution != 0)
+            .count();
+        if target < MeshVersion::Ms12 && lightmaps > 0 {
+            out.push(Loss {
+                kind: LossKind::UnigineLightmap,
+                detail: format!(
+                    "lightmap channel/resolution of {lightmaps} surface(s): {target} has none"
+                ),
+            });
+        }
+        if (target == MeshVersion::Ms10) != (self.version == MeshVersion::Ms10) {
+            let n: usize = self
+                .body
+                .data
+                .iter()
+                .flat_map(|d| &d.targets)
+                .map(|t| t.tangents.len())
+                .sum();
+            if n > 0 {
+                out.push(Loss {
+                    kind: LossKind::UnigineTangents,
+                    detail: format!(
+                        "{n} tangent(s): ms10 stores i16 x, y, z and a signed-byte w, later \
+                         versions a unit quaternion (i16 x, y, z, w); they are carried over \
+                         component by component (w rescaled) and should be recomputed"
+                    ),
+                });
+            }
+        }
+        out
+    }
+
+    /// This mesh as `target`, dropping what [`UnigineMesh::losses`] lists.
+    pub fn to_version(&self, target: MeshVersion) -> UnigineMesh {
+        let mut body = self.body.clone();
+        if !target.embeds_animations() {
+            body.animation_names.clear();
+            body.animations.clear();
+        }
+        if target < MeshVersion::Ms12 {
+            for s in &mut body.surfaces {
+                s.lightmap_channel = 0;
+                s.lightmap_resolution = 0;
+            }
+        }
+        let scales = match (
+            self.version == MeshVersion::Ms10,
+            target == MeshVersion::Ms10,
+        ) {
+            (true, false) => Some((W_BYTE, W_SHORT)),
+            (false, true) => Some((W_SHORT, W_BYTE)),
+            _ => None,
+        };
+        if let Some((from, to)) = scales {
+            for t in body.data.iter_mut().flat_map(|d| &mut d.targets) {
+                for tan in &mut t.tangents {
+                    tan[3] = rescale_w(tan[3], from, to);
+                }
+            }
+        }
+        UnigineMesh {
+            version: target,
+            body,
+        }
+    }
+}
