@@ -16,8 +16,10 @@ is the same everywhere), rounded to f32 by struct.
 
 Conventions (see also roundtrip-fixtures/README.md):
 - Compact int (cint, readInt2): first byte bit 7 = more, bit 6 = sign, bits 0-5 = magnitude
-  bits 0-5; each next byte bit 7 = more, bits 0-6 = the next 7 magnitude bits. Written in the
-  fewest bytes; 0 is `00`; a negative number is its magnitude with the sign bit (-1 = `41`);
+  bits 0-5; each next byte bit 7 = more, bits 0-6 = the next 7 magnitude bits. Written as
+  UNIGINE writes them: the lead byte alone holds 0-62 (63 is `bf 00`), and another byte
+  follows while 127 or more remains; 0 is `00`; a negative number is its magnitude with the
+  sign bit (-1 = `41`);
   -0 is never written. No count in the format is signed, so no fixture holds a negative cint.
 - Strings: cint length including the NUL, then the bytes, NUL last; an empty name is `01 00`.
 - Anim count 0 in every ms10-ms12 fixture, so no animation is embedded. The notes do not
@@ -49,19 +51,18 @@ VERSIONS = (b"ms10", b"ms11", b"ms12", b"ms13")
 
 
 def cint(v):
-    """Compact int, fewest bytes."""
+    """Compact int as UNIGINE's writer makes it: one short of the fewest bytes at each
+    boundary. The lead byte alone holds 0..62 (63 is `bf 00`, as in the real ms14 files);
+    after it, another byte follows while 127 or more remains."""
     sign, mag = (0x40, -v) if v < 0 else (0, v)
-    first = sign | (mag & 0x3F)
+    more = mag >= 0x3F
+    out = [sign | (mag & 0x3F) | (0x80 if more else 0)]
     mag >>= 6
-    out = []
-    while mag:
-        out.append(mag & 0x7F)
+    while more:
+        more = mag >= 0x7F
+        out.append((mag & 0x7F) | (0x80 if more else 0))
         mag >>= 7
-    if out:
-        first |= 0x80
-        for i in range(len(out) - 1):
-            out[i] |= 0x80
-    return bytes([first] + out)
+    return bytes(out)
 
 
 def cstr(s):
@@ -245,14 +246,15 @@ def fixtures():
         surface("mixed", (grid, t2c, tris), b"ms13", lightmap=(1, 0))])
 
     # Long names: bone 65 bytes (`81 01`), target 64 bytes (`80 01`), surface 8192 bytes
-    # (`80 80 01`, the first 3-byte cint; an inner 7-bit group of zeros).
+    # (`80 80 01`, the first 3-byte cint; an inner 7-bit group of zeros), and a second bone
+    # of 63 bytes, which UNIGINE writes `bf 00` (one byte more than the fewest).
     bone = "bone_" + "abcdefghij" * 5 + "klmnopqrs"               # 64 chars + NUL = 65
     tgt = "target_" + "0123456789" * 5 + "abcdef"                  # 63 chars + NUL = 64
     surf = "surface_" + "".join("%04d," % i for i in range(1636)) + "xyz"  # 8191 + NUL = 8192
     assert (len(bone), len(tgt), len(surf)) == (64, 63, 8191)
     files["ms10-long-names.mesh"] = mesh(b"ms10", [
         surface(surf, quad(), b"ms10", targets=(tgt,), weights=[[(0, 65535)]] * 4)],
-        [(bone, -1)], [IDENTITY])
+        [(bone, -1), ("b" * 62, 0)], [IDENTITY, IDENTITY])
     return files
 
 
@@ -268,7 +270,7 @@ class ReadError(Exception):
 class Reader:
     def __init__(self, data):
         self.d, self.p = data, 0
-        self.noncanonical = []  # offsets of cints not in their shortest form
+        self.noncanonical = []  # offsets of cints not in the form UNIGINE's writer makes
 
     def take(self, n, what):
         if n < 0 or self.p + n > len(self.d):
@@ -291,8 +293,7 @@ class Reader:
             shift += 7
             more = b & 0x80
             nbytes += 1
-        need = 1 if mag < 64 else 1 + (mag.bit_length() - 6 + 6) // 7
-        if nbytes != need or (neg and mag == 0):
+        if cint(-mag if neg else mag) != self.d[start:self.p] or (neg and mag == 0):
             self.noncanonical.append(start)
         return -mag if neg else mag
 
@@ -467,8 +468,9 @@ def relations(summary, details):
 def check_cint():
     """The notes' examples, decoded by the reader and encoded by the writer."""
     ok = True
-    for hexs, v in (("8412", 1156), ("8101", 65), ("41", -1), ("00", 0), ("3f", 63),
-                    ("8001", 64), ("bf7f", 8191), ("808001", 8192), ("7f", -63)):
+    for hexs, v in (("8412", 1156), ("8101", 65), ("41", -1), ("00", 0), ("3e", 62),
+                    ("bf00", 63), ("8001", 64), ("bf7e", 8127), ("bfff00", 8191),
+                    ("808001", 8192), ("ff00", -63)):
         r = Reader(bytes.fromhex(hexs))
         got = r.int2("cint")
         ok &= got == v and r.p == len(r.d) and not r.noncanonical and cint(v).hex() == hexs
@@ -505,7 +507,7 @@ def walk_corpus():
                          details["animations_at"], details["frames"], details["anim_end"]))
             except ReadError as e:
                 print("note corpus %s: provisional animation walk failed (%s)" % (name, e))
-        tail = ", %d non-shortest cints" % len(details["noncanonical"]) \
+        tail = ", %d cints not in UNIGINE's form" % len(details["noncanonical"]) \
             if details["noncanonical"] else ""
         if "stopped_at" in details:
             print("ok   corpus %-22s header, %d bones and bind pose read; stopped at the embedded "
@@ -547,7 +549,7 @@ def check():
             if summary != expected.get(name):
                 problems.append("reader found %s" % json.dumps(summary)[:300])
             if details["noncanonical"]:
-                problems.append("non-shortest cints at %s" % details["noncanonical"])
+                problems.append("cints not in UNIGINE's form at %s" % details["noncanonical"])
             problems += relations(summary, details)
         except ReadError as err:
             problems.append(str(err))

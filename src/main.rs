@@ -294,7 +294,11 @@ fn info_anim(path: &Path, a: &UnigineAnim, json: bool) -> Result<ExitCode, Failu
         return print_json(path, &info);
     }
     println!("format:     UNIGINE animation {}", info.version);
-    println!("bones:      {} ({})", info.bones, info.bone_names.join(", "));
+    println!(
+        "bones:      {} ({})",
+        info.bones,
+        info.bone_names.join(", ")
+    );
     for c in &info.animations {
         let name = if c.name.is_empty() {
             String::from("(unnamed)")

@@ -359,3 +359,78 @@ fn damaged_csgphs_never_panics_or_overallocates() {
     eprintln!("{cases} damaged CSGPHS blobs, {decoded} still decoded, none panicked");
     assert!(cases > 5_000, "{cases}");
 }
+
+/// UNIGINE meshes and animations (corpus and fixtures): every truncation, bit flips and
+/// 0xFF runs through the raw layer under the same allocation cap.
+#[test]
+fn damaged_unigine_never_panics_or_overallocates() {
+    use meshcodec::unigine::anim::UnigineAnim;
+    use meshcodec::unigine::UnigineMesh;
+    let _serial = serial();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("unigine"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mesh" || e == "anim"))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        paths.extend(
+            std::fs::read_dir(dir.join("unigine"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+    }
+    let check = |b: &[u8]| -> bool {
+        let budget = b.len() * 16 + (1 << 20);
+        ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+        let (ok, written, err) = if b.starts_with(b"an") {
+            let r = UnigineAnim::read(b);
+            (r.is_ok(), r.as_ref().ok().map(|a| a.write()), r.err())
+        } else {
+            let r = UnigineMesh::read(b);
+            let info = r.as_ref().ok().map(|m| m.info());
+            drop(info);
+            (r.is_ok(), r.as_ref().ok().map(|m| m.write()), r.err())
+        };
+        ALLOC.set_limit(usize::MAX).unwrap();
+        if let Some(e) = err {
+            assert!(e.offset().is_some_and(|o| o <= b.len() as u64), "{e}");
+        }
+        if let Some(w) = written {
+            assert_eq!(w.unwrap(), b);
+        }
+        ok
+    };
+    let mut rng = Rng(0x0DDB_A11C_AFE5_1234);
+    let (mut cases, mut parsed) = (0usize, 0usize);
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(check(&bytes), "{}", path.display());
+        // Every cut of small files; a sample of cuts of large ones.
+        let step = (bytes.len() / 2000).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            cases += 1;
+            parsed += usize::from(check(&bytes[..cut]));
+        }
+        for _ in 0..400 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+            cases += 1;
+            parsed += usize::from(check(&b));
+        }
+        for at in 4..bytes.len().min(4 + 96) {
+            for width in [1usize, 2, 4] {
+                let mut b = bytes.clone();
+                for x in b.iter_mut().skip(at).take(width) {
+                    *x = 0xFF;
+                }
+                cases += 1;
+                parsed += usize::from(check(&b));
+            }
+        }
+    }
+    eprintln!("{cases} damaged UNIGINE files, {parsed} still parsed, none panicked");
+    assert!(cases > 5_000, "{cases}");
+}

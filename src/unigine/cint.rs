@@ -5,8 +5,11 @@
 //! byte follows, bits 0–6 = the next 7 magnitude bits. `84 12` = 1156, `81 01` = 65,
 //! `41` = −1. It is neither LEB128 nor zig-zag.
 //!
-//! UNIGINE writes the shortest form, so the reader accepts only that (a redundant zero
-//! byte or a negative zero is an error): then reading and writing back is byte-exact.
+//! UNIGINE's writer is one short of the shortest form at each byte boundary: the lead byte
+//! alone holds 0–62 (63 is written `bf 00`, as in real ms14 files), and each further byte
+//! is followed by another when 127 or more remains. [`CInt::encode`] writes exactly that;
+//! the reader accepts only encodings that this writer produces (so reading and writing
+//! back is byte-exact) and reports any other form as an error.
 
 use std::io::{Read, Seek, Write};
 
@@ -49,10 +52,14 @@ pub struct CInt(pub i32);
 impl CInt {
     /// Number of bytes of the encoding.
     pub fn encoded_len(self) -> usize {
-        let mut m = self.0.unsigned_abs() >> 6;
-        let mut n = 1;
-        while m != 0 {
-            m >>= 7;
+        let m = self.0.unsigned_abs();
+        if m < 0x3f {
+            return 1;
+        }
+        let mut rest = m >> 6;
+        let mut n = 2;
+        while rest >= 0x7f {
+            rest >>= 7;
             n += 1;
         }
         n
@@ -62,16 +69,16 @@ impl CInt {
     pub fn encode(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(MAX_BYTES);
         let mut m = self.0.unsigned_abs();
+        let mut more = m >= 0x3f;
         let lead = Lead::new()
             .with_magnitude((m & 0x3f) as u8)
             .with_negative(self.0 < 0)
-            .with_more(m >> 6 != 0);
+            .with_more(more);
         out.extend(lead.into_bytes());
         m >>= 6;
-        while m != 0 {
-            let next = Next::new()
-                .with_bits((m & 0x7f) as u8)
-                .with_more(m >> 7 != 0);
+        while more {
+            more = m >= 0x7f;
+            let next = Next::new().with_bits((m & 0x7f) as u8).with_more(more);
             out.extend(next.into_bytes());
             m >>= 7;
         }
@@ -101,12 +108,6 @@ impl BinRead for CInt {
             more = next.more();
             shift += 7;
             len += 1;
-            if !more && next.bits() == 0 {
-                return Err(invalid(
-                    pos,
-                    "compact int with a redundant zero byte (not the shortest form)",
-                ));
-            }
         }
         let value = if lead.negative() {
             if magnitude == 0 {
@@ -116,9 +117,19 @@ impl BinRead for CInt {
         } else {
             magnitude as i64
         };
-        i32::try_from(value)
+        let v = i32::try_from(value)
             .map(CInt)
-            .map_err(|_| invalid(pos, format!("compact int {value} does not fit 32 bits")))
+            .map_err(|_| invalid(pos, format!("compact int {value} does not fit 32 bits")))?;
+        if v.encoded_len() != len {
+            return Err(invalid(
+                pos,
+                format!(
+                    "compact int {value} in {len} bytes; UNIGINE writes it in {}",
+                    v.encoded_len()
+                ),
+            ));
+        }
+        Ok(v)
     }
 }
 
@@ -264,8 +275,14 @@ mod tests {
         assert_eq!(read(&[0x00]).unwrap(), CInt(0));
         assert_eq!(CInt(1156).encode(), [0x84, 0x12]);
         assert_eq!(CInt(-1).encode(), [0x41]);
-        assert_eq!(CInt(63).encode(), [0x3f]);
+        assert_eq!(CInt(62).encode(), [0x3e]);
+        // One short of the shortest form, as UNIGINE writes it (seen in ms14 files).
+        assert_eq!(CInt(63).encode(), [0xbf, 0x00]);
+        assert_eq!(read(&[0xbf, 0x00]).unwrap(), CInt(63));
         assert_eq!(CInt(64).encode(), [0x80, 0x01]);
+        assert_eq!(CInt(-63).encode(), [0xff, 0x00]);
+        assert_eq!(CInt(63 + 126 * 64).encode(), [0xbf, 0x7e]);
+        assert_eq!(CInt(63 + 127 * 64).encode(), [0xbf, 0xff, 0x00]);
     }
 
     #[test]
@@ -288,8 +305,9 @@ mod tests {
     }
 
     #[test]
-    fn non_shortest_and_oversized_are_errors() {
+    fn other_forms_and_oversized_are_errors() {
         assert!(read(&[0x80, 0x00]).is_err());
+        assert!(read(&[0x3f]).is_err()); // 63 in the shortest form: not what UNIGINE writes
         assert!(read(&[0x40]).is_err());
         assert!(read(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]).is_err());
         assert!(read(&[0xbf, 0xff, 0xff, 0xff, 0x7f]).is_err()); // 2^34 − 1

@@ -1,0 +1,672 @@
+//! UNIGINE `.mesh` and `.anim`: corpus and fixture round trips, the fixtures' expected
+//! values (from the independent generator `make_unigine.py`), version conversion, the CLI,
+//! and property tests of the raw layer.
+
+mod common;
+
+use std::path::PathBuf;
+
+use meshcodec::unigine::anim::{
+    An10Animation, An10File, An11Animation, An11File, An11Key, EmbeddedAnimation, Key, KeyMask,
+    QuantBox, UnigineAnim,
+};
+use meshcodec::unigine::cint::{CInt, UString};
+use meshcodec::unigine::mesh::{
+    Bone, BoneWeight, Bounds, ClassicMesh, SurfaceData, SurfaceHeader, TargetData, Transform,
+    Weights,
+};
+use meshcodec::unigine::{MeshVersion, UnigineMesh};
+use proptest::prelude::*;
+
+/// Every UNIGINE file of the corpus, found by content (`ms1x` / `an1x` magic).
+fn corpus_files() -> Vec<PathBuf> {
+    let Some(dir) = common::corpus() else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("unigine"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    assert!(v.len() >= 9, "{v:?}");
+    v
+}
+
+fn fixture_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("unigine"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mesh" || e == "anim"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 9, "{v:?}");
+    v
+}
+
+fn is_anim(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"an")
+}
+
+/// Reads and writes back a mesh or an animation; returns the bytes written.
+fn round_trip(bytes: &[u8]) -> Vec<u8> {
+    if is_anim(bytes) {
+        UnigineAnim::read(bytes).unwrap().write().unwrap()
+    } else {
+        UnigineMesh::read(bytes).unwrap().write().unwrap()
+    }
+}
+
+#[test]
+fn corpus_and_fixtures_round_trip_byte_exact() {
+    let files: Vec<PathBuf> = corpus_files()
+        .into_iter()
+        .filter(|p| {
+            // ms14 has its own test below.
+            !std::fs::read(p).unwrap().starts_with(b"ms14")
+        })
+        .chain(fixture_files())
+        .collect();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        assert!(round_trip(&bytes) == bytes, "{}", path.display());
+    }
+    if common::corpus().is_some() {
+        assert!(files.len() >= 7 + 9);
+    }
+}
+
+/// The generator's `expected.json` against what the reader finds.
+#[test]
+fn fixtures_match_the_generators_expectations() {
+    let dir = common::fixture_dir("unigine");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let mut n = 0;
+    for (name, e) in expected.as_object().unwrap() {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(e["size"], bytes.len(), "{name}");
+        let m = UnigineMesh::read(&bytes).unwrap();
+        let b = &m.body;
+        assert_eq!(e["version"], m.version.to_string(), "{name}");
+        let bones: Vec<(String, i64)> = e["bones"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["name"].as_str().unwrap().to_string(),
+                    x["parent"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let ours: Vec<(String, i64)> = b
+            .bones
+            .iter()
+            .map(|x| (x.name.text(), i64::from(x.parent)))
+            .collect();
+        assert_eq!(ours, bones, "{name}");
+        // Only ms10–ms12 name animations.
+        let animations = e.get("animations").and_then(|a| a.as_u64()).unwrap_or(0);
+        assert_eq!(animations, b.animations.len() as u64, "{name}");
+        let surfaces = e["surfaces"].as_array().unwrap();
+        assert_eq!(surfaces.len(), b.surfaces.len(), "{name}");
+        for ((s, h), d) in surfaces.iter().zip(&b.surfaces).zip(&b.data) {
+            assert_eq!(s["name"], h.name.text(), "{name}");
+            let targets: Vec<String> = h.targets.iter().map(UString::text).collect();
+            assert_eq!(s["targets"], serde_json::json!(targets), "{name}");
+            let t0 = &d.targets[0];
+            assert_eq!(s["vertices"], t0.positions.len(), "{name}");
+            assert_eq!(s["tangents"], t0.tangents.len(), "{name}");
+            assert_eq!(s["weights"], d.weights.counts.len(), "{name}");
+            assert_eq!(s["uv0"], d.uv0.len(), "{name}");
+            assert_eq!(s["uv1"], d.uv1.len(), "{name}");
+            assert_eq!(s["colors"], d.colors.len(), "{name}");
+            assert_eq!(
+                s["coordinate_indices"]["count"],
+                d.coordinate_indices.len(),
+                "{name}"
+            );
+            assert_eq!(
+                s["triangle_indices"]["count"],
+                d.triangle_indices.len(),
+                "{name}"
+            );
+            if let Some(l) = s.get("lightmap") {
+                assert_eq!(
+                    l,
+                    &serde_json::json!([h.lightmap_channel, h.lightmap_resolution]),
+                    "{name}"
+                );
+            }
+            // Every corner's indices point inside their arrays.
+            assert!(d
+                .coordinate_indices
+                .iter()
+                .all(|&i| (i as usize) < t0.positions.len()));
+            assert!(d
+                .triangle_indices
+                .iter()
+                .all(|&i| (i as usize) < t0.tangents.len()));
+        }
+        n += 1;
+    }
+    assert!(n >= 9);
+}
+
+/// The real skinned mesh and the an10 file share their skeleton and bind pose, and the
+/// an10 translation of frame 0 decodes (box + u16) to the mesh's stored f32 values
+/// within one quantization step.
+#[test]
+fn an10_decodes_to_the_embedded_f32_frame() {
+    let Some(dir) = common::corpus() else { return };
+    let mesh =
+        UnigineMesh::read(&std::fs::read(dir.join("unigine/ms11-arm-skinned.mesh")).unwrap())
+            .unwrap();
+    let UnigineAnim::An10(anim) =
+        UnigineAnim::read(&std::fs::read(dir.join("unigine/an10-arm.anim")).unwrap()).unwrap()
+    else {
+        panic!("an10 expected")
+    };
+    assert_eq!(mesh.body.bones, anim.bones);
+    assert_eq!(mesh.body.bind_pose, anim.bind_pose);
+    let (emb, a10) = (&mesh.body.animations[0], &anim.animations[0]);
+    assert_eq!(emb.bones, a10.bones);
+    let mut compared = 0;
+    for (k_emb, k10) in emb.keys.iter().zip(&a10.keys).take(emb.bones.len()) {
+        assert_eq!(k_emb.rotation, k10.rotation);
+        for axis in 0..3 {
+            let step = a10.translation_box.size[axis] / 65535.0;
+            let got = a10.translation_box.decode(axis, k10.translation[axis]);
+            let want = k_emb.translation[axis];
+            assert!(
+                want >= got - 1e-4 && want - got <= step * 1.001 + 1e-4,
+                "axis {axis}: {got} vs {want} (step {step})"
+            );
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 120);
+}
+
+/// Every ms10–ms13 file to every version and back: what the loss report leaves out is
+/// kept exactly; a lossless round trip gives the original bytes.
+#[test]
+fn conversions_between_versions() {
+    let files: Vec<PathBuf> = corpus_files()
+        .into_iter()
+        .chain(fixture_files())
+        .filter(|p| {
+            let b = std::fs::read(p).unwrap();
+            !is_anim(&b) && !b.starts_with(b"ms14")
+        })
+        .collect();
+    let mut lossless = 0;
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let m = UnigineMesh::read(&bytes).unwrap();
+        for target in MeshVersion::ALL {
+            let losses = m.losses(target);
+            let there = m.to_version(target);
+            let written = there.write().unwrap();
+            let again = UnigineMesh::read(&written).unwrap();
+            assert_eq!(again, there, "{} → {target}", path.display());
+            let back = again.to_version(m.version);
+            if losses.is_empty() {
+                assert_eq!(
+                    back.write().unwrap(),
+                    bytes,
+                    "{} → {target}",
+                    path.display()
+                );
+                lossless += 1;
+            }
+            // Geometry survives every conversion.
+            for (a, b) in m.body.data.iter().zip(&back.body.data) {
+                assert_eq!(a.coordinate_indices, b.coordinate_indices);
+                assert_eq!(a.triangle_indices, b.triangle_indices);
+                assert_eq!(a.uv0, b.uv0);
+                assert_eq!(a.weights, b.weights);
+                for (x, y) in a.targets.iter().zip(&b.targets) {
+                    assert_eq!(x.positions, y.positions);
+                }
+            }
+        }
+    }
+    assert!(lossless >= files.len(), "{lossless}");
+}
+
+#[test]
+fn cli_info_json_verify_and_convert() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let run = |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output();
+    let fixtures = fixture_files();
+    for path in &fixtures {
+        let out = run(&["info".as_ref(), "--json".as_ref(), path.as_os_str()]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["format"], "unigine-mesh");
+        for key in ["surfaces", "vertices", "positions", "faces", "bones"] {
+            assert!(v[key].is_u64(), "{}: {key}", path.display());
+        }
+    }
+    let mut args: Vec<&std::ffi::OsStr> = vec!["verify".as_ref()];
+    args.extend(fixtures.iter().map(|p| p.as_os_str()));
+    assert!(run(&args).unwrap().status.success());
+
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture_dir("unigine").join("ms12-static-quad.mesh");
+    let out = dir.path().join("out.mesh");
+    // ms12 → ms11 drops the lightmap settings: refused without --allow-lossy.
+    let o = run(&[
+        "convert".as_ref(),
+        src.as_os_str(),
+        out.as_os_str(),
+        "--to".as_ref(),
+        "ms11".as_ref(),
+    ])
+    .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("lightmap"));
+    // ms12 → ms13 keeps everything, and back again gives the same bytes.
+    let back = dir.path().join("back.mesh");
+    for (from, to, v) in [(&src, &out, "ms13"), (&out, &back, "ms12")] {
+        let o = run(&[
+            "convert".as_ref(),
+            from.as_os_str(),
+            to.as_os_str(),
+            "--to".as_ref(),
+            v.as_ref(),
+        ])
+        .unwrap();
+        assert!(o.status.success(), "{o:?}");
+    }
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&src).unwrap());
+    // An unknown version is a usage error.
+    let o = run(&[
+        "convert".as_ref(),
+        src.as_os_str(),
+        out.as_os_str(),
+        "--to".as_ref(),
+        "ms99".as_ref(),
+    ])
+    .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}
+
+#[test]
+fn anim_info_json() {
+    let Some(dir) = common::corpus() else { return };
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    for (name, version, frames) in [
+        ("an10-arm.anim", "an10", 189),
+        ("an11-small.anim", "an11", 1),
+    ] {
+        let out = std::process::Command::new(bin)
+            .args(["info", "--json"])
+            .arg(dir.join("unigine").join(name))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["format"], "unigine-anim");
+        assert_eq!(v["version"], version);
+        assert_eq!(v["animations"][0]["frames"], frames);
+    }
+}
+
+// ---- property tests of the raw layer ------------------------------------------------
+
+fn name() -> impl Strategy<Value = UString> + Clone {
+    prop_oneof![
+        "[a-z_]{0,12}".prop_map(|s| UString::new(&s)),
+        // Long enough for a 2-byte length.
+        "[a-z]{64,80}".prop_map(|s| UString::new(&s)),
+        // Kept exactly even without the terminating NUL.
+        proptest::collection::vec(any::<u8>(), 0..6).prop_map(|bytes| UString { bytes }),
+    ]
+}
+
+fn float() -> std::ops::Range<f32> {
+    -1.0e6f32..1.0e6
+}
+
+fn bounds() -> impl Strategy<Value = Bounds> {
+    proptest::array::uniform10(float()).prop_map(|f| Bounds {
+        min: [f[0], f[1], f[2]],
+        max: [f[3], f[4], f[5]],
+        center: [f[6], f[7], f[8]],
+        radius: f[9],
+    })
+}
+
+fn transform() -> impl Strategy<Value = Transform> {
+    proptest::array::uniform10(float()).prop_map(|f| Transform {
+        position: [f[0], f[1], f[2]],
+        rotation: [f[3], f[4], f[5], f[6]],
+        scale: [f[7], f[8], f[9]],
+    })
+}
+
+/// A key whose absent components are 0 (as the reader leaves them).
+fn key<T: Default + Copy + std::fmt::Debug>(
+    value: impl Strategy<Value = T> + Clone,
+) -> impl Strategy<Value = Key<T>> {
+    (
+        0u8..0x80,
+        proptest::array::uniform3(value.clone()),
+        any::<[i16; 4]>(),
+        proptest::array::uniform3(value),
+    )
+        .prop_map(|(m, t, r, s)| {
+            let mask = KeyMask::from_bytes([m]);
+            let pick = |on: [bool; 3], v: [T; 3]| {
+                [0, 1, 2].map(|i| if on[i] { v[i] } else { T::default() })
+            };
+            Key {
+                mask,
+                translation: pick(mask.translation(), t),
+                rotation: if mask.rotation() { r } else { [0; 4] },
+                scale: pick(mask.scale(), s),
+            }
+        })
+}
+
+fn embedded(bones: usize) -> impl Strategy<Value = EmbeddedAnimation> {
+    (
+        proptest::collection::vec(0..bones.max(1) as i16, 0..4),
+        any::<u8>(),
+        0u32..4,
+    )
+        .prop_flat_map(|(idx, flag, frames)| {
+            let n = idx.len() * frames as usize;
+            proptest::collection::vec(key(float()), n).prop_map(move |keys| EmbeddedAnimation {
+                bones: idx.clone(),
+                flag,
+                frame_count: frames,
+                keys,
+            })
+        })
+}
+
+/// One surface: header and geometry with `targets` morph targets.
+fn surface(v: MeshVersion) -> impl Strategy<Value = (SurfaceHeader, SurfaceData)> {
+    (
+        name(),
+        any::<(u8, u8)>(),
+        bounds(),
+        proptest::collection::vec(name(), 1..3),
+        // Position and tangent counts: small, or past 256 for u16 indices.
+        prop_oneof![0usize..12, 250usize..300],
+        prop_oneof![0usize..12, 250usize..300],
+    )
+        .prop_flat_map(move |(n, lm, b, targets, np, nt)| {
+            let t = targets.len();
+            let w = if v == MeshVersion::Ms10 {
+                -128i16..128
+            } else {
+                i16::MIN..i16::MAX
+            };
+            let target = (
+                proptest::collection::vec(proptest::array::uniform3(float()), np),
+                proptest::collection::vec(
+                    (any::<[i16; 3]>(), w).prop_map(|(x, w)| [x[0], x[1], x[2], w]),
+                    nt,
+                ),
+            )
+                .prop_map(|(positions, tangents)| TargetData {
+                    positions,
+                    tangents,
+                });
+            let corners = 3 * (np.min(nt) / 3).min(6);
+            (
+                Just((n, lm, b, targets)),
+                proptest::collection::vec(target, t),
+                proptest::collection::vec(0u8..5, 0..6),
+                proptest::collection::vec(proptest::array::uniform2(float()), 0..5),
+                proptest::collection::vec(any::<[u8; 4]>(), 0..5),
+                proptest::collection::vec(0..np.max(1) as u32, corners),
+                proptest::collection::vec(0..nt.max(1) as u32, corners),
+            )
+        })
+        .prop_flat_map(move |(head, targets, wcounts, uv, colors, ci, ti)| {
+            let total: usize = wcounts.iter().map(|&c| usize::from(c)).sum();
+            (
+                Just((head, targets, wcounts, uv, colors, ci, ti)),
+                proptest::collection::vec(
+                    any::<(i16, u16)>().prop_map(|(bone, weight)| BoneWeight { bone, weight }),
+                    total,
+                ),
+            )
+        })
+        .prop_map(
+            move |(((n, lm, b, names), targets, counts, uv, colors, ci, ti), entries)| {
+                let lm = if v >= MeshVersion::Ms12 { lm } else { (0, 0) };
+                (
+                    SurfaceHeader {
+                        name: n,
+                        lightmap_channel: lm.0,
+                        lightmap_resolution: lm.1,
+                        bounds: b,
+                        targets: names,
+                    },
+                    SurfaceData {
+                        targets,
+                        weights: Weights { counts, entries },
+                        uv0: uv.clone(),
+                        uv1: uv.into_iter().rev().collect(),
+                        colors,
+                        coordinate_indices: ci,
+                        triangle_indices: ti,
+                    },
+                )
+            },
+        )
+}
+
+fn mesh() -> impl Strategy<Value = UnigineMesh> {
+    proptest::sample::select(MeshVersion::ALL.to_vec()).prop_flat_map(|v| {
+        (
+            bounds(),
+            proptest::collection::vec((name(), any::<i16>()), 0..4),
+            proptest::collection::vec(surface(v), 0..3),
+        )
+            .prop_flat_map(move |(b, bones, surfaces)| {
+                let nb = bones.len();
+                let anims = if v.embeds_animations() {
+                    0..3usize
+                } else {
+                    0..1
+                };
+                (
+                    Just((b, bones, surfaces)),
+                    proptest::collection::vec(transform(), nb),
+                    proptest::collection::vec((name(), embedded(nb)), anims),
+                )
+            })
+            .prop_map(move |((bounds, bones, surfaces), bind_pose, anims)| {
+                let (surfaces, data) = surfaces.into_iter().unzip();
+                let (animation_names, animations) = anims.into_iter().unzip();
+                UnigineMesh {
+                    version: v,
+                    body: ClassicMesh {
+                        bounds,
+                        bones: bones
+                            .into_iter()
+                            .map(|(name, parent)| Bone { name, parent })
+                            .collect(),
+                        animation_names,
+                        surfaces,
+                        bind_pose,
+                        animations,
+                        data,
+                    },
+                }
+            })
+    })
+}
+
+fn anim() -> impl Strategy<Value = UnigineAnim> {
+    let bones = || proptest::collection::vec((name(), any::<i16>()), 0..4);
+    prop_oneof![
+        (bones(), bounds()).prop_flat_map(|(bones, b)| {
+            let nb = bones.len();
+            let clip = (
+                proptest::collection::vec(any::<i16>(), 0..4),
+                proptest::array::uniform6(float()),
+                proptest::array::uniform6(float()),
+                any::<u8>(),
+                0u32..4,
+            )
+                .prop_flat_map(|(idx, tb, sb, flag, frames)| {
+                    let n = idx.len() * frames as usize;
+                    proptest::collection::vec(key(any::<u16>()), n).prop_map(move |keys| {
+                        An10Animation {
+                            bones: idx.clone(),
+                            translation_box: QuantBox {
+                                min: [tb[0], tb[1], tb[2]],
+                                size: [tb[3], tb[4], tb[5]],
+                            },
+                            scale_box: QuantBox {
+                                min: [sb[0], sb[1], sb[2]],
+                                size: [sb[3], sb[4], sb[5]],
+                            },
+                            flag,
+                            frame_count: frames,
+                            keys,
+                        }
+                    })
+                });
+            (
+                Just((bones, b)),
+                proptest::collection::vec(transform(), nb),
+                proptest::collection::vec((name(), clip), 0..3),
+            )
+                .prop_map(|((bones, bounds), bind_pose, clips)| {
+                    let (names, animations) = clips.into_iter().unzip();
+                    UnigineAnim::An10(An10File {
+                        bounds,
+                        bones: bones
+                            .into_iter()
+                            .map(|(name, parent)| Bone { name, parent })
+                            .collect(),
+                        names,
+                        bind_pose,
+                        animations,
+                    })
+                })
+        }),
+        bones().prop_flat_map(|bones| {
+            let nb = bones.len();
+            let an11_key = || {
+                (
+                    0u8..8,
+                    proptest::array::uniform3(float()),
+                    proptest::array::uniform4(float()),
+                    proptest::array::uniform3(float()),
+                )
+                    .prop_map(|(mask, p, r, s)| An11Key {
+                        mask,
+                        position: if mask & 1 != 0 { p } else { [0.0; 3] },
+                        rotation: if mask & 2 != 0 { r } else { [0.0; 4] },
+                        scale: if mask & 4 != 0 { s } else { [0.0; 3] },
+                    })
+            };
+            let clip = (proptest::collection::vec(any::<i16>(), 0..4), 0u32..4).prop_flat_map(
+                move |(idx, frames)| {
+                    proptest::collection::vec(an11_key(), idx.len() * frames as usize).prop_map(
+                        move |keys| An11Animation {
+                            bones: idx.clone(),
+                            frame_count: frames,
+                            keys,
+                        },
+                    )
+                },
+            );
+            (
+                Just(bones),
+                proptest::collection::vec(transform(), nb),
+                clip,
+            )
+                .prop_map(|(bones, bind_pose, animation)| {
+                    UnigineAnim::An11(An11File {
+                        bones: bones
+                            .into_iter()
+                            .map(|(name, parent)| Bone { name, parent })
+                            .collect(),
+                        bind_pose,
+                        animation,
+                    })
+                })
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn compact_ints_round_trip(v in any::<i32>()) {
+        use binrw::{BinRead, BinWrite};
+        let mut out = std::io::Cursor::new(Vec::new());
+        CInt(v).write_le(&mut out).unwrap();
+        let bytes = out.into_inner();
+        prop_assert_eq!(bytes.len(), CInt(v).encoded_len());
+        prop_assert_eq!(CInt::read_le(&mut std::io::Cursor::new(&bytes)).unwrap(), CInt(v));
+    }
+
+    #[test]
+    fn any_mesh_write_read_write(m in mesh()) {
+        let bytes = m.write().unwrap();
+        let again = UnigineMesh::read(&bytes).unwrap();
+        prop_assert_eq!(&again, &m);
+        prop_assert_eq!(again.write().unwrap(), bytes);
+    }
+
+    #[test]
+    fn any_anim_write_read_write(a in anim()) {
+        let bytes = a.write().unwrap();
+        let again = UnigineAnim::read(&bytes).unwrap();
+        prop_assert_eq!(&again, &a);
+        prop_assert_eq!(again.write().unwrap(), bytes);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..200),
+                                   head in prop_oneof![Just(*b"ms10"), Just(*b"ms11"),
+                                       Just(*b"ms12"), Just(*b"ms13"), Just(*b"an10"), Just(*b"an11")]) {
+        let mut bytes = head.to_vec();
+        bytes.extend(tail);
+        if is_anim(&bytes) {
+            if let Ok(a) = UnigineAnim::read(&bytes) {
+                prop_assert_eq!(a.write().unwrap(), bytes);
+            }
+        } else if let Ok(m) = UnigineMesh::read(&bytes) {
+            prop_assert_eq!(m.write().unwrap(), bytes);
+        }
+    }
+}
+
+/// Values the raw types cannot hold are write errors, not silent changes.
+#[test]
+fn inconsistent_values_are_write_errors() {
+    let dir = common::fixture_dir("unigine");
+    let base = UnigineMesh::read(&std::fs::read(dir.join("ms11-skinned.mesh")).unwrap()).unwrap();
+    let mut m = base.clone();
+    m.body.bind_pose.pop();
+    assert!(m.write().is_err());
+    let mut m = base.clone();
+    m.body.data[0].weights.counts[0] += 1;
+    assert!(m.write().is_err());
+    let mut m = base.clone();
+    m.version = MeshVersion::Ms13;
+    m.body.animation_names.push(UString::new("walk"));
+    m.body.animations.push(EmbeddedAnimation::default());
+    assert!(m.write().is_err());
+    let mut m = base.clone();
+    m.body.data[0].targets[0].tangents[0][3] = 300;
+    m.version = MeshVersion::Ms10;
+    assert!(m.write().is_err());
+    let mut m = base;
+    m.body.data[0].coordinate_indices[0] = 256; // only 4 positions: 1-byte indices
+    assert!(m.write().is_err());
+}
