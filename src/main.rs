@@ -24,8 +24,9 @@ use meshcodec::{detect, Format, Limits};
     long_about = "Read and write game mesh files exactly.\n\n\
         Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
         Roblox CSGPHS (collision data) 0, 3, 5, 6, 7, 8 (byte-exact; version 8 decoded).\n\
-        UNIGINE .mesh ms10 to ms13 and .anim an10, an11 (byte-exact).\n\
-        Recognised but not yet supported: UNIGINE ms14, STF.\n\n\
+        UNIGINE .mesh ms10 to ms14 and .anim an10, an11 (byte-exact; ms14 converts to\n\
+        ms10–ms13, not back).\n\
+        Recognised but not yet supported: STF.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
 struct Cli {
@@ -255,7 +256,7 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
 }
 
 fn info_unigine(path: &Path, m: &UnigineMesh, json: bool) -> Result<ExitCode, Failure> {
-    let info = m.info();
+    let info = m.info(&Limits::default()).map_err(|e| fail(path, e))?;
     if json {
         return print_json(path, &info);
     }
@@ -274,6 +275,9 @@ fn info_unigine(path: &Path, m: &UnigineMesh, json: bool) -> Result<ExitCode, Fa
             "  {:?}: {} vertices, {} positions, {} triangles, {} weighted, uv0 {}, uv1 {}, colours {}{targets}",
             s.name, s.vertices, s.positions, s.faces, s.weighted_vertices, s.uv0, s.uv1, s.colors
         );
+        if let Some(n) = s.tree_nodes {
+            println!("    spatial tree: {n} nodes");
+        }
     }
     if info.bones > 0 {
         println!(
@@ -438,8 +442,9 @@ fn convert(
                     .parse()
                     .map_err(|e: String| fail(input, format!("--to {t}: {e}")))?;
                 let (from, to) = (m.version.to_string(), t.to_string());
-                check_losses(input, &from, &to, &m.losses(target), allow_lossy)?;
-                m.to_version(target).write()
+                let losses = m.losses(target).map_err(|e| fail(input, e))?;
+                check_losses(input, &from, &to, &losses, allow_lossy)?;
+                m.to_version(target).and_then(|m| m.write())
             }
         },
     }

@@ -15,7 +15,8 @@ use meshcodec::unigine::mesh::{
     Bone, BoneWeight, Bounds, ClassicMesh, SurfaceData, SurfaceHeader, TargetData, Transform,
     Weights,
 };
-use meshcodec::unigine::{MeshVersion, UnigineMesh};
+use meshcodec::unigine::{MeshBody, MeshVersion, UnigineMesh};
+use meshcodec::Limits;
 use proptest::prelude::*;
 
 /// Every UNIGINE file of the corpus, found by content (`ms1x` / `an1x` magic).
@@ -58,20 +59,13 @@ fn round_trip(bytes: &[u8]) -> Vec<u8> {
 
 #[test]
 fn corpus_and_fixtures_round_trip_byte_exact() {
-    let files: Vec<PathBuf> = corpus_files()
-        .into_iter()
-        .filter(|p| {
-            // ms14 has its own test below.
-            !std::fs::read(p).unwrap().starts_with(b"ms14")
-        })
-        .chain(fixture_files())
-        .collect();
+    let files: Vec<PathBuf> = corpus_files().into_iter().chain(fixture_files()).collect();
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
         assert!(round_trip(&bytes) == bytes, "{}", path.display());
     }
     if common::corpus().is_some() {
-        assert!(files.len() >= 7 + 9);
+        assert!(files.len() >= 9 + 9);
     }
 }
 
@@ -86,7 +80,7 @@ fn fixtures_match_the_generators_expectations() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         assert_eq!(e["size"], bytes.len(), "{name}");
         let m = UnigineMesh::read(&bytes).unwrap();
-        let b = &m.body;
+        let b = &m.to_classic(&Limits::default()).unwrap();
         assert_eq!(e["version"], m.version.to_string(), "{name}");
         let bones: Vec<(String, i64)> = e["bones"]
             .as_array()
@@ -159,17 +153,18 @@ fn fixtures_match_the_generators_expectations() {
 #[test]
 fn an10_decodes_to_the_embedded_f32_frame() {
     let Some(dir) = common::corpus() else { return };
-    let mesh =
+    let file =
         UnigineMesh::read(&std::fs::read(dir.join("unigine/ms11-arm-skinned.mesh")).unwrap())
             .unwrap();
+    let mesh = file.classic().unwrap();
     let UnigineAnim::An10(anim) =
         UnigineAnim::read(&std::fs::read(dir.join("unigine/an10-arm.anim")).unwrap()).unwrap()
     else {
         panic!("an10 expected")
     };
-    assert_eq!(mesh.body.bones, anim.bones);
-    assert_eq!(mesh.body.bind_pose, anim.bind_pose);
-    let (emb, a10) = (&mesh.body.animations[0], &anim.animations[0]);
+    assert_eq!(mesh.bones, anim.bones);
+    assert_eq!(mesh.bind_pose, anim.bind_pose);
+    let (emb, a10) = (&mesh.animations[0], &anim.animations[0]);
     assert_eq!(emb.bones, a10.bones);
     let mut compared = 0;
     for (k_emb, k10) in emb.keys.iter().zip(&a10.keys).take(emb.bones.len()) {
@@ -188,30 +183,31 @@ fn an10_decodes_to_the_embedded_f32_frame() {
     assert_eq!(compared, 120);
 }
 
-/// Every ms10–ms13 file to every version and back: what the loss report leaves out is
-/// kept exactly; a lossless round trip gives the original bytes.
+/// Every mesh (ms14 too) to every version it converts to and back: what the loss report
+/// leaves out is kept exactly; a lossless round trip gives the original bytes.
 #[test]
 fn conversions_between_versions() {
     let files: Vec<PathBuf> = corpus_files()
         .into_iter()
         .chain(fixture_files())
-        .filter(|p| {
-            let b = std::fs::read(p).unwrap();
-            !is_anim(&b) && !b.starts_with(b"ms14")
-        })
+        .filter(|p| !is_anim(&std::fs::read(p).unwrap()))
         .collect();
-    let mut lossless = 0;
+    let (mut lossless, mut from_ms14) = (0, 0);
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
         let m = UnigineMesh::read(&bytes).unwrap();
-        for target in MeshVersion::ALL {
-            let losses = m.losses(target);
-            let there = m.to_version(target);
+        let classic = m.to_classic(&Limits::default()).unwrap();
+        for target in MeshVersion::CONVERTIBLE {
+            let losses = m.losses(target).unwrap();
+            let there = m.to_version(target).unwrap();
             let written = there.write().unwrap();
             let again = UnigineMesh::read(&written).unwrap();
             assert_eq!(again, there, "{} → {target}", path.display());
-            let back = again.to_version(m.version);
-            if losses.is_empty() {
+            if m.version == MeshVersion::Ms14 {
+                from_ms14 += 1;
+                assert!(!losses.is_empty(), "the spatial tree is reported");
+            } else if losses.is_empty() {
+                let back = again.to_version(m.version).unwrap();
                 assert_eq!(
                     back.write().unwrap(),
                     bytes,
@@ -221,18 +217,89 @@ fn conversions_between_versions() {
                 lossless += 1;
             }
             // Geometry survives every conversion.
-            for (a, b) in m.body.data.iter().zip(&back.body.data) {
+            let got = again.classic().unwrap();
+            for (a, b) in classic.data.iter().zip(&got.data) {
                 assert_eq!(a.coordinate_indices, b.coordinate_indices);
                 assert_eq!(a.triangle_indices, b.triangle_indices);
                 assert_eq!(a.uv0, b.uv0);
+                assert_eq!(a.uv1, b.uv1);
                 assert_eq!(a.weights, b.weights);
                 for (x, y) in a.targets.iter().zip(&b.targets) {
                     assert_eq!(x.positions, y.positions);
                 }
             }
         }
+        // Nothing converts to ms14 (yet), and says so.
+        if m.version != MeshVersion::Ms14 {
+            assert!(m.to_version(MeshVersion::Ms14).is_err());
+        }
     }
-    assert!(lossless >= files.len(), "{lossless}");
+    assert!(lossless >= 20, "{lossless}");
+    if common::corpus().is_some() {
+        assert!(from_ms14 >= 8, "{from_ms14}");
+    }
+}
+
+/// ms14: each decompressed payload parses to the end and serialises back to the same
+/// bytes; the spatial tree is consistent with the geometry (references are a permutation
+/// of the triangles, leaves cover them in order, node boxes bound their triangles).
+#[test]
+fn ms14_payloads_and_trees() {
+    use binrw::BinWrite;
+    let limits = Limits::default();
+    let mut surfaces = 0;
+    for path in corpus_files().into_iter().chain(fixture_files()) {
+        let bytes = std::fs::read(&path).unwrap();
+        if !bytes.starts_with(b"ms14") {
+            continue;
+        }
+        let m = UnigineMesh::read(&bytes).unwrap();
+        let MeshBody::Ms14(ms14) = &m.body else {
+            panic!("{}: ms14 body expected", path.display())
+        };
+        for i in 0..ms14.surfaces.len() {
+            let raw = ms14.blocks.geometry[i].decompress(&limits).unwrap();
+            let g = ms14.geometry(i, &limits).unwrap();
+            assert_eq!(
+                ms14.geometry_bytes(i, &g).unwrap(),
+                raw,
+                "{}",
+                path.display()
+            );
+            let raw_tree = ms14.blocks.trees[i].decompress(&limits).unwrap();
+            let t = ms14.tree(i, &limits).unwrap();
+            let mut out = std::io::Cursor::new(Vec::new());
+            t.write_le(&mut out).unwrap();
+            assert_eq!(out.into_inner(), raw_tree, "{}", path.display());
+
+            let n = g.coordinate_indices.len() / 3;
+            assert_eq!(t.edge_flags.len(), n);
+            let mut refs: Vec<i32> = t.triangle_refs.iter().map(|c| c.0).collect();
+            refs.sort_unstable();
+            assert_eq!(refs, (0..n as i32).map(|k| 3 * k).collect::<Vec<_>>());
+            let positions = &g.targets[0].positions;
+            let mut covered = 0;
+            for (node, bb) in t.nodes.iter().zip(&t.node_bounds) {
+                if node.left.0 == -1 {
+                    assert_eq!(node.start.0, covered, "leaves follow each other");
+                    covered = node.end.0;
+                    for r in &t.triangle_refs[node.start.0 as usize..node.end.0 as usize] {
+                        for c in 0..3 {
+                            let p = positions[g.coordinate_indices[r.0 as usize + c] as usize];
+                            for a in 0..3 {
+                                assert!(bb[a] <= p[a] && p[a] <= bb[a + 3], "{}", path.display());
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(covered as usize, n);
+            surfaces += 1;
+        }
+    }
+    if common::corpus().is_some() {
+        assert!(surfaces >= 2);
+    }
 }
 
 #[test]
@@ -464,7 +531,7 @@ fn surface(v: MeshVersion) -> impl Strategy<Value = (SurfaceHeader, SurfaceData)
 }
 
 fn mesh() -> impl Strategy<Value = UnigineMesh> {
-    proptest::sample::select(MeshVersion::ALL.to_vec()).prop_flat_map(|v| {
+    proptest::sample::select(MeshVersion::CONVERTIBLE.to_vec()).prop_flat_map(|v| {
         (
             bounds(),
             proptest::collection::vec((name(), any::<i16>()), 0..4),
@@ -488,7 +555,7 @@ fn mesh() -> impl Strategy<Value = UnigineMesh> {
                 let (animation_names, animations) = anims.into_iter().unzip();
                 UnigineMesh {
                     version: v,
-                    body: ClassicMesh {
+                    body: MeshBody::Classic(ClassicMesh {
                         bounds,
                         bones: bones
                             .into_iter()
@@ -499,7 +566,7 @@ fn mesh() -> impl Strategy<Value = UnigineMesh> {
                         bind_pose,
                         animations,
                         data,
-                    },
+                    }),
                 }
             })
     })
@@ -601,8 +668,127 @@ fn anim() -> impl Strategy<Value = UnigineAnim> {
     ]
 }
 
+/// An ms14 mesh whose blocks hold arbitrary bytes: the raw layer keeps them as they are.
+fn ms14_mesh() -> impl Strategy<Value = UnigineMesh> {
+    use meshcodec::unigine::ms14::{Lz4Block, Ms14Blocks, Ms14Mesh, Ms14SurfaceHeader, Ms14Target};
+    let block = (any::<u64>(), proptest::collection::vec(any::<u8>(), 0..40))
+        .prop_map(|(size, data)| Lz4Block { size, data });
+    let header = (
+        name(),
+        any::<(u8, u8)>(),
+        any::<(u16, u16)>(),
+        bounds(),
+        proptest::collection::vec((name(), 0u32..70_000), 1..3),
+    )
+        .prop_map(|(name, lm, (ci, ti), bounds, targets)| Ms14SurfaceHeader {
+            name,
+            lightmap_channel: lm.0,
+            lightmap_resolution: lm.1,
+            coordinate_index_count: u32::from(ci),
+            triangle_index_count: u32::from(ti),
+            bounds,
+            targets: targets
+                .into_iter()
+                .map(|(name, vertex_count)| Ms14Target { name, vertex_count })
+                .collect(),
+        });
+    (
+        any::<i32>(),
+        bounds(),
+        proptest::collection::vec((name(), any::<i16>()), 0..3),
+        proptest::collection::vec((header, block.clone(), block), 0..3),
+        any::<i64>(),
+    )
+        .prop_flat_map(|(leaf, bounds, bones, surfaces, mem)| {
+            let nb = bones.len();
+            (
+                Just((leaf, bounds, bones, surfaces, mem)),
+                proptest::collection::vec(transform(), nb),
+            )
+        })
+        .prop_map(|((leaf, bounds, bones, surfaces, mem), bind_pose)| {
+            let mut headers = Vec::new();
+            let mut blocks = Ms14Blocks::default();
+            for (h, g, t) in surfaces {
+                headers.push(h);
+                blocks.geometry.push(g);
+                blocks.trees.push(t);
+            }
+            UnigineMesh {
+                version: MeshVersion::Ms14,
+                body: MeshBody::Ms14(Ms14Mesh {
+                    tree_leaf_triangles: CInt(leaf),
+                    bounds,
+                    bones: bones
+                        .into_iter()
+                        .map(|(name, parent)| Bone { name, parent })
+                        .collect(),
+                    surfaces: headers,
+                    memory_estimate: mem,
+                    bind_pose,
+                    blocks,
+                }),
+            }
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn any_ms14_mesh_write_read_write(m in ms14_mesh()) {
+        let bytes = m.write().unwrap();
+        let again = UnigineMesh::read(&bytes).unwrap();
+        prop_assert_eq!(&again, &m);
+        prop_assert_eq!(again.write().unwrap(), bytes);
+    }
+
+    /// Decoded ms14 payloads (geometry and tree) of arbitrary content round-trip through
+    /// stored LZ4 blocks.
+    #[test]
+    fn ms14_payloads_round_trip(sd in surface(MeshVersion::Ms13),
+                                flags in proptest::collection::vec(any::<u8>(), 0..20),
+                                refs in proptest::collection::vec(any::<i32>(), 0..20),
+                                nodes in proptest::collection::vec((any::<u8>(), any::<[i32; 4]>(), proptest::array::uniform6(float()), float()), 0..6)) {
+        use meshcodec::unigine::ms14::{Lz4Block, Ms14Blocks, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader, Ms14Target, Ms14TargetData, Ms14Tree, TreeNode};
+        use binrw::BinWrite;
+        let (h, d) = sd;
+        let header = Ms14SurfaceHeader {
+            name: h.name.clone(),
+            lightmap_channel: h.lightmap_channel,
+            lightmap_resolution: h.lightmap_resolution,
+            coordinate_index_count: d.coordinate_indices.len() as u32,
+            triangle_index_count: d.triangle_indices.len() as u32,
+            bounds: h.bounds,
+            targets: h.targets.iter().zip(&d.targets)
+                .map(|(n, t)| Ms14Target { name: n.clone(), vertex_count: t.positions.len() as u32 })
+                .collect(),
+        };
+        let g = Ms14Geometry {
+            targets: d.targets.iter().map(|t| Ms14TargetData { positions: t.positions.clone(), tangents: t.tangents.clone() }).collect(),
+            weights: d.weights.clone(),
+            uv0: d.uv0.clone(),
+            uv1: d.uv1.clone(),
+            colors: d.colors.clone(),
+            coordinate_indices: d.coordinate_indices.clone(),
+            triangle_indices: d.triangle_indices.clone(),
+        };
+        let tree = Ms14Tree {
+            edge_flags: flags,
+            triangle_refs: refs.into_iter().map(CInt).collect(),
+            nodes: nodes.iter().map(|(axis, c, _, _)| TreeNode { axis: *axis, left: CInt(c[0]), right: CInt(c[1]), start: CInt(c[2]), end: CInt(c[3]) }).collect(),
+            node_bounds: nodes.iter().map(|n| n.2).collect(),
+            splits: nodes.iter().map(|n| n.3).collect(),
+        };
+        let mut m = Ms14Mesh { surfaces: vec![header], ..Ms14Mesh::default() };
+        let gbytes = m.geometry_bytes(0, &g).unwrap();
+        let mut out = std::io::Cursor::new(Vec::new());
+        tree.write_le(&mut out).unwrap();
+        m.blocks = Ms14Blocks { geometry: vec![Lz4Block::stored(gbytes)], trees: vec![Lz4Block::stored(out.into_inner())] };
+        let limits = Limits::default();
+        prop_assert_eq!(m.geometry(0, &limits).unwrap(), g);
+        prop_assert_eq!(m.tree(0, &limits).unwrap(), tree);
+    }
 
     #[test]
     fn compact_ints_round_trip(v in any::<i32>()) {
@@ -633,7 +819,8 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..200),
                                    head in prop_oneof![Just(*b"ms10"), Just(*b"ms11"),
-                                       Just(*b"ms12"), Just(*b"ms13"), Just(*b"an10"), Just(*b"an11")]) {
+                                       Just(*b"ms12"), Just(*b"ms13"), Just(*b"ms14"),
+                                       Just(*b"an10"), Just(*b"an11")]) {
         let mut bytes = head.to_vec();
         bytes.extend(tail);
         if is_anim(&bytes) {
@@ -650,23 +837,33 @@ proptest! {
 #[test]
 fn inconsistent_values_are_write_errors() {
     let dir = common::fixture_dir("unigine");
-    let base = UnigineMesh::read(&std::fs::read(dir.join("ms11-skinned.mesh")).unwrap()).unwrap();
+    let file = UnigineMesh::read(&std::fs::read(dir.join("ms11-skinned.mesh")).unwrap()).unwrap();
+    let base = file.classic().unwrap().clone();
+    let write = |v: MeshVersion, c: ClassicMesh| {
+        UnigineMesh {
+            version: v,
+            body: MeshBody::Classic(c),
+        }
+        .write()
+    };
+    assert!(write(MeshVersion::Ms11, base.clone()).is_ok());
     let mut m = base.clone();
-    m.body.bind_pose.pop();
-    assert!(m.write().is_err());
+    m.bind_pose.pop();
+    assert!(write(MeshVersion::Ms11, m).is_err());
     let mut m = base.clone();
-    m.body.data[0].weights.counts[0] += 1;
-    assert!(m.write().is_err());
+    m.data[0].weights.counts[0] += 1;
+    assert!(write(MeshVersion::Ms11, m).is_err());
     let mut m = base.clone();
-    m.version = MeshVersion::Ms13;
-    m.body.animation_names.push(UString::new("walk"));
-    m.body.animations.push(EmbeddedAnimation::default());
-    assert!(m.write().is_err());
+    m.animation_names.push(UString::new("walk"));
+    m.animations.push(EmbeddedAnimation::default());
+    assert!(write(MeshVersion::Ms11, m.clone()).is_ok());
+    assert!(write(MeshVersion::Ms13, m).is_err());
     let mut m = base.clone();
-    m.body.data[0].targets[0].tangents[0][3] = 300;
-    m.version = MeshVersion::Ms10;
-    assert!(m.write().is_err());
-    let mut m = base;
-    m.body.data[0].coordinate_indices[0] = 256; // only 4 positions: 1-byte indices
-    assert!(m.write().is_err());
+    m.data[0].targets[0].tangents[0][3] = 300;
+    assert!(write(MeshVersion::Ms10, m).is_err());
+    let mut m = base.clone();
+    m.data[0].coordinate_indices[0] = 256; // only 4 positions: 1-byte indices
+    assert!(write(MeshVersion::Ms11, m).is_err());
+    // A classic body cannot be written as ms14.
+    assert!(write(MeshVersion::Ms14, base).is_err());
 }

@@ -80,6 +80,8 @@ pub enum LossKind {
     UnigineLightmap,
     /// UNIGINE: tangents moved between ms10's encoding and the quaternions of later versions.
     UnigineTangents,
+    /// UNIGINE: ms14's spatial trees, edge flags, leaf size and memory estimate.
+    UnigineSpatialTree,
 }
 
 impl fmt::Display for Loss {

@@ -6,7 +6,7 @@
 //! 1. magic (`ms1x`), [`Bounds`], bones ([`Bone`]), ms10–ms12: animation names,
 //!    surface headers ([`SurfaceHeader`]);
 //! 2. the magic again, the bind pose (10 floats per bone), ms10–ms12: the embedded
-//!    animations ([`super::anim::Animation`]);
+//!    animations ([`EmbeddedAnimation`]);
 //! 3. per surface, [`SurfaceData`]: per morph target positions and tangents, then weights,
 //!    two UV sets, colours, coordinate indices and triangle indices;
 //! 4. the magic a last time.
@@ -242,12 +242,17 @@ fn index_width(indexed: usize) -> u64 {
     }
 }
 
-fn read_indices<R: Read + Seek>(
+/// binrw `parse_with`: an index array, its count either given (ms14: in the surface
+/// header) or read first as a compact int (ms10–ms13).
+pub(crate) fn read_indices<R: Read + Seek>(
     reader: &mut R,
     endian: Endian,
-    (indexed, what): (usize, &'static str),
+    (count, indexed, what): (Option<u32>, usize, &'static str),
 ) -> BinResult<Vec<u32>> {
-    let n = Count::read_options(reader, endian, (what,))?;
+    let n = match count {
+        Some(n) => Count(n),
+        None => Count::read_options(reader, endian, (what,))?,
+    };
     Ok(match index_width(indexed) {
         1 => pod_vec::<u8, _>(reader, endian, (n.get(), what))?
             .into_iter()
@@ -261,13 +266,24 @@ fn read_indices<R: Read + Seek>(
     })
 }
 
-fn write_indices<W: Write + Seek>(
+/// binrw `write_with` for [`read_indices`]: with a given count, the array must have it.
+#[allow(clippy::ptr_arg)] // binrw hands over the field as declared
+pub(crate) fn write_indices<W: Write + Seek>(
     value: &Vec<u32>,
     writer: &mut W,
     endian: Endian,
-    (indexed, what): (usize, &'static str),
+    (count, indexed, what): (Option<u32>, usize, &'static str),
 ) -> BinResult<()> {
-    Count::of(value.len(), what)?.write_options(writer, endian, ())?;
+    match count {
+        Some(n) if n as usize != value.len() => {
+            return Err(inconsistent(format!(
+                "{} {what}, but the surface header says {n}",
+                value.len()
+            )))
+        }
+        Some(_) => {}
+        None => Count::of(value.len(), what)?.write_options(writer, endian, ())?,
+    }
     let width = index_width(indexed);
     let too_big = |i: &u32| {
         inconsistent(format!(
@@ -327,13 +343,13 @@ pub struct SurfaceData {
     #[br(parse_with = pod_vec, args(color_count.get(), "colours"))]
     #[bw(write_with = pod_write)]
     pub colors: Vec<[u8; 4]>,
-    /// Per vertex, the index of its position.
-    #[br(parse_with = read_indices, args(base_len(&targets, |t| t.positions.len()), "coordinate indices"))]
-    #[bw(write_with = write_indices, args(base_len(targets, |t| t.positions.len()), "coordinate indices"))]
+    /// Per triangle corner, the index of its position.
+    #[br(parse_with = read_indices, args(None, base_len(&targets, |t| t.positions.len()), "coordinate indices"))]
+    #[bw(write_with = write_indices, args(None, base_len(targets, |t| t.positions.len()), "coordinate indices"))]
     pub coordinate_indices: Vec<u32>,
-    /// Three per triangle: indices of triangle vertices (tangents, UVs).
-    #[br(parse_with = read_indices, args(base_len(&targets, |t| t.tangents.len()), "triangle indices"))]
-    #[bw(write_with = write_indices, args(base_len(targets, |t| t.tangents.len()), "triangle indices"))]
+    /// Per triangle corner, the index of its triangle vertex (tangent, UVs).
+    #[br(parse_with = read_indices, args(None, base_len(&targets, |t| t.tangents.len()), "triangle indices"))]
+    #[bw(write_with = write_indices, args(None, base_len(targets, |t| t.tangents.len()), "triangle indices"))]
     pub triangle_indices: Vec<u32>,
 }
 

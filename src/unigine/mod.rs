@@ -4,10 +4,15 @@
 //! (checked on real files). The magic is a little-endian u32 of four ASCII bytes that
 //! names the version (`ms10` … `ms14`, `an10`, `an11`) and is repeated as a section
 //! separator. Counts and string lengths are compact ints ([`cint`]).
+//!
+//! - [`mesh`]: ms10–ms13, plain arrays;
+//! - [`ms14`]: LZ4-packed geometry and a spatial tree per surface;
+//! - [`anim`]: `.anim` files and the animations embedded in ms10–ms12 meshes.
 
 pub mod anim;
 pub mod cint;
 pub mod mesh;
+pub mod ms14;
 
 use std::fmt;
 
@@ -17,6 +22,7 @@ use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{read_all, write_all};
 use crate::roblox::convert::{Loss, LossKind};
 use mesh::ClassicMesh;
+use ms14::Ms14Mesh;
 
 /// ms10 stores the tangent w (handedness) in a signed byte scaled by 127; later
 /// versions in an i16 scaled by 32767, like x, y, z.
@@ -42,11 +48,24 @@ pub enum MeshVersion {
     /// `ms13`: no embedded animations.
     #[default]
     Ms13,
+    /// `ms14`: counts in the surface headers, geometry and a spatial tree per surface in
+    /// LZ4 blocks.
+    Ms14,
 }
 
 impl MeshVersion {
     /// Every version this crate reads and writes.
-    pub const ALL: [MeshVersion; 4] = [
+    pub const ALL: [MeshVersion; 5] = [
+        MeshVersion::Ms10,
+        MeshVersion::Ms11,
+        MeshVersion::Ms12,
+        MeshVersion::Ms13,
+        MeshVersion::Ms14,
+    ];
+
+    /// The versions a mesh can be converted to (ms14 needs a spatial tree builder and
+    /// UNIGINE's LZ4 settings, which this crate does not have yet).
+    pub const CONVERTIBLE: [MeshVersion; 4] = [
         MeshVersion::Ms10,
         MeshVersion::Ms11,
         MeshVersion::Ms12,
@@ -60,6 +79,7 @@ impl MeshVersion {
             MeshVersion::Ms11 => b"ms11",
             MeshVersion::Ms12 => b"ms12",
             MeshVersion::Ms13 => b"ms13",
+            MeshVersion::Ms14 => b"ms14",
         }
     }
 
@@ -107,7 +127,9 @@ impl std::str::FromStr for MeshVersion {
         <[u8; 4]>::try_from(b)
             .ok()
             .and_then(MeshVersion::from_magic)
-            .ok_or_else(|| format!("unknown UNIGINE mesh version {s:?} (ms10, ms11, ms12, ms13)"))
+            .ok_or_else(|| {
+                format!("unknown UNIGINE mesh version {s:?} (ms10, ms11, ms12, ms13, ms14)")
+            })
     }
 }
 
@@ -117,7 +139,18 @@ pub struct UnigineMesh {
     /// The version (the magic).
     pub version: MeshVersion,
     /// Everything after the magic.
-    pub body: ClassicMesh,
+    pub body: MeshBody,
+}
+
+/// The body of a mesh, by layout.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MeshBody {
+    /// ms10–ms13.
+    Classic(ClassicMesh),
+    /// ms14.
+    Ms14(Ms14Mesh),
 }
 
 impl UnigineMesh {
@@ -138,25 +171,100 @@ impl UnigineMesh {
                 0,
                 "UNIGINE mesh magic",
                 ErrorKind::UnsupportedVersion(format!(
-                    "{} (supported: ms10, ms11, ms12, ms13)",
+                    "{} (supported: ms10, ms11, ms12, ms13, ms14)",
                     String::from_utf8_lossy(&magic)
                 )),
             )
         })?;
         let rest = bytes.get(4..).unwrap_or_default();
-        let body = read_all(rest, limits, (version,)).map_err(|mut e: Error| {
+        let shift = |mut e: Error| {
             e.shift(4);
             e
-        })?;
+        };
+        let body = match version {
+            MeshVersion::Ms14 => MeshBody::Ms14(read_all(rest, limits, ()).map_err(shift)?),
+            v => MeshBody::Classic(read_all(rest, limits, (v,)).map_err(shift)?),
+        };
         Ok(UnigineMesh { version, body })
     }
 
     /// Writes the mesh; for a mesh read from a file, the same bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.body
-            .check_fits(self.version)
-            .map_err(|e| crate::error::from_binrw(e, None))?;
-        write_all(&self.version.magic(), &self.body, 1024, (self.version,))
+        let magic = self.version.magic();
+        match (&self.body, self.version) {
+            (MeshBody::Ms14(m), MeshVersion::Ms14) => write_all(&magic, m, 1024, ()),
+            (MeshBody::Classic(c), v) if v != MeshVersion::Ms14 => {
+                c.check_fits(v)
+                    .map_err(|e| crate::error::from_binrw(e, None))?;
+                write_all(&magic, c, 1024, (v,))
+            }
+            (_, v) => Err(Error::new(
+                "UNIGINE mesh",
+                ErrorKind::Inconsistent(format!("the body does not have the layout of {v}")),
+            )),
+        }
+    }
+
+    /// The ms10–ms13 body, if that is the layout.
+    pub fn classic(&self) -> Option<&ClassicMesh> {
+        match &self.body {
+            MeshBody::Classic(c) => Some(c),
+            MeshBody::Ms14(_) => None,
+        }
+    }
+
+    /// The ms14 body, if that is the layout.
+    pub fn ms14(&self) -> Option<&Ms14Mesh> {
+        match &self.body {
+            MeshBody::Ms14(m) => Some(m),
+            MeshBody::Classic(_) => None,
+        }
+    }
+
+    /// The body in the ms10–ms13 layout: as it is, or an ms14 body with its geometry
+    /// decompressed (the spatial trees are left out).
+    pub fn to_classic(&self, limits: &Limits) -> Result<ClassicMesh> {
+        let m = match &self.body {
+            MeshBody::Classic(c) => return Ok(c.clone()),
+            MeshBody::Ms14(m) => m,
+        };
+        let mut surfaces = Vec::with_capacity(m.surfaces.len());
+        let mut data = Vec::with_capacity(m.surfaces.len());
+        for (i, h) in m.surfaces.iter().enumerate() {
+            let g = m.geometry(i, limits)?;
+            surfaces.push(mesh::SurfaceHeader {
+                name: h.name.clone(),
+                lightmap_channel: h.lightmap_channel,
+                lightmap_resolution: h.lightmap_resolution,
+                bounds: h.bounds,
+                targets: h.targets.iter().map(|t| t.name.clone()).collect(),
+            });
+            data.push(mesh::SurfaceData {
+                targets: g
+                    .targets
+                    .into_iter()
+                    .map(|t| mesh::TargetData {
+                        positions: t.positions,
+                        tangents: t.tangents,
+                    })
+                    .collect(),
+                weights: g.weights,
+                uv0: g.uv0,
+                uv1: g.uv1,
+                colors: g.colors,
+                coordinate_indices: g.coordinate_indices,
+                triangle_indices: g.triangle_indices,
+            });
+        }
+        Ok(ClassicMesh {
+            bounds: m.bounds,
+            bones: m.bones.clone(),
+            animation_names: Vec::new(),
+            surfaces,
+            bind_pose: m.bind_pose.clone(),
+            animations: Vec::new(),
+            data,
+        })
     }
 }
 
@@ -206,17 +314,27 @@ pub struct SurfaceInfo {
     pub uv1: usize,
     /// Vertex colours.
     pub colors: usize,
+    /// ms14: nodes of the surface's spatial tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree_nodes: Option<usize>,
 }
 
 impl UnigineMesh {
-    /// Counts for `meshcodec info`.
-    pub fn info(&self) -> MeshInfo {
-        let b = &self.body;
+    /// Counts for `meshcodec info` (decompresses ms14 geometry and trees).
+    pub fn info(&self, limits: &Limits) -> Result<MeshInfo> {
+        let b = self.to_classic(limits)?;
+        let trees = match &self.body {
+            MeshBody::Ms14(m) => (0..m.surfaces.len())
+                .map(|i| m.tree(i, limits).map(|t| Some(t.nodes.len())))
+                .collect::<Result<Vec<_>>>()?,
+            MeshBody::Classic(_) => vec![None; b.surfaces.len()],
+        };
         let surface_list: Vec<SurfaceInfo> = b
             .surfaces
             .iter()
             .zip(&b.data)
-            .map(|(h, d)| {
+            .zip(trees)
+            .map(|((h, d), tree_nodes)| {
                 let base = d.targets.first();
                 SurfaceInfo {
                     name: h.name.text(),
@@ -228,10 +346,11 @@ impl UnigineMesh {
                     uv0: d.uv0.len(),
                     uv1: d.uv1.len(),
                     colors: d.colors.len(),
+                    tree_nodes,
                 }
             })
             .collect();
-        MeshInfo {
+        Ok(MeshInfo {
             format: "unigine-mesh",
             version: self.version.to_string(),
             surfaces: surface_list.len(),
@@ -242,15 +361,32 @@ impl UnigineMesh {
             bone_names: b.bones.iter().map(|x| x.name.text()).collect(),
             animations: b.animation_names.iter().map(cint::UString::text).collect(),
             surface_list,
-        }
+        })
     }
 }
 
 impl UnigineMesh {
-    /// What writing this mesh as `target` would lose (empty: nothing).
-    pub fn losses(&self, target: MeshVersion) -> Vec<Loss> {
-        let b = &self.body;
+    /// What writing this mesh as `target` would lose (empty: nothing). Errors when an
+    /// ms14 geometry block does not decode, or when `target` is ms14 and the mesh is not.
+    pub fn losses(&self, target: MeshVersion) -> Result<Vec<Loss>> {
+        if target == self.version {
+            return Ok(Vec::new());
+        }
+        if target == MeshVersion::Ms14 {
+            return Err(not_to_ms14());
+        }
+        let b = self.to_classic(&Limits::default())?;
         let mut out = Vec::new();
+        if let MeshBody::Ms14(m) = &self.body {
+            out.push(Loss {
+                kind: LossKind::UnigineSpatialTree,
+                detail: format!(
+                    "the spatial trees and edge flags of {} surface(s), the tree leaf size \
+                     and the memory estimate: {target} does not store them",
+                    m.surfaces.len()
+                ),
+            });
+        }
         if !target.embeds_animations() && !b.animation_names.is_empty() {
             out.push(Loss {
                 kind: LossKind::UnigineAnimations,
@@ -279,8 +415,7 @@ impl UnigineMesh {
             });
         }
         if (target == MeshVersion::Ms10) != (self.version == MeshVersion::Ms10) {
-            let n: usize = self
-                .body
+            let n: usize = b
                 .data
                 .iter()
                 .flat_map(|d| &d.targets)
@@ -297,12 +432,19 @@ impl UnigineMesh {
                 });
             }
         }
-        out
+        Ok(out)
     }
 
-    /// This mesh as `target`, dropping what [`UnigineMesh::losses`] lists.
-    pub fn to_version(&self, target: MeshVersion) -> UnigineMesh {
-        let mut body = self.body.clone();
+    /// This mesh as `target`, dropping what [`UnigineMesh::losses`] lists. Converting to
+    /// ms14 is not supported (see [`MeshVersion::CONVERTIBLE`]).
+    pub fn to_version(&self, target: MeshVersion) -> Result<UnigineMesh> {
+        if target == self.version {
+            return Ok(self.clone());
+        }
+        if target == MeshVersion::Ms14 {
+            return Err(not_to_ms14());
+        }
+        let mut body = self.to_classic(&Limits::default())?;
         if !target.embeds_animations() {
             body.animation_names.clear();
             body.animations.clear();
@@ -328,9 +470,20 @@ impl UnigineMesh {
                 }
             }
         }
-        UnigineMesh {
+        Ok(UnigineMesh {
             version: target,
-            body,
-        }
+            body: MeshBody::Classic(body),
+        })
     }
+}
+
+fn not_to_ms14() -> Error {
+    Error::new(
+        "UNIGINE mesh",
+        ErrorKind::UnsupportedVersion(
+            "writing ms14 from another version needs its spatial tree and UNIGINE's LZ4 \
+             settings, which meshcodec does not build yet (ms14 converts to ms10–ms13)"
+                .into(),
+        ),
+    )
 }

@@ -1,0 +1,496 @@
+//! UNIGINE `.mesh` version ms14: the raw, byte-exact layer (layout: `docs/unigine-ms14.md`,
+//! worked out and checked on real files).
+//!
+//! ms14 moves the counts into the surface headers and packs each surface into two LZ4
+//! blocks: the geometry ([`Ms14Geometry`], the ms13 arrays) and the edges plus spatial
+//! tree ([`Ms14Tree`]). In file order: magic, leaf size, [`Bounds`], bones, surface
+//! headers, an estimated memory size, magic, bind pose, the geometry blocks, magic, the
+//! tree blocks, magic, the file offset of each geometry block, magic.
+//!
+//! The blocks are kept as read (re-compressing them byte-exactly needs UNIGINE's own LZ4
+//! settings), and decoded on demand, bounded by [`Limits`]. The offset table is derived
+//! on write; on read it must point at the geometry blocks.
+
+use std::io::{Read, Seek, Write};
+
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use serde::Serialize;
+
+use super::cint::{records, CInt, Count, UString};
+use super::mesh::{read_indices, write_indices, Bone, Bounds, Transform, Weights};
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, read_all, write_all};
+
+/// The magic, also the section separator.
+pub const MAGIC: [u8; 4] = *b"ms14";
+
+fn expect_magic(m: [u8; 4]) -> std::result::Result<[u8; 4], crate::error::Invalid> {
+    if m == MAGIC {
+        Ok(m)
+    } else {
+        Err(crate::error::Invalid(format!(
+            "separator \"ms14\" expected, found {}",
+            m.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )))
+    }
+}
+
+/// A morph target in a surface header: name and vertex (position) count.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14Target {
+    /// Name (target 0, the base shape, is usually unnamed).
+    pub name: UString,
+    /// Number of positions in this target's geometry.
+    #[br(map = |c: Count| c.0)]
+    #[bw(try_map = |n: &u32| Count::of(*n as usize, "target vertices"))]
+    pub vertex_count: u32,
+}
+
+/// A surface header of ms14: the ms13 header plus the counts of its geometry.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14SurfaceHeader {
+    /// Name.
+    pub name: UString,
+    /// UV channel of the lightmap.
+    pub lightmap_channel: u8,
+    /// Lightmap resolution.
+    pub lightmap_resolution: u8,
+    /// Number of coordinate indices (three per triangle).
+    #[br(map = |c: Count| c.0)]
+    #[bw(try_map = |n: &u32| Count::of(*n as usize, "coordinate indices"))]
+    pub coordinate_index_count: u32,
+    /// Number of triangle indices (three per triangle).
+    #[br(map = |c: Count| c.0)]
+    #[bw(try_map = |n: &u32| Count::of(*n as usize, "triangle indices"))]
+    pub triangle_index_count: u32,
+    /// Bounds of the surface.
+    pub bounds: Bounds,
+    #[br(temp, args("morph targets"))]
+    #[bw(try_calc = Count::of(targets.len(), "morph targets"))]
+    target_count: Count,
+    /// Morph targets.
+    #[br(parse_with = records, args(target_count, 2, "morph targets", ()))]
+    pub targets: Vec<Ms14Target>,
+}
+
+/// An LZ4 block: `u64 size; u64 csize; data`, a raw LZ4 block, or the bytes themselves
+/// when `csize == size`.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Lz4Block {
+    /// Size of the decompressed data.
+    pub size: u64,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u64>(data.len(), "LZ4 block bytes"))]
+    csize: u64,
+    /// The stored bytes.
+    #[br(parse_with = pod_vec, args(csize, "LZ4 block bytes"))]
+    #[bw(write_with = pod_write)]
+    #[serde(serialize_with = "byte_count")]
+    pub data: Vec<u8>,
+}
+
+fn byte_count<S: serde::Serializer>(v: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{} bytes", v.len()))
+}
+
+/// LZ4 cannot expand data by more than this factor (a 1-byte token can stand for at
+/// most 255 + 15 + 4 bytes; 255 per byte is a safe bound for whole blocks).
+const LZ4_MAX_RATIO: u64 = 255;
+
+impl Lz4Block {
+    /// The decompressed data, bounded by `limits` and by what LZ4 can expand to.
+    pub fn decompress(&self, limits: &Limits) -> Result<Vec<u8>> {
+        let stored = self.data.len() as u64;
+        if self.size == stored {
+            return Ok(self.data.clone());
+        }
+        let bound = stored.saturating_mul(LZ4_MAX_RATIO).saturating_add(64);
+        if self.size > limits.max_decoded_bytes || self.size > bound {
+            return Err(Error::new(
+                "LZ4 block",
+                ErrorKind::LimitExceeded {
+                    what: "decompressed LZ4 block",
+                    requested: self.size,
+                    limit: limits.max_decoded_bytes.min(bound),
+                },
+            ));
+        }
+        let mut out = vec![0u8; self.size as usize];
+        match lz4_flex::block::decompress_into(&self.data, &mut out) {
+            Ok(n) if n as u64 == self.size => Ok(out),
+            Ok(n) => Err(Error::new(
+                "LZ4 block",
+                ErrorKind::Invalid(format!(
+                    "decompresses to {n} bytes, the header says {}",
+                    self.size
+                )),
+            )),
+            Err(e) => Err(Error::new("LZ4 block", ErrorKind::Invalid(e.to_string()))),
+        }
+    }
+
+    /// A block holding `data` uncompressed (`csize == size`), which UNIGINE's reader
+    /// accepts as stored.
+    pub fn stored(data: Vec<u8>) -> Lz4Block {
+        Lz4Block {
+            size: data.len() as u64,
+            data,
+        }
+    }
+}
+
+/// The two LZ4 blocks of each surface, with the separators and the offset table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14Blocks {
+    /// Per surface, the geometry ([`Ms14Geometry`]).
+    pub geometry: Vec<Lz4Block>,
+    /// Per surface, the edges and spatial tree ([`Ms14Tree`]).
+    pub trees: Vec<Lz4Block>,
+}
+
+/// Offset of the body within the file (after the 4-byte magic).
+const BODY_OFFSET: u64 = 4;
+
+impl BinRead for Ms14Blocks {
+    type Args<'a> = (usize,);
+
+    fn read_options<R: Read + Seek>(
+        reader: &mut R,
+        endian: Endian,
+        (surfaces,): (usize,),
+    ) -> BinResult<Self> {
+        let n = Count(count_as::<u32>(surfaces, "surfaces")?);
+        let mut starts = Vec::new();
+        let mut geometry = Vec::new();
+        for _ in 0..surfaces {
+            starts.push(reader.stream_position()? + BODY_OFFSET);
+            geometry.push(Lz4Block::read_options(reader, endian, ())?);
+        }
+        let sep = |r: &mut R| -> BinResult<()> {
+            let pos = r.stream_position()?;
+            expect_magic(<[u8; 4]>::read_options(r, endian, ())?)
+                .map(drop)
+                .map_err(|e| invalid(pos, e.0))
+        };
+        sep(reader)?;
+        let trees = records(reader, endian, (n, 16, "tree blocks", ()))?;
+        sep(reader)?;
+        for (i, start) in starts.iter().enumerate() {
+            let pos = reader.stream_position()?;
+            let offset = i64::read_options(reader, endian, ())?;
+            if u64::try_from(offset).ok() != Some(*start) {
+                return Err(invalid(
+                    pos,
+                    format!(
+                        "offset table entry {i} is {offset}, but the geometry block of \
+                         surface {i} starts at {start}"
+                    ),
+                ));
+            }
+        }
+        sep(reader)?;
+        Ok(Ms14Blocks { geometry, trees })
+    }
+}
+
+impl BinWrite for Ms14Blocks {
+    type Args<'a> = (usize,);
+
+    fn write_options<W: Write + Seek>(
+        &self,
+        writer: &mut W,
+        endian: Endian,
+        (surfaces,): (usize,),
+    ) -> BinResult<()> {
+        if self.geometry.len() != surfaces || self.trees.len() != surfaces {
+            return Err(inconsistent(format!(
+                "{surfaces} surfaces, {} geometry blocks, {} tree blocks",
+                self.geometry.len(),
+                self.trees.len()
+            )));
+        }
+        // The writer holds the whole file (magic included), the reader only the body.
+        let mut starts = Vec::with_capacity(surfaces);
+        for g in &self.geometry {
+            starts.push(writer.stream_position()?);
+            g.write_options(writer, endian, ())?;
+        }
+        MAGIC.write_options(writer, endian, ())?;
+        self.trees.write_options(writer, endian, ())?;
+        MAGIC.write_options(writer, endian, ())?;
+        for s in starts {
+            count_as::<i64>(s as usize, "file offset")?.write_options(writer, endian, ())?;
+        }
+        MAGIC.write_options(writer, endian, ())
+    }
+}
+
+/// An ms14 mesh after its magic.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14Mesh {
+    /// Spatial tree leaf size (4 in real files: leaves hold fewer triangles).
+    pub tree_leaf_triangles: CInt,
+    /// Bounds of the whole mesh.
+    pub bounds: Bounds,
+    #[br(temp, args("bones"))]
+    #[bw(try_calc = Count::of(bones.len(), "bones"))]
+    bone_count: Count,
+    /// The skeleton.
+    #[br(parse_with = records, args(bone_count, 3, "bones", ()))]
+    pub bones: Vec<Bone>,
+    #[br(temp, args("surfaces"))]
+    #[bw(try_calc = Count::of(surfaces.len(), "surfaces"))]
+    surface_count: Count,
+    /// Surface headers.
+    #[br(parse_with = records, args(surface_count, 46, "surfaces", ()))]
+    pub surfaces: Vec<Ms14SurfaceHeader>,
+    /// UNIGINE's estimate of the memory the mesh takes, in bytes (formula unknown: kept).
+    pub memory_estimate: i64,
+    #[br(temp, try_map = expect_magic)]
+    #[bw(calc = MAGIC)]
+    separator: [u8; 4],
+    /// Bind pose: one transform per bone.
+    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
+    #[bw(write_with = pod_write)]
+    pub bind_pose: Vec<Transform>,
+    /// The compressed geometry and trees.
+    #[br(args(surfaces.len()))]
+    #[bw(args(surfaces.len()))]
+    pub blocks: Ms14Blocks,
+}
+
+/// One morph target's geometry inside an ms14 geometry block.
+#[binrw]
+#[brw(little, import(vertices: u32))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14TargetData {
+    /// Positions (as many as the header's vertex count).
+    #[br(parse_with = pod_vec, args(u64::from(vertices), "positions"))]
+    #[bw(write_with = pod_write)]
+    pub positions: Vec<[f32; 3]>,
+    #[br(temp, args("tangents"))]
+    #[bw(try_calc = Count::of(tangents.len(), "tangents"))]
+    tangent_count: Count,
+    /// Tangent frames as unit quaternions x, y, z, w × 32767.
+    #[br(parse_with = pod_vec, args(tangent_count.get(), "tangents"))]
+    #[bw(write_with = pod_write)]
+    pub tangents: Vec<[i16; 4]>,
+}
+
+/// The decompressed geometry block of a surface: the ms13 arrays, with the position and
+/// index counts in the surface header.
+#[binrw]
+#[brw(little, import(vertex_counts: Vec<u32>, ci: u32, ti: u32))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14Geometry {
+    /// Per morph target.
+    #[br(parse_with = read_targets, args(vertex_counts.clone()))]
+    #[bw(write_with = write_targets, args(vertex_counts.clone()))]
+    pub targets: Vec<Ms14TargetData>,
+    /// Skin weights (none in a static mesh).
+    pub weights: Weights,
+    #[br(temp, args("first UV set"))]
+    #[bw(try_calc = Count::of(uv0.len(), "first UV set"))]
+    uv0_count: Count,
+    /// First UV set.
+    #[br(parse_with = pod_vec, args(uv0_count.get(), "first UV set"))]
+    #[bw(write_with = pod_write)]
+    pub uv0: Vec<[f32; 2]>,
+    #[br(temp, args("second UV set"))]
+    #[bw(try_calc = Count::of(uv1.len(), "second UV set"))]
+    uv1_count: Count,
+    /// Second UV set.
+    #[br(parse_with = pod_vec, args(uv1_count.get(), "second UV set"))]
+    #[bw(write_with = pod_write)]
+    pub uv1: Vec<[f32; 2]>,
+    #[br(temp, args("colours"))]
+    #[bw(try_calc = Count::of(colors.len(), "colours"))]
+    color_count: Count,
+    /// Vertex colours, RGBA.
+    #[br(parse_with = pod_vec, args(color_count.get(), "colours"))]
+    #[bw(write_with = pod_write)]
+    pub colors: Vec<[u8; 4]>,
+    /// Per triangle corner, the index of its position.
+    #[br(parse_with = read_indices, args(Some(ci), base(&targets, |t| t.positions.len()), "coordinate indices"))]
+    #[bw(write_with = write_indices, args(Some(ci), base(targets, |t| t.positions.len()), "coordinate indices"))]
+    pub coordinate_indices: Vec<u32>,
+    /// Per triangle corner, the index of its triangle vertex (tangent, UVs).
+    #[br(parse_with = read_indices, args(Some(ti), base(&targets, |t| t.tangents.len()), "triangle indices"))]
+    #[bw(write_with = write_indices, args(Some(ti), base(targets, |t| t.tangents.len()), "triangle indices"))]
+    pub triangle_indices: Vec<u32>,
+}
+
+fn base(targets: &[Ms14TargetData], f: impl Fn(&Ms14TargetData) -> usize) -> usize {
+    targets.first().map_or(0, f)
+}
+
+fn read_targets<R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (counts,): (Vec<u32>,),
+) -> BinResult<Vec<Ms14TargetData>> {
+    counts
+        .into_iter()
+        .map(|n| Ms14TargetData::read_options(reader, endian, (n,)))
+        .collect()
+}
+
+#[allow(clippy::ptr_arg)] // binrw hands over the field as declared
+fn write_targets<W: Write + Seek>(
+    value: &Vec<Ms14TargetData>,
+    writer: &mut W,
+    endian: Endian,
+    (counts,): (Vec<u32>,),
+) -> BinResult<()> {
+    if value.len() != counts.len() {
+        return Err(inconsistent(format!(
+            "the header names {} morph targets, the geometry has {}",
+            counts.len(),
+            value.len()
+        )));
+    }
+    for (t, n) in value.iter().zip(counts) {
+        if t.positions.len() != n as usize {
+            return Err(inconsistent(format!(
+                "the header says {n} vertices, the geometry has {}",
+                t.positions.len()
+            )));
+        }
+        t.write_options(writer, endian, (n,))?;
+    }
+    Ok(())
+}
+
+/// A node of the spatial tree (pre-order; a leaf has `left = right = −1` and covers
+/// `triangle_refs[start..end]`).
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct TreeNode {
+    /// Split axis (0, 1, 2; 0 in leaves).
+    pub axis: u8,
+    /// Index of the left child, −1 in a leaf.
+    pub left: CInt,
+    /// Index of the right child, −1 in a leaf.
+    pub right: CInt,
+    /// First triangle reference of a leaf.
+    pub start: CInt,
+    /// End of a leaf's triangle references.
+    pub end: CInt,
+}
+
+/// The decompressed edges + spatial tree block of a surface.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ms14Tree {
+    #[br(temp, args("edge flags"))]
+    #[bw(try_calc = Count::of(edge_flags.len(), "edge flags"))]
+    edge_flag_count: Count,
+    /// Per triangle, bit `b` set when the edge opposite corner `b` is a feature edge
+    /// (its neighbour is not coplanar).
+    #[br(parse_with = pod_vec, args(edge_flag_count.get(), "edge flags"))]
+    #[bw(write_with = pod_write)]
+    pub edge_flags: Vec<u8>,
+    #[br(temp, args("triangle references"))]
+    #[bw(try_calc = Count::of(triangle_refs.len(), "triangle references"))]
+    ref_count: Count,
+    /// Triangles in tree-leaf order, each as 3 × its number (its first index).
+    #[br(parse_with = records, args(ref_count, 1, "triangle references", ()))]
+    pub triangle_refs: Vec<CInt>,
+    #[br(temp, args("tree nodes"))]
+    #[bw(try_calc = Count::of(nodes.len(), "tree nodes"))]
+    node_count: Count,
+    /// The nodes, root first.
+    #[br(parse_with = records, args(node_count, 5, "tree nodes", ()))]
+    pub nodes: Vec<TreeNode>,
+    /// Per node, its bounding box: min x, y, z, max x, y, z.
+    #[br(parse_with = pod_vec, args(nodes.len() as u64, "tree node boxes"))]
+    #[bw(write_with = write_per_node, args(nodes.len(), "tree node boxes"))]
+    pub node_bounds: Vec<[f32; 6]>,
+    /// Per node, the split position on its axis (0 in leaves).
+    #[br(parse_with = pod_vec, args(nodes.len() as u64, "tree node splits"))]
+    #[bw(write_with = write_per_node, args(nodes.len(), "tree node splits"))]
+    pub splits: Vec<f32>,
+}
+
+#[allow(clippy::ptr_arg)] // binrw hands over the field as declared
+fn write_per_node<T: crate::PlainRecord, W: Write + Seek>(
+    value: &Vec<T>,
+    writer: &mut W,
+    endian: Endian,
+    (nodes, what): (usize, &'static str),
+) -> BinResult<()> {
+    if value.len() != nodes {
+        return Err(inconsistent(format!(
+            "{} {what} for {nodes} tree nodes",
+            value.len()
+        )));
+    }
+    pod_write(value, writer, endian, ())
+}
+
+impl Ms14Mesh {
+    /// The geometry of surface `i`, decompressed and parsed.
+    pub fn geometry(&self, i: usize, limits: &Limits) -> Result<Ms14Geometry> {
+        let (h, block) = self.surface(i, &self.blocks.geometry)?;
+        let bytes = block.decompress(limits)?;
+        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
+        read_all(
+            &bytes,
+            limits,
+            (counts, h.coordinate_index_count, h.triangle_index_count),
+        )
+        .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))
+    }
+
+    /// The edges and spatial tree of surface `i`, decompressed and parsed.
+    pub fn tree(&self, i: usize, limits: &Limits) -> Result<Ms14Tree> {
+        let (_, block) = self.surface(i, &self.blocks.trees)?;
+        let bytes = block.decompress(limits)?;
+        read_all(&bytes, limits, ())
+            .map_err(|e| e.within(&format!("surface {i} tree (decompressed)")))
+    }
+
+    fn surface<'a>(
+        &'a self,
+        i: usize,
+        blocks: &'a [Lz4Block],
+    ) -> Result<(&'a Ms14SurfaceHeader, &'a Lz4Block)> {
+        self.surfaces.get(i).zip(blocks.get(i)).ok_or_else(|| {
+            Error::new(
+                "ms14",
+                ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
+            )
+        })
+    }
+
+    /// Serialises a geometry payload for surface `i` (uncompressed bytes, ready to be
+    /// stored in an [`Lz4Block`]), checking it against the surface header's counts.
+    pub fn geometry_bytes(&self, i: usize, g: &Ms14Geometry) -> Result<Vec<u8>> {
+        let h = self.surfaces.get(i).ok_or_else(|| {
+            Error::new(
+                "ms14",
+                ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
+            )
+        })?;
+        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
+        write_all(
+            &[],
+            g,
+            1024,
+            (counts, h.coordinate_index_count, h.triangle_index_count),
+        )
+    }
+}
