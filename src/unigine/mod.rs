@@ -11,6 +11,7 @@
 
 pub mod anim;
 pub mod cint;
+pub mod lz4;
 pub mod mesh;
 pub mod ms14;
 

@@ -7,8 +7,8 @@
 //! headers, an estimated memory size, magic, bind pose, the geometry blocks, magic, the
 //! tree blocks, magic, the file offset of each geometry block, magic.
 //!
-//! The blocks are kept as read (re-compressing them byte-exactly needs UNIGINE's own LZ4
-//! settings), and decoded on demand, bounded by [`Limits`]. The offset table is derived
+//! The blocks are kept as read and decoded on demand, bounded by [`Limits`];
+//! [`Lz4Block::compress`] re-compresses a payload with UNIGINE's own LZ4 settings. The offset table is derived
 //! on write; on read it must point at the geometry blocks.
 
 use std::io::{Read, Seek, Write};
@@ -135,6 +135,20 @@ impl Lz4Block {
                 )),
             )),
             Err(e) => Err(Error::new("LZ4 block", ErrorKind::Invalid(e.to_string()))),
+        }
+    }
+
+    /// `data` compressed as UNIGINE compresses it ([`super::lz4::compress`]): for a
+    /// payload decoded from a real file, the stored block again. Data that does not
+    /// shrink is stored as it is (a block the size of its data reads as stored).
+    pub fn compress(data: &[u8]) -> Lz4Block {
+        let packed = super::lz4::compress(data);
+        if packed.len() >= data.len() {
+            return Lz4Block::stored(data.to_vec());
+        }
+        Lz4Block {
+            size: data.len() as u64,
+            data: packed,
         }
     }
 
