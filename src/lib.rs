@@ -6,6 +6,7 @@
 pub mod error;
 pub(crate) mod io;
 pub mod roblox;
+pub mod stf;
 pub mod unigine;
 
 pub use error::{Error, ErrorKind, Limits, Result};

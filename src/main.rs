@@ -12,6 +12,7 @@ use meshcodec::roblox::csg_model::{CsgMesh, CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
 use meshcodec::roblox::csgphs::Csgphs;
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{FileMesh, Version};
+use meshcodec::stf::StfContainer;
 use meshcodec::unigine::anim::UnigineAnim;
 use meshcodec::unigine::{MeshVersion, UnigineMesh};
 use meshcodec::{detect, Format, Limits};
@@ -20,13 +21,13 @@ use meshcodec::{detect, Format, Limits};
 #[command(
     name = "meshcodec",
     version,
-    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00, CSGPHS, UNIGINE mesh)",
+    about = "Read and write game mesh files exactly (Roblox FileMesh 1.00–7.00, CSGPHS, UNIGINE, STF)",
     long_about = "Read and write game mesh files exactly.\n\n\
         Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
         Roblox CSGPHS (collision data) 0, 3, 5, 6, 7, 8 (byte-exact; version 8 decoded).\n\
         UNIGINE .mesh ms10 to ms14 and .anim an10, an11 (byte-exact; ms14 converts to\n\
         ms10–ms13, not back).\n\
-        Recognised but not yet supported: STF.\n\n\
+        STF (stf.mesh): the container byte-exact, meshes decoded.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
 struct Cli {
@@ -113,6 +114,7 @@ enum Loaded {
     Csgphs(Csgphs),
     UnigineMesh(UnigineMesh),
     UnigineAnim(UnigineAnim),
+    Stf(StfContainer),
 }
 
 impl Loaded {
@@ -122,6 +124,7 @@ impl Loaded {
             Loaded::Csgphs(c) => c.write(),
             Loaded::UnigineMesh(m) => m.write(),
             Loaded::UnigineAnim(a) => a.write(),
+            Loaded::Stf(s) => s.write(),
         }
     }
 }
@@ -142,15 +145,15 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, Failure> {
         Some(Format::UnigineMesh) => UnigineMesh::read(bytes)
             .map(Loaded::UnigineMesh)
             .map_err(|e| fail(path, e)),
+        Some(Format::Stf) => StfContainer::read(bytes)
+            .map(Loaded::Stf)
+            .map_err(|e| fail(path, e)),
         Some(Format::UnigineAnim) => UnigineAnim::read(bytes)
             .map(Loaded::UnigineAnim)
             .map_err(|e| fail(path, e)),
         Some(other) => Err(fail(
             path,
-            format!(
-                "{} files are recognised but not supported yet",
-                other.name()
-            ),
+            format!("{} files are not supported yet", other.name()),
         )),
         None => {
             let head: String = bytes
@@ -173,6 +176,7 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
         Loaded::Csgphs(c) => return info_csgphs(path, &c, json),
         Loaded::UnigineMesh(m) => return info_unigine(path, &m, json),
         Loaded::UnigineAnim(a) => return info_anim(path, &a, json),
+        Loaded::Stf(s) => return info_stf(path, &s, json),
     };
     let info = mesh.info().map_err(|e| fail(path, e))?;
     if json {
@@ -288,6 +292,39 @@ fn info_unigine(path: &Path, m: &UnigineMesh, json: bool) -> Result<ExitCode, Fa
     }
     if !info.animations.is_empty() {
         println!("animations: {}", info.animations.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn info_stf(path: &Path, s: &StfContainer, json: bool) -> Result<ExitCode, Failure> {
+    let info = s.info().map_err(|e| fail(path, e))?;
+    if json {
+        return print_json(path, &info);
+    }
+    println!(
+        "format:     STF {} ({} buffers, {} bytes of JSON)",
+        info.version, info.buffers, info.json_bytes
+    );
+    println!(
+        "meshes:     {} ({} vertices, {} triangles)",
+        info.meshes, info.vertices, info.faces
+    );
+    for m in &info.mesh_list {
+        println!(
+            "  {:?}: {} vertices, {} splits, {} face corners, {} triangles in {} faces, UV sets [{}]{}{}",
+            m.name,
+            m.vertices,
+            m.splits,
+            m.face_corners,
+            m.faces,
+            m.polygons,
+            m.uv_sets.join(", "),
+            if m.normals { ", normals" } else { "" },
+            if m.colors { ", colours" } else { "" }
+        );
+        for p in &m.problems {
+            println!("    problem: {p}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -421,6 +458,15 @@ fn convert(
                 }
             }
         }
+        Loaded::Stf(s) => match to {
+            None => s.write(),
+            Some(t) => {
+                return Err(fail(
+                    input,
+                    format!("--to {t}: STF has one version; without --to the file is rewritten"),
+                ))
+            }
+        },
         Loaded::UnigineAnim(a) => match to {
             None => a.write(),
             Some(t) if t == a.version() => a.write(),
@@ -550,6 +596,25 @@ fn dump(path: &Path) -> Result<ExitCode, Failure> {
         Loaded::FileMesh(m) => print_json(path, &m),
         Loaded::UnigineMesh(m) => print_json(path, &m),
         Loaded::UnigineAnim(a) => print_json(path, &a),
+        Loaded::Stf(s) => {
+            // The JSON document parsed, and the meshes decoded, beside the container.
+            #[derive(serde::Serialize)]
+            struct Dump<'a> {
+                container: &'a StfContainer,
+                document: serde_json::Value,
+                meshes: Vec<meshcodec::stf::StfMesh>,
+            }
+            let document = meshcodec::stf::mesh::document(&s).map_err(|e| fail(path, e))?;
+            let meshes = meshcodec::stf::mesh::meshes(&s).map_err(|e| fail(path, e))?;
+            print_json(
+                path,
+                &Dump {
+                    container: &s,
+                    document,
+                    meshes,
+                },
+            )
+        }
         Loaded::Csgphs(c) => {
             // Version 8: the zstd frame's content too, parsed.
             let payload = c.payload(&Limits::default()).map_err(|e| fail(path, e))?;

@@ -438,3 +438,72 @@ fn damaged_unigine_never_panics_or_overallocates() {
     eprintln!("{cases} damaged UNIGINE files, {parsed} still parsed, none panicked");
     assert!(cases > 5_000, "{cases}");
 }
+
+/// STF files (corpus and fixtures): truncations, bit flips and 0xFF runs through the
+/// container and the mesh decoder, under the same allocation cap.
+#[test]
+fn damaged_stf_never_panics_or_overallocates() {
+    use meshcodec::stf::StfContainer;
+    let _serial = serial();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("stf"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stf"))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        paths.extend(
+            std::fs::read_dir(dir.join("stf"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+    }
+    let check = |b: &[u8]| -> bool {
+        let budget = b.len() * 16 + (1 << 20);
+        ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+        let r = StfContainer::read(b);
+        let info = r.as_ref().ok().map(|c| c.info());
+        ALLOC.set_limit(usize::MAX).unwrap();
+        drop(info);
+        match r {
+            Err(e) => {
+                assert!(e.offset().is_some_and(|o| o <= b.len() as u64), "{e}");
+                false
+            }
+            Ok(c) => {
+                assert_eq!(c.write().unwrap(), b);
+                true
+            }
+        }
+    };
+    let mut rng = Rng(0x5EED_0F57_F000_0001);
+    let (mut cases, mut parsed) = (0usize, 0usize);
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(check(&bytes), "{}", path.display());
+        for cut in 0..bytes.len() {
+            cases += 1;
+            parsed += usize::from(check(&bytes[..cut]));
+        }
+        for _ in 0..400 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+            cases += 1;
+            parsed += usize::from(check(&b));
+        }
+        for at in 4..bytes.len().min(4 + 128) {
+            for width in [1usize, 2, 4, 8] {
+                let mut b = bytes.clone();
+                for x in b.iter_mut().skip(at).take(width) {
+                    *x = 0xFF;
+                }
+                cases += 1;
+                parsed += usize::from(check(&b));
+            }
+        }
+    }
+    eprintln!("{cases} damaged STF files, {parsed} still parsed, none panicked");
+    assert!(cases > 5_000, "{cases}");
+}

@@ -187,7 +187,9 @@ mod tests {
         round_trip(b"");
         round_trip(b"abc");
         round_trip(b"abcabcabcabcabcabcabcabcabcabcabcabc");
-        let big: Vec<u8> = (0..200_000u32).map(|i| ((i % 251) ^ (i / 977)) as u8).collect();
+        let big: Vec<u8> = (0..200_000u32)
+            .map(|i| ((i % 251) ^ (i / 977)) as u8)
+            .collect();
         round_trip(&big);
         let zeros = vec![0u8; 100_000];
         round_trip(&zeros);

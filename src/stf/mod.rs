@@ -1,0 +1,114 @@
+//! STF files (`STF0`): a JSON document and binary buffers; `stf.mesh` resources decoded.
+
+pub mod container;
+pub mod mesh;
+
+use serde::Serialize;
+
+pub use container::StfContainer;
+pub use mesh::StfMesh;
+
+use crate::error::{Limits, Result};
+use crate::io::{read_all, write_all};
+
+impl StfContainer {
+    /// Reads an STF file with the default [`Limits`].
+    pub fn read(bytes: &[u8]) -> Result<StfContainer> {
+        Self::read_with_limits(bytes, &Limits::default())
+    }
+
+    /// Reads an STF file.
+    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<StfContainer> {
+        read_all(bytes, limits, ())
+    }
+
+    /// Writes the file; for one read from a file, the same bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        let size = 16 + 8 * (self.buffers.len() + 1) + self.json.len();
+        write_all(
+            &[],
+            self,
+            size + self.buffers.iter().map(Vec::len).sum::<usize>(),
+            (),
+        )
+    }
+
+    /// Counts for `meshcodec info` (parses the JSON and decodes every mesh).
+    pub fn info(&self) -> Result<StfInfo> {
+        let meshes = mesh::meshes(self)?;
+        let list: Vec<StfMeshInfo> = meshes
+            .iter()
+            .map(|m| StfMeshInfo {
+                id: m.id.clone(),
+                name: m.name.clone(),
+                vertices: m.vertices.len(),
+                splits: m.splits.len(),
+                face_corners: m.face_corners.len(),
+                faces: m.tris.len(),
+                polygons: m.faces.len(),
+                uv_sets: m.uvs.iter().map(|(n, _)| n.clone()).collect(),
+                normals: m.split_normals.is_some(),
+                colors: m.split_colors.is_some(),
+                problems: m.problems(),
+            })
+            .collect();
+        Ok(StfInfo {
+            format: "stf",
+            version: format!("{}.{}", self.version_major, self.version_minor),
+            buffers: self.buffers.len(),
+            json_bytes: self.json.len(),
+            meshes: list.len(),
+            vertices: list.iter().map(|m| m.vertices).sum(),
+            faces: list.iter().map(|m| m.faces).sum(),
+            mesh_list: list,
+        })
+    }
+}
+
+/// What `meshcodec info` reports of an STF file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StfInfo {
+    /// `"stf"`.
+    pub format: &'static str,
+    /// Container version `major.minor`.
+    pub version: String,
+    /// Number of binary buffers.
+    pub buffers: usize,
+    /// Size of the JSON document.
+    pub json_bytes: usize,
+    /// Number of `stf.mesh` resources.
+    pub meshes: usize,
+    /// Vertex positions over all meshes.
+    pub vertices: usize,
+    /// Triangles over all meshes.
+    pub faces: usize,
+    /// Per mesh.
+    pub mesh_list: Vec<StfMeshInfo>,
+}
+
+/// Counts of one `stf.mesh`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StfMeshInfo {
+    /// Resource id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Vertex positions.
+    pub vertices: usize,
+    /// Splits (unique vertex/normal/UV/colour combinations).
+    pub splits: usize,
+    /// Face corners.
+    pub face_corners: usize,
+    /// Triangles.
+    pub faces: usize,
+    /// Faces (polygons made of one or more triangles).
+    pub polygons: usize,
+    /// UV set names.
+    pub uv_sets: Vec<String>,
+    /// Whether splits have normals.
+    pub normals: bool,
+    /// Whether splits have colours.
+    pub colors: bool,
+    /// Inconsistencies ([`StfMesh::problems`]).
+    pub problems: Vec<String>,
+}
