@@ -61,6 +61,7 @@ import math
 import os
 import struct
 import sys
+from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "unigine")
@@ -403,7 +404,6 @@ def geometry_payload(s):
 def edge_flags(pts, cidx):
     """Per triangle: bit b set unless the one triangle across the edge opposite corner b is
     coplanar with it (same plane, same facing; exact, in rationals)."""
-    from fractions import Fraction
     P = [[Fraction(c) for c in p] for p in pts]
     tris = [cidx[i:i + 3] for i in range(0, len(cidx), 3)]
     normal = [cross(sub(P[t[1]], P[t[0]]), sub(P[t[2]], P[t[0]])) for t in tris]
@@ -431,7 +431,8 @@ def build_tree(pts, cidx):
 
     def box(items):
         cs = [p for t in items for p in tris[t]]
-        return [min(p[k] for p in cs) for k in range(3)] + [max(p[k] for p in cs) for k in range(3)]
+        return ([min(p[k] for p in cs) for k in range(3)]
+                + [max(p[k] for p in cs) for k in range(3)])
 
     def build(items):
         node = [0, -1, -1, 0, 0, box(items), 0.0]

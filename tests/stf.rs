@@ -50,6 +50,65 @@ fn corpus_and_fixtures_round_trip_byte_exact() {
     }
 }
 
+/// The generator's `expected.json` against what the reader finds.
+#[test]
+fn fixtures_match_the_generators_expectations() {
+    let dir = common::fixture_dir("stf");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let mut n = 0;
+    for (name, e) in expected.as_object().unwrap() {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(e["file_bytes"], bytes.len(), "{name}");
+        let c = StfContainer::read(&bytes).unwrap();
+        assert_eq!(
+            e["version"],
+            serde_json::json!([c.version_major, c.version_minor])
+        );
+        assert_eq!(e["buffer_count"], c.buffers.len() + 1, "{name}");
+        assert_eq!(e["json_bytes"], c.json.len(), "{name}");
+        let lengths: Vec<usize> = std::iter::once(c.json.len())
+            .chain(c.buffers.iter().map(Vec::len))
+            .collect();
+        assert_eq!(e["buffer_lengths"], serde_json::json!(lengths), "{name}");
+        let meshes = mesh::meshes(&c).unwrap();
+        let want = e["meshes"].as_array().unwrap();
+        assert_eq!(want.len(), meshes.len(), "{name}");
+        for (w, m) in want.iter().zip(&meshes) {
+            assert_eq!(w["id"], m.id.as_str(), "{name}");
+            assert_eq!(w["name"], m.name.as_str(), "{name}");
+            assert_eq!(w["vertices"], m.vertices.len(), "{name}");
+            assert_eq!(w["splits"], m.splits.len(), "{name}");
+            assert_eq!(w["face_corners"], m.face_corners.len(), "{name}");
+            assert_eq!(w["tris"], m.tris.len(), "{name}");
+            assert_eq!(w["faces"], m.faces.len(), "{name}");
+            assert_eq!(
+                w["triangles_per_face"],
+                serde_json::json!(m.faces),
+                "{name}"
+            );
+            assert_eq!(
+                w["material_indices"],
+                serde_json::json!(m.material_indices),
+                "{name}"
+            );
+            let uv_names: Vec<&str> = m.uvs.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(w["uv_sets"], serde_json::json!(uv_names), "{name}");
+            assert_eq!(w["has_normals"], m.split_normals.is_some(), "{name}");
+            assert_eq!(w["has_colors"], m.split_colors.is_some(), "{name}");
+            assert_eq!(
+                w["first_vertex"],
+                serde_json::json!(m.vertices[0]),
+                "{name}"
+            );
+            assert_eq!(w["float_width"], m.float_width, "{name}");
+            assert_eq!(w["indices_width"], m.indices_width, "{name}");
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "{n}");
+}
+
 /// The real Blender cube: 8 corners at ±1, 6 quads of 2 triangles, unit normals, and a
 /// closed surface whose triangles all face outwards (signed volume 8).
 #[test]

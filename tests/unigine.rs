@@ -79,6 +79,11 @@ fn fixtures_match_the_generators_expectations() {
     for (name, e) in expected.as_object().unwrap() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         assert_eq!(e["size"], bytes.len(), "{name}");
+        if is_anim(&bytes) {
+            check_anim_expectations(name, e, &UnigineAnim::read(&bytes).unwrap());
+            n += 1;
+            continue;
+        }
         let m = UnigineMesh::read(&bytes).unwrap();
         let b = &m.to_classic(&Limits::default()).unwrap();
         assert_eq!(e["version"], m.version.to_string(), "{name}");
@@ -102,10 +107,36 @@ fn fixtures_match_the_generators_expectations() {
         // Only ms10–ms12 name animations.
         let animations = e.get("animations").and_then(|a| a.as_u64()).unwrap_or(0);
         assert_eq!(animations, b.animations.len() as u64, "{name}");
+        if let Some(list) = e.get("embedded_animations") {
+            let got: Vec<serde_json::Value> = b
+                .animation_names
+                .iter()
+                .zip(&b.animations)
+                .map(|(n, a)| {
+                    serde_json::json!({
+                        "name": n.text(),
+                        "bones": a.bones.len(),
+                        "frames": a.frame_count,
+                        "keys": a.keys.iter().filter(|k| k.mask.into_bytes()[0] != 0).count(),
+                    })
+                })
+                .collect();
+            assert_eq!(list, &serde_json::json!(got), "{name}");
+        }
+        let trees: Vec<Option<meshcodec::unigine::ms14::Ms14Tree>> = match &m.body {
+            MeshBody::Ms14(x) => (0..x.surfaces.len())
+                .map(|i| Some(x.tree(i, &Limits::default()).unwrap()))
+                .collect(),
+            MeshBody::Classic(_) => vec![None; b.surfaces.len()],
+        };
         let surfaces = e["surfaces"].as_array().unwrap();
         assert_eq!(surfaces.len(), b.surfaces.len(), "{name}");
-        for ((s, h), d) in surfaces.iter().zip(&b.surfaces).zip(&b.data) {
+        for (((s, h), d), tree) in surfaces.iter().zip(&b.surfaces).zip(&b.data).zip(&trees) {
             assert_eq!(s["name"], h.name.text(), "{name}");
+            if let Some(t) = tree {
+                assert_eq!(s["tree_nodes"], t.nodes.len(), "{name}");
+                assert_eq!(s["edge_flags"], t.edge_flags.len(), "{name}");
+            }
             let targets: Vec<String> = h.targets.iter().map(UString::text).collect();
             assert_eq!(s["targets"], serde_json::json!(targets), "{name}");
             let t0 = &d.targets[0];
@@ -144,7 +175,33 @@ fn fixtures_match_the_generators_expectations() {
         }
         n += 1;
     }
-    assert!(n >= 9);
+    assert!(n >= 15, "{n}");
+}
+
+fn check_anim_expectations(name: &str, e: &serde_json::Value, a: &UnigineAnim) {
+    assert_eq!(e["version"], a.version(), "{name}");
+    let info = a.info();
+    let bones: Vec<serde_json::Value> = match a {
+        UnigineAnim::An10(f) => &f.bones,
+        UnigineAnim::An11(f) => &f.bones,
+    }
+    .iter()
+    .map(|b| serde_json::json!({"name": b.name.text(), "parent": b.parent}))
+    .collect();
+    assert_eq!(e["bones"], serde_json::json!(bones), "{name}");
+    let clips: Vec<serde_json::Value> = info
+        .animations
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "name": c.name,
+                "bones": c.animated_bones,
+                "frames": c.frames,
+                "keys": c.stored_keys,
+            })
+        })
+        .collect();
+    assert_eq!(e["animations"], serde_json::json!(clips), "{name}");
 }
 
 /// The real skinned mesh and the an10 file share their skeleton and bind pose, and the
@@ -322,6 +379,11 @@ fn cli_info_json_verify_and_convert() {
         let out = run(&["info".as_ref(), "--json".as_ref(), path.as_os_str()]).unwrap();
         assert!(out.status.success(), "{out:?}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        if path.extension().is_some_and(|e| e == "anim") {
+            assert_eq!(v["format"], "unigine-anim");
+            assert!(v["bones"].is_u64() && v["animations"].is_array());
+            continue;
+        }
         assert_eq!(v["format"], "unigine-mesh");
         for key in ["surfaces", "vertices", "positions", "faces", "bones"] {
             assert!(v[key].is_u64(), "{}: {key}", path.display());

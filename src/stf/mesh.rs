@@ -209,7 +209,7 @@ impl MeshReader<'_> {
     fn read(&self) -> Result<StfMesh> {
         let float_width = self.uint("float_width", 4)?;
         let indices_width = self.uint("indices_width", 4)?;
-        let material_width = self.uint("material_indices_width", indices_width)?;
+        let material_width = self.uint("material_indices_width", 4)?;
         if !matches!(float_width, 4 | 8) {
             return Err(self.err(format!("float_width {float_width}: 4 or 8 expected")));
         }
