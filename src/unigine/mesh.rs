@@ -194,15 +194,21 @@ impl BinRead for Weights {
         let n = Count::read_options(reader, endian, ("weighted vertices",))?;
         check_count(reader, n.get(), 1, "weighted vertices")?;
         let mut counts = Vec::with_capacity(n.0 as usize);
-        let mut entries = Vec::new();
+        let mut entries = Vec::with_capacity(n.0 as usize);
+        // One read per vertex into a reused buffer: the count byte and up to 255 entries.
+        let mut buf = [0u8; 4 * 255];
         for _ in 0..n.0 {
             let c = u8::read_options(reader, endian, ())?;
             counts.push(c);
-            entries.extend(pod_vec::<BoneWeight, _>(
-                reader,
-                endian,
-                (u64::from(c), "bone weights"),
-            )?);
+            let bytes = buf.get_mut(..4 * usize::from(c)).unwrap_or_default();
+            reader.read_exact(bytes)?;
+            entries.extend(bytes.chunks_exact(4).map(|e| {
+                let [b0, b1, w0, w1] = <[u8; 4]>::try_from(e).unwrap_or_default();
+                BoneWeight {
+                    bone: i16::from_le_bytes([b0, b1]),
+                    weight: u16::from_le_bytes([w0, w1]),
+                }
+            }));
         }
         Ok(Weights { counts, entries })
     }
