@@ -123,7 +123,11 @@ fn usage_errors_exit_2() {
     assert_eq!(meshcodec(&["frobnicate", "x"]).status.code(), Some(2));
     let out = meshcodec(&["convert", "a", "b", "--to", "9.99"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown FileMesh or CSGPHS version"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown version") && err.contains("ms13") && err.contains("CSGPHS"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -140,16 +144,22 @@ fn input_errors_exit_1_with_the_file_named() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a known mesh format"));
 
-    // A recognised format that is not supported yet.
+    // A recognised format in a version that is not supported.
     let unigine = dir.path().join("x.mesh");
-    std::fs::write(&unigine, b"ms14\x00\x00\x00\x00").unwrap();
+    std::fs::write(&unigine, b"ms15\x00\x00\x00\x00").unwrap();
     let out = meshcodec(&["info", s(&unigine)]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unigine-mesh") && err.contains("not supported yet"),
+        err.contains("x.mesh") && err.contains("unsupported version ms15"),
         "{err}"
     );
+    // A cut UNIGINE file: the offset and the field.
+    std::fs::write(&unigine, b"ms14\x04\x00\x00").unwrap();
+    let out = meshcodec(&["info", s(&unigine)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at byte 5") && err.contains("Bounds"), "{err}");
     // A CSGPHS blob with an unknown version.
     let csg = dir.path().join("x.bin");
     std::fs::write(&csg, b"CSGPHS\x09\x00\x00\x00").unwrap();
