@@ -25,7 +25,7 @@ or run this script with --install, which does the same. Then, from the repositor
     python3 tests/kaitai/check_filemesh.py FILE...    # only these files
     python3 tests/kaitai/check_filemesh.py --emit DIR [--lang java]   # just compile
 
-Environment: KSC_PREFIX (npm prefix holding the compiler, default /tmp/ksc),
+Environment: KSC_DIR or KSC_PREFIX (npm prefix holding the compiler, default /tmp/ksc),
 MESHCODEC_CORPUS (corpus root), MESHCODEC_BIN (use this meshcodec binary instead of
 building target/release/meshcodec with cargo), CI (true: missing tools fail).
 """
@@ -359,7 +359,7 @@ def main() -> int:
     ap.add_argument("files", nargs="*", type=Path, help="check these files instead")
     args = ap.parse_args()
 
-    prefix = Path(os.environ.get("KSC_PREFIX", "/tmp/ksc"))
+    prefix = Path(os.environ.get("KSC_DIR") or os.environ.get("KSC_PREFIX", "/tmp/ksc"))
     if args.install:
         install(prefix)
 
