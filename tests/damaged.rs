@@ -67,6 +67,44 @@ impl Rng {
     }
 }
 
+/// Damages `bytes` every way the blob tests use and runs `check` on each case: cuts
+/// (every `step`-th), 400 sets of 1–4 bit flips, and 1/2/4/8-byte runs of 0xFF at each
+/// offset of `runs`. Returns (cases, cases `check` accepted).
+fn damage(
+    bytes: &[u8],
+    rng: &mut Rng,
+    step: usize,
+    runs: std::ops::Range<usize>,
+    check: &dyn Fn(&[u8]) -> bool,
+) -> (usize, usize) {
+    let (mut cases, mut ok) = (0usize, 0usize);
+    let mut run = |b: &[u8]| {
+        cases += 1;
+        ok += usize::from(check(b));
+    };
+    for cut in (0..bytes.len()).step_by(step) {
+        run(&bytes[..cut]);
+    }
+    for _ in 0..400 {
+        let mut b = bytes.to_vec();
+        for _ in 0..1 + rng.below(4) {
+            let i = rng.below(b.len());
+            b[i] ^= 1 << rng.below(8);
+        }
+        run(&b);
+    }
+    for at in runs.start..bytes.len().min(runs.end) {
+        for width in [1usize, 2, 4, 8] {
+            let mut b = bytes.to_vec();
+            for x in b.iter_mut().skip(at).take(width) {
+                *x = 0xFF;
+            }
+            run(&b);
+        }
+    }
+    (cases, ok)
+}
+
 fn inputs() -> Vec<(PathBuf, Vec<u8>, bool)> {
     let mut files: Vec<(PathBuf, bool)> = common::fixture_files()
         .into_iter()
@@ -332,29 +370,9 @@ fn damaged_csgphs_never_panics_or_overallocates() {
     for path in paths {
         let bytes = std::fs::read(&path).unwrap();
         assert!(check(&bytes), "{}", path.display());
-        for cut in 0..bytes.len() {
-            cases += 1;
-            decoded += usize::from(check(&bytes[..cut]));
-        }
-        for _ in 0..400 {
-            let mut b = bytes.clone();
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(b.len());
-                b[i] ^= 1 << rng.below(8);
-            }
-            cases += 1;
-            decoded += usize::from(check(&b));
-        }
-        for at in 10..bytes.len().min(10 + 64) {
-            for width in [1usize, 2, 4] {
-                let mut b = bytes.clone();
-                for x in b.iter_mut().skip(at).take(width) {
-                    *x = 0xFF;
-                }
-                cases += 1;
-                decoded += usize::from(check(&b));
-            }
-        }
+        let (c, k) = damage(&bytes, &mut rng, 1, 10..10 + 64, &check);
+        cases += c;
+        decoded += k;
     }
     eprintln!("{cases} damaged CSGPHS blobs, {decoded} still decoded, none panicked");
     assert!(cases > 5_000, "{cases}");
@@ -409,31 +427,15 @@ fn damaged_unigine_never_panics_or_overallocates() {
     for path in paths {
         let bytes = std::fs::read(&path).unwrap();
         assert!(check(&bytes), "{}", path.display());
-        // Every cut of small files; a sample of cuts of large ones.
-        let step = (bytes.len() / 2000).max(1);
-        for cut in (0..bytes.len()).step_by(step) {
-            cases += 1;
-            parsed += usize::from(check(&bytes[..cut]));
-        }
-        for _ in 0..400 {
-            let mut b = bytes.clone();
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(b.len());
-                b[i] ^= 1 << rng.below(8);
-            }
-            cases += 1;
-            parsed += usize::from(check(&b));
-        }
-        for at in 4..bytes.len().min(4 + 96) {
-            for width in [1usize, 2, 4] {
-                let mut b = bytes.clone();
-                for x in b.iter_mut().skip(at).take(width) {
-                    *x = 0xFF;
-                }
-                cases += 1;
-                parsed += usize::from(check(&b));
-            }
-        }
+        let (c, k) = damage(
+            &bytes,
+            &mut rng,
+            (bytes.len() / 2000).max(1),
+            4..4 + 96,
+            &check,
+        );
+        cases += c;
+        parsed += k;
     }
     eprintln!("{cases} damaged UNIGINE files, {parsed} still parsed, none panicked");
     assert!(cases > 5_000, "{cases}");
@@ -480,29 +482,9 @@ fn damaged_stf_never_panics_or_overallocates() {
     for path in paths {
         let bytes = std::fs::read(&path).unwrap();
         assert!(check(&bytes), "{}", path.display());
-        for cut in 0..bytes.len() {
-            cases += 1;
-            parsed += usize::from(check(&bytes[..cut]));
-        }
-        for _ in 0..400 {
-            let mut b = bytes.clone();
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(b.len());
-                b[i] ^= 1 << rng.below(8);
-            }
-            cases += 1;
-            parsed += usize::from(check(&b));
-        }
-        for at in 4..bytes.len().min(4 + 128) {
-            for width in [1usize, 2, 4, 8] {
-                let mut b = bytes.clone();
-                for x in b.iter_mut().skip(at).take(width) {
-                    *x = 0xFF;
-                }
-                cases += 1;
-                parsed += usize::from(check(&b));
-            }
-        }
+        let (c, k) = damage(&bytes, &mut rng, 1, 4..4 + 128, &check);
+        cases += c;
+        parsed += k;
     }
     eprintln!("{cases} damaged STF files, {parsed} still parsed, none panicked");
     assert!(cases > 5_000, "{cases}");

@@ -364,21 +364,6 @@ pub struct An11Animation {
     pub keys: Vec<An11Key>,
 }
 
-fn expect_magic(m: [u8; 4], want: &[u8; 4]) -> std::result::Result<[u8; 4], crate::error::Invalid> {
-    if &m == want {
-        Ok(m)
-    } else {
-        Err(crate::error::Invalid(format!(
-            "separator {:?} expected, found {}",
-            String::from_utf8_lossy(want),
-            m.iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        )))
-    }
-}
-
 /// An an10 file after its magic.
 #[binrw]
 #[brw(little)]
@@ -398,7 +383,7 @@ pub struct An10File {
     /// Animation names.
     #[br(parse_with = records, args(animation_count, 1, "animations", ()))]
     pub names: Vec<UString>,
-    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an10"))]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, *b"an10"))]
     #[bw(calc = *b"an10")]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
@@ -408,7 +393,7 @@ pub struct An10File {
     /// One animation per name.
     #[br(parse_with = records, args(Count(names.len() as u32), 1, "animations", ()))]
     pub animations: Vec<An10Animation>,
-    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an10"))]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, *b"an10"))]
     #[bw(calc = *b"an10")]
     end: [u8; 4],
 }
@@ -424,7 +409,7 @@ pub struct An11File {
     /// The skeleton.
     #[br(parse_with = records, args(bone_count, 3, "bones", ()))]
     pub bones: Vec<Bone>,
-    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an11"))]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, *b"an11"))]
     #[bw(calc = *b"an11")]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
@@ -433,7 +418,7 @@ pub struct An11File {
     pub bind_pose: Vec<Transform>,
     /// The animation.
     pub animation: An11Animation,
-    #[br(temp, try_map = |m: [u8; 4]| expect_magic(m, b"an11"))]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, *b"an11"))]
     #[bw(calc = *b"an11")]
     end: [u8; 4],
 }

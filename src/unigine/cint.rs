@@ -258,6 +258,25 @@ where
     Ok(v)
 }
 
+/// binrw `try_map` check: a section separator must repeat the file's magic.
+pub(crate) fn separator(
+    m: [u8; 4],
+    want: [u8; 4],
+) -> std::result::Result<[u8; 4], crate::error::Invalid> {
+    if m == want {
+        Ok(m)
+    } else {
+        Err(crate::error::Invalid(format!(
+            "separator {:?} expected, found {}",
+            String::from_utf8_lossy(&want),
+            m.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

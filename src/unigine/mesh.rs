@@ -391,7 +391,7 @@ pub struct ClassicMesh {
     #[br(parse_with = records, args(surface_count, 42, "surfaces", (v,)))]
     #[bw(args(v))]
     pub surfaces: Vec<SurfaceHeader>,
-    #[br(temp, try_map = |m: [u8; 4]| v.expect_magic(m))]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, v.magic()))]
     #[bw(calc = v.magic())]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
@@ -406,7 +406,7 @@ pub struct ClassicMesh {
     #[br(parse_with = read_surface_data, args(v, &surfaces))]
     #[bw(write_with = write_surface_data, args(v, surfaces))]
     pub data: Vec<SurfaceData>,
-    #[br(temp, try_map = |m: [u8; 4]| v.expect_magic(m))]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, v.magic()))]
     #[bw(calc = v.magic())]
     end: [u8; 4],
 }

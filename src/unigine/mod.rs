@@ -93,25 +93,6 @@ impl MeshVersion {
     pub fn embeds_animations(self) -> bool {
         self <= MeshVersion::Ms12
     }
-
-    /// A separator must repeat the version's magic.
-    pub(crate) fn expect_magic(
-        self,
-        m: [u8; 4],
-    ) -> std::result::Result<[u8; 4], crate::error::Invalid> {
-        if m == self.magic() {
-            Ok(m)
-        } else {
-            Err(crate::error::Invalid(format!(
-                "separator {:?} expected, found {}",
-                self.to_string(),
-                m.iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )))
-        }
-    }
 }
 
 impl fmt::Display for MeshVersion {

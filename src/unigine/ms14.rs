@@ -24,20 +24,6 @@ use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, read_all, w
 /// The magic, also the section separator.
 pub const MAGIC: [u8; 4] = *b"ms14";
 
-fn expect_magic(m: [u8; 4]) -> std::result::Result<[u8; 4], crate::error::Invalid> {
-    if m == MAGIC {
-        Ok(m)
-    } else {
-        Err(crate::error::Invalid(format!(
-            "separator \"ms14\" expected, found {}",
-            m.iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        )))
-    }
-}
-
 /// A morph target in a surface header: name and vertex (position) count.
 #[binrw]
 #[brw(little)]
@@ -191,7 +177,7 @@ impl BinRead for Ms14Blocks {
         }
         let sep = |r: &mut R| -> BinResult<()> {
             let pos = r.stream_position()?;
-            expect_magic(<[u8; 4]>::read_options(r, endian, ())?)
+            super::cint::separator(<[u8; 4]>::read_options(r, endian, ())?, MAGIC)
                 .map(drop)
                 .map_err(|e| invalid(pos, e.0))
         };
@@ -271,7 +257,7 @@ pub struct Ms14Mesh {
     pub surfaces: Vec<Ms14SurfaceHeader>,
     /// UNIGINE's estimate of the memory the mesh takes, in bytes (formula unknown: kept).
     pub memory_estimate: i64,
-    #[br(temp, try_map = expect_magic)]
+    #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, MAGIC))]
     #[bw(calc = MAGIC)]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
