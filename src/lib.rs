@@ -4,6 +4,7 @@
 #![warn(clippy::indexing_slicing)]
 
 pub mod error;
+pub mod interop;
 pub(crate) mod io;
 pub mod roblox;
 pub mod stf;

@@ -67,6 +67,19 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Export the geometry as glTF 2.0 (.gltf with its buffer embedded, or .glb) or
+    /// Wavefront OBJ, picked by OUT's extension. Positions, normals, the first UV set and
+    /// colours, as the source stores them (no axis change).
+    Export {
+        /// Input file (FileMesh, CSGPHS, UNIGINE mesh, STF).
+        input: PathBuf,
+        /// Output file: .gltf, .glb or .obj.
+        #[arg(value_parser = parse_export_path)]
+        output: PathBuf,
+        /// FileMesh: the level of detail to export (0, the default, is full detail).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        lod: usize,
+    },
     /// Print the raw structure of a file as JSON.
     Dump {
         /// The mesh file.
@@ -92,6 +105,7 @@ fn main() -> ExitCode {
             allow_lossy,
         } => convert(&input, &output, to.as_deref(), allow_lossy),
         Command::Verify { files } => verify(&files),
+        Command::Export { input, output, lod } => export(&input, &output, lod),
         Command::Dump { file } => dump(&file),
     };
     match result {
@@ -589,6 +603,67 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `export`'s OUT: its extension must name a format.
+fn parse_export_path(p: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(p);
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    {
+        Some(e) if matches!(e.as_str(), "gltf" | "glb" | "obj") => Ok(path),
+        _ => Err(format!("{p}: the extension must be .gltf, .glb or .obj")),
+    }
+}
+
+fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> {
+    use meshcodec::interop;
+    let name = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let limits = Limits::default();
+    let loaded = load_any(input)?;
+    if lod != 0 && !matches!(loaded, Loaded::FileMesh(_)) {
+        return Err(fail(input, "--lod applies to FileMesh only"));
+    }
+    let scene = match loaded {
+        Loaded::FileMesh(f) => Mesh::from_file_with_limits(&f, &limits)
+            .and_then(|m| interop::from_filemesh(&m, &name, lod)),
+        Loaded::Csgphs(c) => {
+            CsgMesh::from_csgphs(&c, &limits).map(|m| interop::from_csg(&m, &name))
+        }
+        Loaded::UnigineMesh(m) => interop::from_unigine(&m, &name, &limits),
+        Loaded::Stf(s) => interop::from_stf(&s),
+        Loaded::UnigineAnim(_) => {
+            return Err(fail(input, "an animation has no geometry to export"))
+        }
+    }
+    .map_err(|e| fail(input, e))?;
+    let ext = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let bytes = match ext.as_str() {
+        "glb" => interop::gltf::to_glb(&scene),
+        "gltf" => interop::gltf::to_gltf(&scene).map(String::into_bytes),
+        _ => interop::obj::to_obj(&scene).map(String::into_bytes),
+    }
+    .map_err(|e| fail(input, e))?;
+    std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    let prims = scene.meshes.iter().flat_map(|m| &m.primitives);
+    let (p, v, t) = prims.fold((0, 0, 0), |(p, v, t), x| {
+        (p + 1, v + x.positions.len(), t + x.triangles.len())
+    });
+    eprintln!(
+        "meshcodec: {}: {} mesh(es), {p} primitive(s), {v} vertices, {t} triangles",
+        output.display(),
+        scene.meshes.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn dump(path: &Path) -> Result<ExitCode, Failure> {

@@ -232,3 +232,47 @@ fn damaged_files_end_with_status_1_and_a_message() {
     }
     assert!(n >= 80);
 }
+
+#[test]
+fn export_writes_gltf_glb_and_obj_for_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures");
+    for input in [
+        "filemesh/v5.00-facs.mesh",
+        "chunked/v7.00-draco-grid-272.mesh",
+        "csgphs/csgphs8-boxes.bin",
+        "unigine/ms14-skinned.mesh",
+        "unigine/ms11-skinned.mesh",
+        "stf/two-meshes.stf",
+    ] {
+        for ext in ["gltf", "glb", "obj"] {
+            let out = dir.path().join(format!("out.{ext}"));
+            let o = meshcodec(&["export", s(&root.join(input)), s(&out)]);
+            assert!(o.status.success(), "{input} → {ext}: {o:?}");
+            let bytes = std::fs::read(&out).unwrap();
+            match ext {
+                "glb" => assert_eq!(&bytes[..4], b"glTF", "{input}"),
+                "gltf" => assert!(bytes.starts_with(b"{"), "{input}"),
+                _ => assert!(
+                    String::from_utf8(bytes).unwrap().contains("\nf "),
+                    "{input}"
+                ),
+            }
+        }
+    }
+    let out = dir.path().join("out.glb");
+    // LOD 1 of a mesh with LODs; a LOD it does not have is an input error.
+    let lods = root.join("filemesh/v3.00-lods.mesh");
+    assert!(meshcodec(&["export", "--lod", "1", s(&lods), s(&out)])
+        .status
+        .success());
+    let o = meshcodec(&["export", "--lod", "9", s(&lods), s(&out)]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no LOD 9"));
+    // An unknown extension is a usage error; an animation has no geometry.
+    let o = meshcodec(&["export", s(&lods), s(&dir.path().join("x.fbx"))]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let anim = root.join("unigine/an11-clip.anim");
+    let o = meshcodec(&["export", s(&anim), s(&out)]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+}

@@ -1,0 +1,221 @@
+//! Wavefront OBJ export ([`to_obj`]).
+//!
+//! After a header comment, each primitive with triangles becomes an object and group
+//! named `<mesh>/<primitive>` (`o` and `g` lines), then its vertices (`v x y z`, or
+//! `v x y z r g b` when it has colours — the common extension; alpha is dropped), its
+//! UVs (`vt u v`), its normals (`vn x y z`) and its faces (`f`). Indices are 1-based and
+//! count over the whole file; a face names the UV and normal of each vertex where the
+//! primitive has them (`a`, `a/b`, `a//c` or `a/b/c`).
+//!
+//! Numbers are written in Rust's shortest round-trip form of the `f32`, so a reader
+//! parsing them as `f32` gets the same values back. Primitives without triangles are
+//! left out, as in the glTF export.
+
+use std::fmt::Write;
+
+use super::{Primitive, Scene};
+use crate::error::{Error, ErrorKind, Result};
+
+/// The scene as Wavefront OBJ text.
+///
+/// Fails if a primitive is inconsistent ([`Primitive::check`]) or holds a NaN or
+/// infinite value.
+pub fn to_obj(scene: &Scene) -> Result<String> {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Wavefront OBJ written by meshcodec");
+    let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
+    for (mi, mesh) in scene.meshes.iter().enumerate() {
+        for (pi, p) in mesh.primitives.iter().enumerate() {
+            p.check()?;
+            finite(p)?;
+            if p.triangles.is_empty() {
+                continue;
+            }
+            let name = format!(
+                "{}/{}",
+                clean(&mesh.name, || format!("mesh{mi}")),
+                clean(&p.name, || format!("primitive{pi}"))
+            );
+            let _ = writeln!(out, "o {name}");
+            let _ = writeln!(out, "g {name}");
+            match &p.colors {
+                Some(colors) => {
+                    for ([x, y, z], [r, g, b, _]) in p.positions.iter().zip(colors) {
+                        let _ = writeln!(out, "v {x} {y} {z} {r} {g} {b}");
+                    }
+                }
+                None => {
+                    for [x, y, z] in &p.positions {
+                        let _ = writeln!(out, "v {x} {y} {z}");
+                    }
+                }
+            }
+            for [u, v] in p.uvs.iter().flatten() {
+                let _ = writeln!(out, "vt {u} {v}");
+            }
+            for [x, y, z] in p.normals.iter().flatten() {
+                let _ = writeln!(out, "vn {x} {y} {z}");
+            }
+            let (base_v, base_vt, base_vn) = (nv + 1, nvt + 1, nvn + 1);
+            let has_uv = p.uvs.is_some();
+            let has_n = p.normals.is_some();
+            for t in &p.triangles {
+                out.push('f');
+                for &i in t {
+                    let i = i as usize;
+                    let _ = match (has_uv, has_n) {
+                        (false, false) => write!(out, " {}", base_v + i),
+                        (true, false) => write!(out, " {}/{}", base_v + i, base_vt + i),
+                        (false, true) => write!(out, " {}//{}", base_v + i, base_vn + i),
+                        (true, true) => {
+                            write!(out, " {}/{}/{}", base_v + i, base_vt + i, base_vn + i)
+                        }
+                    };
+                }
+                out.push('\n');
+            }
+            nv += p.positions.len();
+            nvt += p.uvs.as_ref().map_or(0, Vec::len);
+            nvn += p.normals.as_ref().map_or(0, Vec::len);
+        }
+    }
+    Ok(out)
+}
+
+/// A name that fits on one `o`/`g` line: control characters and `#` (a comment to many
+/// readers) become `_`; an empty name is replaced by `fallback()`.
+fn clean(name: &str, fallback: impl FnOnce() -> String) -> String {
+    let s: String = name
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() || c == '#' { '_' } else { c })
+        .collect();
+    if s.is_empty() {
+        fallback()
+    } else {
+        s
+    }
+}
+
+/// Fails on the first NaN or infinite value of any array.
+fn finite(p: &Primitive) -> Result<()> {
+    let arrays: [(&str, Box<dyn Iterator<Item = &f32>>); 4] = [
+        ("position", Box::new(p.positions.iter().flatten())),
+        ("normal", Box::new(p.normals.iter().flatten().flatten())),
+        ("UV", Box::new(p.uvs.iter().flatten().flatten())),
+        ("colour", Box::new(p.colors.iter().flatten().flatten())),
+    ];
+    for (what, mut values) in arrays {
+        if let Some(x) = values.find(|x| !x.is_finite()) {
+            return Err(Error::new(
+                "OBJ export",
+                ErrorKind::Invalid(format!(
+                    "primitive {:?}: {what} component {x} cannot be written to OBJ",
+                    p.name
+                )),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+// Test code: a failed index is a failed test (and `Value` indexing cannot panic).
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::super::ExportMesh;
+    use super::*;
+
+    fn prim(name: &str, uvs: bool, normals: bool, colors: bool) -> Primitive {
+        Primitive {
+            name: name.into(),
+            positions: vec![[0.1, -0.0, 1e-7], [1.0, 2.0, 3.0], [-4.5, 1e20, 0.0]],
+            normals: normals.then(|| vec![[0.0, 0.0, 1.0]; 3]),
+            uvs: uvs.then(|| vec![[0.0, 0.5], [1.0, 0.0], [0.25, 1.0]]),
+            colors: colors.then(|| vec![[1.0, 0.5, 0.0, 0.75]; 3]),
+            triangles: vec![[0, 1, 2], [2, 1, 0]],
+        }
+    }
+
+    #[test]
+    fn face_forms_and_global_indices() {
+        let scene = Scene {
+            meshes: vec![
+                ExportMesh {
+                    name: "a".into(),
+                    primitives: vec![
+                        prim("p", false, false, false),
+                        prim("q", true, false, false),
+                    ],
+                },
+                ExportMesh {
+                    name: "b\nc".into(),
+                    primitives: vec![
+                        prim("", false, true, true),
+                        Primitive::default(),
+                        prim("s", true, true, false),
+                    ],
+                },
+            ],
+        };
+        let text = to_obj(&scene).expect("obj");
+        let faces: Vec<&str> = text.lines().filter(|l| l.starts_with("f ")).collect();
+        assert_eq!(
+            faces,
+            [
+                "f 1 2 3",
+                "f 3 2 1",
+                "f 4/1 5/2 6/3",
+                "f 6/3 5/2 4/1",
+                "f 7//1 8//2 9//3",
+                "f 9//3 8//2 7//1",
+                "f 10/4/4 11/5/5 12/6/6",
+                "f 12/6/6 11/5/5 10/4/4",
+            ]
+        );
+        let objects: Vec<&str> = text.lines().filter(|l| l.starts_with("o ")).collect();
+        assert_eq!(objects, ["o a/p", "o a/q", "o b_c/primitive0", "o b_c/s"]);
+        assert!(text.starts_with('#'));
+        assert!(text.contains("\nv 0.1 -0 0.0000001 1 0.5 0\n"));
+    }
+
+    #[test]
+    fn numbers_read_back_exactly() {
+        let p = prim("p", true, true, false);
+        let text = to_obj(&Scene {
+            meshes: vec![ExportMesh {
+                name: "m".into(),
+                primitives: vec![p.clone()],
+            }],
+        })
+        .expect("obj");
+        let read: Vec<[f32; 3]> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("v "))
+            .map(|l| {
+                let v: Vec<f32> = l.split(' ').map(|x| x.parse().expect("f32")).collect();
+                [v.first(), v.get(1), v.get(2)].map(|x| *x.expect("3 numbers"))
+            })
+            .collect();
+        let bits = |v: &[[f32; 3]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&read), bits(&p.positions));
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let mut p = prim("p", true, false, false);
+        p.triangles.push([0, 0, 3]);
+        let scene = |p| Scene {
+            meshes: vec![ExportMesh {
+                name: "m".into(),
+                primitives: vec![p],
+            }],
+        };
+        assert!(to_obj(&scene(p)).is_err());
+        let mut p = prim("p", true, false, false);
+        if let Some(uv) = p.uvs.as_mut().and_then(|u| u.first_mut()) {
+            uv[0] = f32::INFINITY;
+        }
+        assert!(to_obj(&scene(p)).is_err());
+    }
+}
