@@ -80,6 +80,24 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 0)]
         lod: usize,
     },
+    /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh of version VER:
+    /// every triangle primitive's positions, normals, first UV set and colours, in
+    /// mesh-local coordinates.
+    Import {
+        /// Input file: .gltf, .glb or .obj.
+        #[arg(value_parser = parse_import_path)]
+        input: PathBuf,
+        /// Output file.
+        output: PathBuf,
+        /// FileMesh version to write: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
+        /// 6.00, 7.00.
+        #[arg(long, value_name = "VER")]
+        to: String,
+        /// Accept a version that cannot hold everything (1.x: 6 significant digits,
+        /// no colours; 7.00: normals quantized).
+        #[arg(long)]
+        allow_lossy: bool,
+    },
     /// Print the raw structure of a file as JSON.
     Dump {
         /// The mesh file.
@@ -106,6 +124,12 @@ fn main() -> ExitCode {
         } => convert(&input, &output, to.as_deref(), allow_lossy),
         Command::Verify { files } => verify(&files),
         Command::Export { input, output, lod } => export(&input, &output, lod),
+        Command::Import {
+            input,
+            output,
+            to,
+            allow_lossy,
+        } => import(&input, &output, &to, allow_lossy),
         Command::Dump { file } => dump(&file),
     };
     match result {
@@ -662,6 +686,55 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
         "meshcodec: {}: {} mesh(es), {p} primitive(s), {v} vertices, {t} triangles",
         output.display(),
         scene.meshes.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `import`'s IN: its extension must name a format.
+fn parse_import_path(p: &str) -> Result<PathBuf, String> {
+    parse_export_path(p)
+}
+
+fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<ExitCode, Failure> {
+    use meshcodec::interop::import;
+    let target: Version = to.parse().map_err(|_| {
+        fail(
+            input,
+            format!("--to {to}: import writes a FileMesh; its versions are 1.00 to 7.00"),
+        )
+    })?;
+    let bytes = read_file(input)?;
+    let ext = input
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let scene = if ext == "obj" {
+        let text =
+            std::str::from_utf8(&bytes).map_err(|e| fail(input, format!("not UTF-8: {e}")))?;
+        import::read_obj(text)
+    } else {
+        import::read_gltf(&bytes, input.parent())
+    }
+    .map_err(|e| fail(input, e))?;
+    let mesh = import::to_filemesh(&scene).map_err(|e| fail(input, e))?;
+    check_losses(
+        input,
+        &ext,
+        &target.to_string(),
+        &mesh.losses(target),
+        allow_lossy,
+    )?;
+    let out = mesh
+        .to_file(target)
+        .and_then(|f| f.write())
+        .map_err(|e| fail(input, e))?;
+    std::fs::write(output, out).map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    eprintln!(
+        "meshcodec: {}: FileMesh {target}, {} vertices, {} faces",
+        output.display(),
+        mesh.vertices.len(),
+        mesh.faces.len()
     );
     Ok(ExitCode::SUCCESS)
 }

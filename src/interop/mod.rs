@@ -12,6 +12,7 @@
 //! - STF: one mesh per `stf.mesh`, a vertex per split.
 
 pub mod gltf;
+pub mod import;
 pub mod obj;
 
 use serde::Serialize;
