@@ -25,8 +25,8 @@ use meshcodec::{detect, Format, Limits};
     long_about = "Read and write game mesh files exactly.\n\n\
         Supported now: Roblox FileMesh 1.00 to 7.00, every version (byte-exact).\n\
         Roblox CSGPHS (collision data) 0, 3, 5, 6, 7, 8 (byte-exact; version 8 decoded).\n\
-        UNIGINE .mesh ms10 to ms14 and .anim an10, an11 (byte-exact; ms14 converts to\n\
-        ms10–ms13, not back).\n\
+        UNIGINE .mesh ms10 to ms14 and .anim an10, an11 (byte-exact; meshes convert\n\
+        between all five, ms14 spatial trees built as UNIGINE builds them).\n\
         STF (stf.mesh): the container byte-exact, meshes decoded.\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
@@ -54,7 +54,7 @@ enum Command {
         /// Output file.
         output: PathBuf,
         /// Target version. FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
-        /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8. UNIGINE mesh: ms10, ms11, ms12, ms13.
+        /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8. UNIGINE mesh: ms10, ms11, ms12, ms13, ms14.
         #[arg(long, value_name = "VER", value_parser = parse_target)]
         to: Option<String>,
         /// Accept a conversion that loses data the target cannot hold.
@@ -545,7 +545,7 @@ fn parse_target(t: &str) -> Result<String, String> {
     } else {
         Err(format!(
             "unknown version {t:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00, \
-             6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; UNIGINE mesh: ms10, ms11, ms12, ms13)"
+             6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; UNIGINE mesh: ms10, ms11, ms12, ms13, ms14)"
         ))
     }
 }

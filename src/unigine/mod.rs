@@ -64,9 +64,8 @@ impl MeshVersion {
         MeshVersion::Ms14,
     ];
 
-    /// The versions a mesh can be converted to (ms14 needs a spatial tree builder and
-    /// UNIGINE's LZ4 settings, which this crate does not have yet).
-    pub const CONVERTIBLE: [MeshVersion; 4] = [
+    /// The versions in the ms10–ms13 layout.
+    pub const CLASSIC: [MeshVersion; 4] = [
         MeshVersion::Ms10,
         MeshVersion::Ms11,
         MeshVersion::Ms12,
@@ -354,12 +353,9 @@ impl UnigineMesh {
         if target == self.version {
             return Ok(Vec::new());
         }
-        if target == MeshVersion::Ms14 {
-            return Err(not_to_ms14());
-        }
         let b = self.to_classic(&Limits::default())?;
         let mut out = Vec::new();
-        if let MeshBody::Ms14(m) = &self.body {
+        if let (MeshBody::Ms14(m), false) = (&self.body, target == MeshVersion::Ms14) {
             out.push(Loss {
                 kind: LossKind::UnigineSpatialTree,
                 detail: format!(
@@ -417,14 +413,12 @@ impl UnigineMesh {
         Ok(out)
     }
 
-    /// This mesh as `target`, dropping what [`UnigineMesh::losses`] lists. Converting to
-    /// ms14 is not supported (see [`MeshVersion::CONVERTIBLE`]).
+    /// This mesh as `target`, dropping what [`UnigineMesh::losses`] lists. To ms14, the
+    /// spatial trees are built and the blocks compressed as UNIGINE does
+    /// ([`Ms14Mesh::from_classic`]).
     pub fn to_version(&self, target: MeshVersion) -> Result<UnigineMesh> {
         if target == self.version {
             return Ok(self.clone());
-        }
-        if target == MeshVersion::Ms14 {
-            return Err(not_to_ms14());
         }
         let mut body = self.to_classic(&Limits::default())?;
         if !target.embeds_animations() {
@@ -452,20 +446,14 @@ impl UnigineMesh {
                 }
             }
         }
+        let body = if target == MeshVersion::Ms14 {
+            MeshBody::Ms14(Ms14Mesh::from_classic(&body, None)?)
+        } else {
+            MeshBody::Classic(body)
+        };
         Ok(UnigineMesh {
             version: target,
-            body: MeshBody::Classic(body),
+            body,
         })
     }
-}
-
-fn not_to_ms14() -> Error {
-    Error::new(
-        "UNIGINE mesh",
-        ErrorKind::UnsupportedVersion(
-            "writing ms14 from another version needs its spatial tree and UNIGINE's LZ4 \
-             settings, which meshcodec does not build yet (ms14 converts to ms10–ms13)"
-                .into(),
-        ),
-    )
 }

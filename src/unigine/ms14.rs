@@ -494,3 +494,266 @@ impl Ms14Mesh {
         )
     }
 }
+
+/// Leaf size of the spatial tree in real files: nodes with fewer triangles are leaves.
+pub const TREE_LEAF_TRIANGLES: i32 = 4;
+
+/// Two triangles whose unit normals have a dot product above this are coplanar: the edge
+/// between them is not a feature edge. (Real files put the threshold between 0.9976 and
+/// 0.9999997; this value reproduces every edge flag of both.)
+pub const COPLANAR_COS: f64 = 0.99999;
+
+/// The edges + spatial tree of one surface, built as UNIGINE builds it; for the real
+/// ms14 files this gives their stored trees back exactly.
+///
+/// - **Edge flags**: bit `b` of triangle `t` is set unless the triangle across the edge
+///   opposite corner `b` (sharing both positions) is coplanar ([`COPLANAR_COS`]).
+/// - **Tree**: a node's box bounds its triangles' corners; a node with fewer than
+///   `leaf` triangles (or whose triangles cannot be split) is a leaf. Otherwise the split
+///   is the middle of the box on the axis whose partition "centroid < middle" is the most
+///   even (ties to the lower axis), the left child holding the triangles below, in their
+///   order, and the right the others. Nodes are stored in pre-order, leaves listing their
+///   triangles as 3 × the triangle number.
+#[allow(clippy::indexing_slicing)] // only fixed-size [f64; 3] / [f64; 6], indexed by 0..3
+pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usize) -> Ms14Tree {
+    let n = coordinate_indices.len() / 3;
+    let corner = |t: usize, k: usize| -> [f64; 3] {
+        let i = coordinate_indices.get(3 * t + k).copied().unwrap_or(0) as usize;
+        positions.get(i).copied().unwrap_or_default().map(f64::from)
+    };
+    let centroids: Vec<[f64; 3]> = (0..n)
+        .map(|t| {
+            let (a, b, c) = (corner(t, 0), corner(t, 1), corner(t, 2));
+            [0, 1, 2].map(|x| (a[x] + b[x] + c[x]) / 3.0)
+        })
+        .collect();
+    let mut tree = Ms14Tree {
+        edge_flags: edge_flags(positions, coordinate_indices),
+        ..Ms14Tree::default()
+    };
+    // An explicit stack instead of recursion: depth is bounded only by the data.
+    enum Task {
+        Build(Vec<usize>, Option<(usize, bool)>),
+    }
+    let mut stack = vec![Task::Build((0..n).collect(), None)];
+    while let Some(Task::Build(tris, parent)) = stack.pop() {
+        let index = tree.nodes.len();
+        if let Some((p, is_left)) = parent {
+            if let Some(node) = tree.nodes.get_mut(p) {
+                if is_left {
+                    node.left = CInt(index as i32);
+                } else {
+                    node.right = CInt(index as i32);
+                }
+            }
+        }
+        let mut bb = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for &t in &tris {
+            for k in 0..3 {
+                let p = corner(t, k);
+                for a in 0..3 {
+                    bb[a] = bb[a].min(p[a]);
+                    bb[a + 3] = bb[a + 3].max(p[a]);
+                }
+            }
+        }
+        if tris.is_empty() {
+            bb = [0.0; 6];
+        }
+        tree.node_bounds.push(bb.map(|x| x as f32));
+        let mut best: Option<(usize, usize, f64)> = None;
+        if tris.len() >= leaf {
+            for a in 0..3 {
+                let mid = (bb[a] + bb[a + 3]) / 2.0;
+                let left = tris
+                    .iter()
+                    .filter(|&&t| centroids.get(t).is_some_and(|c| c[a] < mid))
+                    .count();
+                let score = left.abs_diff(tris.len() - left);
+                if left > 0 && left < tris.len() && best.is_none_or(|(s, _, _)| score < s) {
+                    best = Some((score, a, mid));
+                }
+            }
+        }
+        match best {
+            None => {
+                let start = tree.triangle_refs.len() as i32;
+                tree.triangle_refs
+                    .extend(tris.iter().map(|&t| CInt(3 * t as i32)));
+                tree.nodes.push(TreeNode {
+                    axis: 0,
+                    left: CInt(-1),
+                    right: CInt(-1),
+                    start: CInt(start),
+                    end: CInt(tree.triangle_refs.len() as i32),
+                });
+                tree.splits.push(0.0);
+            }
+            Some((_, a, mid)) => {
+                let (l, r): (Vec<usize>, Vec<usize>) = tris
+                    .iter()
+                    .partition(|&&t| centroids.get(t).is_some_and(|c| c[a] < mid));
+                tree.nodes.push(TreeNode {
+                    axis: a as u8,
+                    ..TreeNode::default()
+                });
+                tree.splits.push(mid as f32);
+                // Pre-order: the left subtree is built (popped) first.
+                stack.push(Task::Build(r, Some((index, false))));
+                stack.push(Task::Build(l, Some((index, true))));
+            }
+        }
+    }
+    tree
+}
+
+/// The edge flags of [`build_tree`].
+#[allow(clippy::indexing_slicing)] // only fixed-size [f64; 3], indexed by 0..3
+fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
+    let n = ci.len() / 3;
+    let idx = |t: usize, k: usize| ci.get(3 * t + k).copied().unwrap_or(0);
+    let normal = |t: usize| -> [f64; 3] {
+        let p = |k| {
+            positions
+                .get(idx(t, k) as usize)
+                .copied()
+                .unwrap_or_default()
+                .map(f64::from)
+        };
+        let (a, b, c) = (p(0), p(1), p(2));
+        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        let nn = [
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ];
+        let len = (nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]).sqrt();
+        if len > 0.0 {
+            nn.map(|x| x / len)
+        } else {
+            nn
+        }
+    };
+    let key = |p: u32, q: u32| (p.min(q), p.max(q));
+    let mut edges: std::collections::HashMap<(u32, u32), Vec<usize>> =
+        std::collections::HashMap::new();
+    for t in 0..n {
+        for b in 0..3 {
+            edges
+                .entry(key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3)))
+                .or_default()
+                .push(t);
+        }
+    }
+    let normals: Vec<[f64; 3]> = (0..n).map(normal).collect();
+    (0..n)
+        .map(|t| {
+            let mut flags = 0u8;
+            for b in 0..3 {
+                let e = key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3));
+                let other = edges.get(&e).and_then(|v| v.iter().find(|&&o| o != t));
+                let coplanar = other.is_some_and(|&o| {
+                    let (x, y) = (normals.get(t), normals.get(o));
+                    x.zip(y).is_some_and(|(x, y)| {
+                        x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS
+                    })
+                });
+                if !coplanar {
+                    flags |= 1 << b;
+                }
+            }
+            flags
+        })
+        .collect()
+}
+
+impl Ms14Mesh {
+    /// An ms14 mesh from the ms10–ms13 layout: counts in the headers, each surface's
+    /// geometry and spatial tree built ([`build_tree`]) and LZ4-compressed with UNIGINE's
+    /// settings. `memory_estimate` is UNIGINE's estimate of the memory the mesh takes; its
+    /// formula is unknown, so without one the sum of the decompressed payload sizes is
+    /// written. Embedded animations (which ms14 cannot hold) are left out.
+    pub fn from_classic(
+        c: &super::mesh::ClassicMesh,
+        memory_estimate: Option<i64>,
+    ) -> Result<Ms14Mesh> {
+        let mut m = Ms14Mesh {
+            tree_leaf_triangles: CInt(TREE_LEAF_TRIANGLES),
+            bounds: c.bounds,
+            bones: c.bones.clone(),
+            bind_pose: c.bind_pose.clone(),
+            ..Ms14Mesh::default()
+        };
+        let too_many = |what: &str| {
+            Error::new(
+                "ms14",
+                ErrorKind::Inconsistent(format!("too many {what} for ms14")),
+            )
+        };
+        for (h, d) in c.surfaces.iter().zip(&c.data) {
+            m.surfaces.push(Ms14SurfaceHeader {
+                name: h.name.clone(),
+                lightmap_channel: h.lightmap_channel,
+                lightmap_resolution: h.lightmap_resolution,
+                coordinate_index_count: u32::try_from(d.coordinate_indices.len())
+                    .map_err(|_| too_many("coordinate indices"))?,
+                triangle_index_count: u32::try_from(d.triangle_indices.len())
+                    .map_err(|_| too_many("triangle indices"))?,
+                bounds: h.bounds,
+                targets: h
+                    .targets
+                    .iter()
+                    .zip(&d.targets)
+                    .map(|(name, t)| {
+                        u32::try_from(t.positions.len())
+                            .map(|vertex_count| Ms14Target {
+                                name: name.clone(),
+                                vertex_count,
+                            })
+                            .map_err(|_| too_many("positions"))
+                    })
+                    .collect::<Result<_>>()?,
+            });
+        }
+        let mut total = 0u64;
+        for (i, d) in c.data.iter().enumerate() {
+            let g = Ms14Geometry {
+                targets: d
+                    .targets
+                    .iter()
+                    .map(|t| Ms14TargetData {
+                        positions: t.positions.clone(),
+                        tangents: t.tangents.clone(),
+                    })
+                    .collect(),
+                weights: d.weights.clone(),
+                uv0: d.uv0.clone(),
+                uv1: d.uv1.clone(),
+                colors: d.colors.clone(),
+                coordinate_indices: d.coordinate_indices.clone(),
+                triangle_indices: d.triangle_indices.clone(),
+            };
+            let geometry = m.geometry_bytes(i, &g)?;
+            let base = d
+                .targets
+                .first()
+                .map(|t| t.positions.as_slice())
+                .unwrap_or_default();
+            let tree = build_tree(base, &d.coordinate_indices, TREE_LEAF_TRIANGLES as usize);
+            let tree = write_all(&[], &tree, 1024, ())?;
+            total += (geometry.len() + tree.len()) as u64;
+            m.blocks.geometry.push(Lz4Block::compress(&geometry));
+            m.blocks.trees.push(Lz4Block::compress(&tree));
+        }
+        m.memory_estimate = memory_estimate.unwrap_or(total as i64);
+        Ok(m)
+    }
+}
