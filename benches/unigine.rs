@@ -8,6 +8,8 @@
 //!
 //! - group `unigine ms13` (throughput = file length): `copy` (`to_vec`),
 //!   `meshcodec read` ([`UnigineMesh::read`]), `meshcodec write`;
+//! - group `unigine ms13 to ms14`: converting the mesh to ms14 (spatial tree, edge
+//!   flags, LZ4 with UNIGINE's settings) and writing it;
 //! - group `unigine ms14 LZ4` (throughput = payload length): the same surface as an ms14
 //!   geometry payload, compressed with UNIGINE's settings (`meshcodec lz4 compress`),
 //!   with `lz4_flex` (`lz4_flex compress`, different settings, for scale), and
@@ -134,6 +136,17 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("meshcodec write", |b| {
         b.iter(|| black_box(&mesh).write().unwrap())
+    });
+    g.finish();
+
+    // ms13 → ms14: spatial tree, edge flags and UNIGINE-style LZ4 for the whole surface.
+    let mut g = c.benchmark_group("unigine ms13 to ms14");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20))
+        .throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("meshcodec to_version(ms14) + write", |b| {
+        b.iter(|| mesh.to_version(MeshVersion::Ms14).unwrap().write().unwrap())
     });
     g.finish();
 
