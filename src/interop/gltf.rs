@@ -3,15 +3,30 @@
 //!
 //! The layout is the same in both:
 //!
-//! - one scene (`scene: 0`) with one node per mesh, in scene order;
+//! - one scene (`scene: 0`) with one node per mesh, in scene order, then (with a
+//!   skeleton) the root of the joints;
 //! - one glTF mesh per [`ExportMesh`](super::ExportMesh) (named as it is), with one
 //!   triangle primitive (mode 4) per [`Primitive`] (its name in the primitive's
 //!   `extras.name` and in its accessors' names);
 //! - one buffer; for each primitive, in order, a tightly packed bufferView and accessor
 //!   for `POSITION` (FLOAT VEC3, with the exact `min`/`max`), `NORMAL` (FLOAT VEC3),
-//!   `TEXCOORD_0` (FLOAT VEC2) and `COLOR_0` (FLOAT VEC4) when the primitive has them
+//!   `TEXCOORD_0` (FLOAT VEC2) and `COLOR_0` (FLOAT VEC4) when the primitive has them,
+//!   `JOINTS_0` (UNSIGNED_BYTE VEC4 for skeletons of up to 256 joints, else
+//!   UNSIGNED_SHORT VEC4) and `WEIGHTS_0` (FLOAT VEC4) when its mesh is skinned
 //!   (target 34962), then the indices (UNSIGNED_INT SCALAR, target 34963). Every
 //!   bufferView starts at a multiple of 4 bytes.
+//!
+//! A [`Skeleton`](super::Skeleton) with joints becomes one node per joint after the
+//! mesh nodes, in joint order (its name, `translation`, `rotation` and `scale`, and
+//! `children` in joint order), and one skin (`skins[0]`, named `skeleton`) listing those
+//! nodes as its `joints`, with its `inverseBindMatrices` (FLOAT MAT4, a bufferView
+//! without target after the primitives' data). The skin's `skeleton`, a scene root, is
+//! the root joint; when there are several root joints, an extra node named `skeleton`
+//! (no transform) holds them as its children and is that root. Each mesh node whose
+//! mesh has a skinned primitive gets `skin: 0` (mesh nodes are roots with no transform
+//! of their own, as glTF wants of skinned meshes), and every primitive of such a mesh
+//! gets `JOINTS_0` and `WEIGHTS_0`: its own, or joint 0 with weight 1 for every vertex
+//! when it has none (glTF wants all primitives of a mesh skinned alike).
 //!
 //! glTF allows no empty arrays and no empty accessors, so primitives without triangles
 //! are left out, and so are meshes left without primitives; a scene with nothing to write
@@ -27,6 +42,10 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// `componentType` FLOAT.
 const FLOAT: u32 = 5126;
+/// `componentType` UNSIGNED_BYTE.
+const UNSIGNED_BYTE: u32 = 5121;
+/// `componentType` UNSIGNED_SHORT.
+const UNSIGNED_SHORT: u32 = 5123;
 /// `componentType` UNSIGNED_INT.
 const UNSIGNED_INT: u32 = 5125;
 /// bufferView `target` ARRAY_BUFFER (vertex data).
@@ -46,8 +65,8 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 /// The scene as a glTF 2.0 JSON document, its one buffer embedded as a
 /// `data:application/octet-stream;base64,` URI.
 ///
-/// Fails if a primitive is inconsistent ([`Primitive::check`]) or holds a value glTF
-/// cannot (NaN or infinity).
+/// Fails if the scene is inconsistent ([`Scene::check`]) or holds a value glTF cannot
+/// (NaN or infinity).
 pub fn to_gltf(scene: &Scene) -> Result<String> {
     let (mut doc, bin) = build(scene)?;
     if let Some(buffer) = doc
@@ -110,23 +129,82 @@ fn pad(data: &mut Vec<u8>, with: u8) {
 
 /// The document (its buffer without a `uri`) and the buffer's bytes.
 fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
+    scene.check()?;
+    let skeleton = scene.skeleton.as_ref().filter(|s| !s.joints.is_empty());
+    let joint_count = skeleton.map_or(0, |s| s.joints.len());
     let mut w = Writer::default();
     let mut meshes = Vec::new();
     let mut nodes = Vec::new();
     for mesh in &scene.meshes {
+        let written = || mesh.primitives.iter().filter(|p| !p.triangles.is_empty());
+        let skinned = skeleton.is_some() && written().any(|p| p.joints.is_some());
         let mut primitives = Vec::new();
-        for prim in &mesh.primitives {
-            prim.check()?;
-            if prim.triangles.is_empty() {
-                continue;
-            }
-            primitives.push(w.primitive(prim)?);
+        for prim in written() {
+            primitives.push(w.primitive(prim, skinned.then_some(joint_count))?);
         }
         if primitives.is_empty() {
             continue;
         }
-        nodes.push(json!({ "name": mesh.name, "mesh": meshes.len() }));
+        let mut node = json!({ "name": mesh.name, "mesh": meshes.len() });
+        if let (true, Some(obj)) = (skinned, node.as_object_mut()) {
+            obj.insert("skin".into(), json!(0));
+        }
+        nodes.push(node);
         meshes.push(json!({ "name": mesh.name, "primitives": primitives }));
+    }
+    let mut roots: Vec<usize> = (0..nodes.len()).collect();
+    let mut skins = Vec::new();
+    if let Some(s) = skeleton {
+        let first = nodes.len();
+        let mut children = vec![Vec::new(); s.joints.len()];
+        let mut joint_roots = Vec::new();
+        for (i, j) in s.joints.iter().enumerate() {
+            match j.parent.and_then(|p| children.get_mut(p)) {
+                Some(c) => c.push(first + i),
+                None => joint_roots.push(first + i),
+            }
+        }
+        for (j, c) in s.joints.iter().zip(children) {
+            let num = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
+            let mut node = json!({
+                "name": j.name,
+                "translation": num(&j.translation),
+                "rotation": num(&j.rotation),
+                "scale": num(&j.scale),
+            });
+            if let (false, Some(obj)) = (c.is_empty(), node.as_object_mut()) {
+                obj.insert("children".into(), json!(c));
+            }
+            nodes.push(node);
+        }
+        let root = match joint_roots.as_slice() {
+            [one] => *one,
+            _ => {
+                nodes.push(json!({ "name": "skeleton", "children": joint_roots }));
+                nodes.len() - 1
+            }
+        };
+        roots.push(root);
+        let view = w.view(
+            s.joints
+                .iter()
+                .flat_map(|j| j.inverse_bind_matrix)
+                .flat_map(f32::to_le_bytes),
+            None,
+        );
+        let ibm = w.accessor(json!({
+            "name": "inverse bind matrices",
+            "bufferView": view,
+            "componentType": FLOAT,
+            "count": s.joints.len(),
+            "type": "MAT4",
+        }));
+        skins.push(json!({
+            "name": "skeleton",
+            "inverseBindMatrices": ibm,
+            "joints": (first..first + s.joints.len()).collect::<Vec<_>>(),
+            "skeleton": root,
+        }));
     }
 
     let mut doc = Map::new();
@@ -135,15 +213,22 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
         json!({ "version": "2.0", "generator": "meshcodec" }),
     );
     doc.insert("scene".into(), json!(0));
-    let scene_obj = if nodes.is_empty() {
+    let scene_obj = if roots.is_empty() {
         json!({})
     } else {
-        json!({ "nodes": (0..nodes.len()).collect::<Vec<_>>() })
+        json!({ "nodes": roots })
     };
     doc.insert("scenes".into(), json!([scene_obj]));
     if !nodes.is_empty() {
         doc.insert("nodes".into(), Value::Array(nodes));
+    }
+    if !meshes.is_empty() {
         doc.insert("meshes".into(), Value::Array(meshes));
+    }
+    if !skins.is_empty() {
+        doc.insert("skins".into(), Value::Array(skins));
+    }
+    if !w.accessors.is_empty() {
         doc.insert("accessors".into(), Value::Array(w.accessors));
         doc.insert("bufferViews".into(), Value::Array(w.views));
         doc.insert("buffers".into(), json!([{ "byteLength": w.bin.len() }]));
@@ -160,8 +245,9 @@ struct Writer {
 }
 
 impl Writer {
-    /// Writes one primitive's arrays; returns the glTF primitive.
-    fn primitive(&mut self, p: &Primitive) -> Result<Value> {
+    /// Writes one primitive's arrays; returns the glTF primitive. `skin` is the joint
+    /// count when the primitive's mesh is skinned.
+    fn primitive(&mut self, p: &Primitive, skin: Option<usize>) -> Result<Value> {
         let mut attributes = Map::new();
         finite(p, "position", p.positions.iter().flatten())?;
         let position = self.floats("POSITION", p, &p.positions, Some(bounds(&p.positions)));
@@ -179,10 +265,38 @@ impl Writer {
             finite(p, "colour", c.iter().flatten())?;
             attributes.insert("COLOR_0".into(), json!(self.floats("COLOR_0", p, c, None)));
         }
+        if let Some(joint_count) = skin {
+            let n = p.positions.len();
+            let unbound;
+            let (joints, weights) = match (&p.joints, &p.weights) {
+                (Some(j), Some(w)) => (j, w),
+                _ => {
+                    unbound = (vec![[0u16; 4]; n], vec![[1.0f32, 0.0, 0.0, 0.0]; n]);
+                    (&unbound.0, &unbound.1)
+                }
+            };
+            let (component, view) = if joint_count <= 256 {
+                let bytes = joints.iter().flatten().map(|&j| j.to_le_bytes()[0]);
+                (UNSIGNED_BYTE, self.view(bytes, Some(ARRAY_BUFFER)))
+            } else {
+                let bytes = joints.iter().flatten().flat_map(|j| j.to_le_bytes());
+                (UNSIGNED_SHORT, self.view(bytes, Some(ARRAY_BUFFER)))
+            };
+            let a = self.accessor(json!({
+                "name": format!("{} JOINTS_0", p.name),
+                "bufferView": view,
+                "componentType": component,
+                "count": n,
+                "type": "VEC4",
+            }));
+            attributes.insert("JOINTS_0".into(), json!(a));
+            let a = self.floats("WEIGHTS_0", p, weights, None);
+            attributes.insert("WEIGHTS_0".into(), json!(a));
+        }
 
         let view = self.view(
             p.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()),
-            ELEMENT_ARRAY_BUFFER,
+            Some(ELEMENT_ARRAY_BUFFER),
         );
         let indices = self.accessor(json!({
             "name": format!("{} indices", p.name),
@@ -209,7 +323,7 @@ impl Writer {
     ) -> usize {
         let view = self.view(
             values.iter().flatten().flat_map(|x| x.to_le_bytes()),
-            ARRAY_BUFFER,
+            Some(ARRAY_BUFFER),
         );
         let mut a = json!({
             "name": format!("{} {semantic}", p.name),
@@ -228,16 +342,19 @@ impl Writer {
     }
 
     /// Appends a bufferView at a 4-byte aligned offset; returns its index.
-    fn view(&mut self, bytes: impl Iterator<Item = u8>, target: u32) -> usize {
+    fn view(&mut self, bytes: impl Iterator<Item = u8>, target: Option<u32>) -> usize {
         pad(&mut self.bin, 0);
         let start = self.bin.len();
         self.bin.extend(bytes);
-        self.views.push(json!({
+        let mut view = json!({
             "buffer": 0,
             "byteOffset": start,
             "byteLength": self.bin.len() - start,
-            "target": target,
-        }));
+        });
+        if let (Some(t), Some(obj)) = (target, view.as_object_mut()) {
+            obj.insert("target".into(), json!(t));
+        }
+        self.views.push(view);
         self.views.len() - 1
     }
 
@@ -304,6 +421,8 @@ mod tests {
             uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
             colors: Some(vec![[1.0, 0.5, 0.25, 1.0]; 3]),
             triangles: vec![[0, 1, 2]],
+            joints: None,
+            weights: None,
         }
     }
 
@@ -313,6 +432,7 @@ mod tests {
                 name: "m".into(),
                 primitives: prims,
             }],
+            skeleton: None,
         }
     }
 
@@ -468,5 +588,187 @@ mod tests {
         p.triangles.clear();
         p.normals = Some(vec![]);
         assert!(to_glb(&scene(vec![p])).is_err());
+    }
+
+    /// Two joints: a root and its child (1 unit up x); inverse bind matrices to match.
+    fn skeleton() -> super::super::Skeleton {
+        use super::super::Joint;
+        let mut child_ibm = super::super::skin::IDENTITY.map(|x| x as f32);
+        child_ibm[12] = -1.0;
+        super::super::Skeleton {
+            joints: vec![
+                Joint {
+                    name: "child".into(),
+                    parent: Some(1),
+                    translation: [1.0, 0.0, 0.0],
+                    inverse_bind_matrix: child_ibm,
+                    ..Joint::default()
+                },
+                Joint {
+                    name: "root".into(),
+                    ..Joint::default()
+                },
+            ],
+        }
+    }
+
+    fn skinned() -> Primitive {
+        Primitive {
+            joints: Some(vec![[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]),
+            weights: Some(vec![
+                [1.0, 0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0, 0.0],
+                [0.5, 0.5, 0.0, 0.0],
+            ]),
+            ..triangle()
+        }
+    }
+
+    #[test]
+    fn layout_of_a_skin() {
+        let mut s = scene(vec![skinned(), triangle()]);
+        s.meshes.push(ExportMesh {
+            name: "static".into(),
+            primitives: vec![triangle()],
+        });
+        s.skeleton = Some(skeleton());
+        let (doc, bin) = build(&s).expect("build");
+        // Mesh nodes, then the joints; one root joint, so no extra node.
+        assert_eq!(doc["scenes"], json!([{ "nodes": [0, 1, 3] }]));
+        assert_eq!(
+            doc["nodes"][0],
+            json!({ "name": "m", "mesh": 0, "skin": 0 })
+        );
+        assert_eq!(doc["nodes"][1], json!({ "name": "static", "mesh": 1 }));
+        assert_eq!(
+            doc["nodes"][2],
+            json!({
+                "name": "child",
+                "translation": [1.0, 0.0, 0.0],
+                "rotation": [0.0, 0.0, 0.0, 1.0],
+                "scale": [1.0, 1.0, 1.0],
+            })
+        );
+        assert_eq!(doc["nodes"][3]["children"], json!([2]));
+        assert_eq!(doc["nodes"].as_array().map(Vec::len), Some(4));
+        let skin = &doc["skins"][0];
+        assert_eq!(skin["joints"], json!([2, 3]));
+        assert_eq!(skin["skeleton"], 3);
+        let ibm = &doc["accessors"][skin["inverseBindMatrices"].as_u64().expect("ibm") as usize];
+        assert_eq!(ibm["type"], "MAT4");
+        assert_eq!(ibm["count"], 2);
+        let view = &doc["bufferViews"][ibm["bufferView"].as_u64().expect("view") as usize];
+        assert!(view.get("target").is_none());
+        assert_eq!(view["byteLength"], 128);
+        // The child's translation column, -1 in x, is the first matrix's element 12.
+        let at = view["byteOffset"].as_u64().expect("offset") as usize + 48;
+        assert_eq!(bin.get(at..at + 4), Some(&(-1.0f32).to_le_bytes()[..]));
+        // Both primitives of the skinned mesh are skinned; the second bound to joint 0.
+        for k in 0..2 {
+            let prim = &doc["meshes"][0]["primitives"][k];
+            let joints =
+                &doc["accessors"][prim["attributes"]["JOINTS_0"].as_u64().expect("j") as usize];
+            assert_eq!(joints["componentType"], 5121);
+            assert_eq!(joints["type"], "VEC4");
+            let view = &doc["bufferViews"][joints["bufferView"].as_u64().expect("view") as usize];
+            assert_eq!(view["byteLength"], 12);
+            let at = view["byteOffset"].as_u64().expect("offset") as usize;
+            let want: &[u8] = if k == 0 {
+                &[0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0]
+            } else {
+                &[0; 12]
+            };
+            assert_eq!(bin.get(at..at + 12), Some(want));
+            assert!(prim["attributes"]["WEIGHTS_0"].is_u64());
+        }
+        assert!(doc["meshes"][1]["primitives"][0]["attributes"]
+            .get("JOINTS_0")
+            .is_none());
+
+        // Several roots get a common one; more than 256 joints take 16-bit indices.
+        let mut s = scene(vec![skinned()]);
+        let mut sk = skeleton();
+        sk.joints.iter_mut().for_each(|j| j.parent = None);
+        sk.joints
+            .extend(std::iter::repeat_n(super::super::Joint::default(), 300));
+        s.skeleton = Some(sk);
+        let (doc, _) = build(&s).expect("build");
+        assert_eq!(doc["nodes"].as_array().map(Vec::len), Some(1 + 302 + 1));
+        assert_eq!(doc["nodes"][303]["name"], "skeleton");
+        assert_eq!(
+            doc["nodes"][303]["children"],
+            json!((1..303).collect::<Vec<_>>())
+        );
+        assert_eq!(doc["scenes"], json!([{ "nodes": [0, 303] }]));
+        assert_eq!(doc["skins"][0]["skeleton"], 303);
+        let prim = &doc["meshes"][0]["primitives"][0];
+        let joints =
+            &doc["accessors"][prim["attributes"]["JOINTS_0"].as_u64().expect("j") as usize];
+        assert_eq!(joints["componentType"], 5123);
+    }
+
+    #[test]
+    fn a_skeleton_alone_is_written() {
+        let s = Scene {
+            skeleton: Some(skeleton()),
+            ..Scene::default()
+        };
+        let (doc, bin) = build(&s).expect("build");
+        assert_eq!(doc["scenes"], json!([{ "nodes": [1] }]));
+        assert!(doc.get("meshes").is_none());
+        assert_eq!(doc["skins"][0]["joints"], json!([0, 1]));
+        assert_eq!(bin.len(), 128);
+        // An empty skeleton is none.
+        let s = Scene {
+            skeleton: Some(super::super::Skeleton::default()),
+            ..Scene::default()
+        };
+        let (doc, _) = build(&s).expect("build");
+        assert_eq!(doc["scenes"], json!([{}]));
+        assert!(doc.get("skins").is_none());
+    }
+
+    #[test]
+    fn bad_skins_are_errors() {
+        let with = |p: Primitive, sk: super::super::Skeleton| {
+            let mut s = scene(vec![p]);
+            s.skeleton = Some(sk);
+            to_glb(&s)
+        };
+        assert!(with(skinned(), skeleton()).is_ok());
+        // Joints without a skeleton, or past its end.
+        assert!(to_glb(&scene(vec![skinned()])).is_err());
+        let mut p = skinned();
+        p.joints = Some(vec![[0, 0, 0, 0], [2, 0, 0, 0], [0, 0, 0, 0]]);
+        assert!(with(p, skeleton()).is_err());
+        // Joints without weights, wrong lengths, negative or NaN weights.
+        let mut p = skinned();
+        p.weights = None;
+        assert!(with(p, skeleton()).is_err());
+        let mut p = skinned();
+        p.joints = Some(vec![[0; 4]; 2]);
+        assert!(with(p, skeleton()).is_err());
+        for bad in [-0.5, f32::NAN] {
+            let mut p = skinned();
+            p.weights = Some(vec![[1.0, 0.0, 0.0, bad]; 3]);
+            assert!(with(p, skeleton()).is_err());
+        }
+        // Parents out of range or in a cycle.
+        let mut sk = skeleton();
+        sk.joints[1].parent = Some(2);
+        assert!(with(skinned(), sk).is_err());
+        let mut sk = skeleton();
+        sk.joints[1].parent = Some(0);
+        assert!(with(skinned(), sk).is_err());
+        // Not a unit quaternion; an inverse bind matrix with a bad last row; NaN.
+        let mut sk = skeleton();
+        sk.joints[0].rotation = [0.0, 0.0, 0.0, 2.0];
+        assert!(with(skinned(), sk).is_err());
+        let mut sk = skeleton();
+        sk.joints[0].inverse_bind_matrix[3] = 0.5;
+        assert!(with(skinned(), sk).is_err());
+        let mut sk = skeleton();
+        sk.joints[1].translation[2] = f32::INFINITY;
+        assert!(with(skinned(), sk).is_err());
     }
 }

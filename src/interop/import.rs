@@ -217,6 +217,8 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
                     .map(|t| <[u32; 3]>::try_from(t).unwrap_or_default())
                     .collect(),
                 positions,
+                joints: None,
+                weights: None,
             };
             prim.check()?;
             primitives.push(prim);
@@ -226,7 +228,10 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
             primitives,
         });
     }
-    Ok(Scene { meshes })
+    Ok(Scene {
+        meshes,
+        skeleton: None,
+    })
 }
 
 /// The first `N` values of `v` as f32 (zeros where it is shorter).
@@ -465,6 +470,7 @@ pub fn read_obj(text: &str) -> Result<Scene> {
             name: String::new(),
             primitives: prims,
         }],
+        skeleton: None,
     })
 }
 

@@ -9,7 +9,8 @@
 //!
 //! Numbers are written in Rust's shortest round-trip form of the `f32`, so a reader
 //! parsing them as `f32` gets the same values back. Primitives without triangles are
-//! left out, as in the glTF export.
+//! left out, as in the glTF export. OBJ has no skins: the skeleton and the primitives'
+//! joints and weights are ignored.
 
 use std::fmt::Write;
 
@@ -134,6 +135,8 @@ mod tests {
             uvs: uvs.then(|| vec![[0.0, 0.5], [1.0, 0.0], [0.25, 1.0]]),
             colors: colors.then(|| vec![[1.0, 0.5, 0.0, 0.75]; 3]),
             triangles: vec![[0, 1, 2], [2, 1, 0]],
+            joints: None,
+            weights: None,
         }
     }
 
@@ -157,6 +160,7 @@ mod tests {
                     ],
                 },
             ],
+            skeleton: None,
         };
         let text = to_obj(&scene).expect("obj");
         let faces: Vec<&str> = text.lines().filter(|l| l.starts_with("f ")).collect();
@@ -187,6 +191,7 @@ mod tests {
                 name: "m".into(),
                 primitives: vec![p.clone()],
             }],
+            skeleton: None,
         })
         .expect("obj");
         let read: Vec<[f32; 3]> = text
@@ -210,6 +215,7 @@ mod tests {
                 name: "m".into(),
                 primitives: vec![p],
             }],
+            skeleton: None,
         };
         assert!(to_obj(&scene(p)).is_err());
         let mut p = prim("p", true, false, false);
@@ -217,5 +223,27 @@ mod tests {
             uv[0] = f32::INFINITY;
         }
         assert!(to_obj(&scene(p)).is_err());
+    }
+
+    #[test]
+    fn skins_are_ignored() {
+        let plain = prim("p", true, true, true);
+        let mut skinned = plain.clone();
+        skinned.joints = Some(vec![[0, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]);
+        skinned.weights = Some(vec![[1.0, 0.0, 0.0, 0.0]; 3]);
+        let scene = |p: Primitive, skeleton| Scene {
+            meshes: vec![ExportMesh {
+                name: "m".into(),
+                primitives: vec![p],
+            }],
+            skeleton,
+        };
+        let skeleton = super::super::Skeleton {
+            joints: vec![super::super::Joint::default(); 2],
+        };
+        assert_eq!(
+            to_obj(&scene(skinned, Some(skeleton))).expect("obj"),
+            to_obj(&scene(plain, None)).expect("obj")
+        );
     }
 }
