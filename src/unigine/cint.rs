@@ -65,24 +65,38 @@ impl CInt {
         n
     }
 
-    /// The encoding, shortest form.
+    /// The encoding, as UNIGINE writes it.
     pub fn encode(self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(MAX_BYTES);
+        let (buf, len) = self.encode_array();
+        buf.get(..len).unwrap_or_default().to_vec()
+    }
+
+    /// The encoding in a fixed buffer (no allocation): the bytes and how many are used.
+    fn encode_array(self) -> ([u8; MAX_BYTES], usize) {
+        let mut out = [0u8; MAX_BYTES];
         let mut m = self.0.unsigned_abs();
         let mut more = m >= 0x3f;
         let lead = Lead::new()
             .with_magnitude((m & 0x3f) as u8)
             .with_negative(self.0 < 0)
             .with_more(more);
-        out.extend(lead.into_bytes());
+        let [b] = lead.into_bytes();
+        out[0] = b;
+        let mut len = 1;
         m >>= 6;
-        while more {
+        while more && len < MAX_BYTES {
             more = m >= 0x7f;
-            let next = Next::new().with_bits((m & 0x7f) as u8).with_more(more);
-            out.extend(next.into_bytes());
+            let [b] = Next::new()
+                .with_bits((m & 0x7f) as u8)
+                .with_more(more)
+                .into_bytes();
+            if let Some(slot) = out.get_mut(len) {
+                *slot = b;
+            }
+            len += 1;
             m >>= 7;
         }
-        out
+        (out, len)
     }
 }
 
@@ -137,7 +151,8 @@ impl BinWrite for CInt {
     type Args<'a> = ();
 
     fn write_options<W: Write + Seek>(&self, writer: &mut W, _: Endian, _: ()) -> BinResult<()> {
-        writer.write_all(&self.encode())?;
+        let (buf, len) = self.encode_array();
+        writer.write_all(buf.get(..len).unwrap_or_default())?;
         Ok(())
     }
 }

@@ -642,37 +642,46 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
             nn
         }
     };
-    let key = |p: u32, q: u32| (p.min(q), p.max(q));
-    let mut edges: std::collections::HashMap<(u32, u32), Vec<usize>> =
-        std::collections::HashMap::new();
+    // Every (edge, triangle, corner), sorted by edge: triangles sharing an edge are
+    // neighbours, in triangle order (a sort instead of a hash map of vectors: 3 entries
+    // per triangle, no allocation per edge).
+    let key = |p: u32, q: u32| (u64::from(p.min(q)) << 32) | u64::from(p.max(q));
+    let mut sides: Vec<(u64, u32, u8)> = Vec::with_capacity(3 * n);
     for t in 0..n {
-        for b in 0..3 {
-            edges
-                .entry(key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3)))
-                .or_default()
-                .push(t);
+        for b in 0..3u8 {
+            let b = usize::from(b);
+            sides.push((
+                key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3)),
+                t as u32,
+                b as u8,
+            ));
         }
     }
+    sides.sort_unstable();
     let normals: Vec<[f64; 3]> = (0..n).map(normal).collect();
-    (0..n)
-        .map(|t| {
-            let mut flags = 0u8;
-            for b in 0..3 {
-                let e = key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3));
-                let other = edges.get(&e).and_then(|v| v.iter().find(|&&o| o != t));
-                let coplanar = other.is_some_and(|&o| {
-                    let (x, y) = (normals.get(t), normals.get(o));
-                    x.zip(y).is_some_and(|(x, y)| {
-                        x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS
-                    })
-                });
-                if !coplanar {
-                    flags |= 1 << b;
+    let mut flags = vec![0u8; n];
+    let mut start = 0;
+    while start < sides.len() {
+        let edge = sides[start].0;
+        let end = start + sides[start..].iter().take_while(|s| s.0 == edge).count();
+        let group = &sides[start..end];
+        for &(_, t, b) in group {
+            let other = group.iter().find(|s| s.1 != t).map(|s| s.1 as usize);
+            let t = t as usize;
+            let coplanar = other.is_some_and(|o| {
+                let (x, y) = (normals.get(t), normals.get(o));
+                x.zip(y)
+                    .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS)
+            });
+            if !coplanar {
+                if let Some(f) = flags.get_mut(t) {
+                    *f |= 1 << b;
                 }
             }
-            flags
-        })
-        .collect()
+        }
+        start = end;
+    }
+    flags
 }
 
 impl Ms14Mesh {
