@@ -69,7 +69,8 @@ enum Command {
     },
     /// Export the geometry as glTF 2.0 (.gltf with its buffer embedded, or .glb) or
     /// Wavefront OBJ, picked by OUT's extension. Positions, normals, the first UV set and
-    /// colours, as the source stores them (no axis change).
+    /// colours, as the source stores them (no axis change); in glTF also skins (FileMesh
+    /// bones, UNIGINE bones) and morph targets (UNIGINE targets, STF blendshapes).
     Export {
         /// Input file (FileMesh, CSGPHS, UNIGINE mesh, STF).
         input: PathBuf,

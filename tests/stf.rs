@@ -205,6 +205,205 @@ fn bad_references_are_errors() {
     );
 }
 
+/// The hand-built blendshapes (`common::stf_blendshapes`) decode to what was written:
+/// names, default values and limits (with the spec's defaults where absent), vertex and
+/// split indices of the file's index width, offsets and normals of its float width.
+#[test]
+fn blendshapes_decode() {
+    use common::stf_blendshapes as sb;
+    let c = sb::container();
+    // The file is well formed: it reads back from its bytes.
+    let c = StfContainer::read(&c.write().unwrap()).unwrap();
+    let meshes = mesh::meshes(&c).unwrap();
+    let written = sb::meshes();
+    assert_eq!(meshes.len(), written.len());
+    let mut shapes = 0;
+    for w in &written {
+        let m = meshes.iter().find(|m| m.id == w.id).unwrap();
+        assert!(m.problems().is_empty(), "{}: {:?}", w.id, m.problems());
+        assert_eq!(m.splits, w.splits);
+        assert_eq!(m.blendshapes.len(), w.shapes.len(), "{}", w.id);
+        // As stored: f32 files hold the f32 nearest each number.
+        let stored = |v: &[[f64; 3]]| -> Vec<[f64; 3]> {
+            v.iter()
+                .map(|x| match w.float_width {
+                    8 => *x,
+                    _ => x.map(|c| f64::from(c as f32)),
+                })
+                .collect()
+        };
+        for (b, s) in m.blendshapes.iter().zip(&w.shapes) {
+            let what = format!("{}/{:?}", w.id, s.name);
+            assert_eq!(b.name, s.name.unwrap_or(""), "{what}");
+            assert_eq!(b.default_value, s.default_value.unwrap_or(0.0), "{what}");
+            assert_eq!(b.limit_upper, s.limit_upper.unwrap_or(1.0), "{what}");
+            assert_eq!(b.limit_lower, s.limit_lower.unwrap_or(0.0), "{what}");
+            assert_eq!(b.indices, s.indices, "{what}");
+            assert_eq!(b.position_offsets, stored(&s.position_offsets), "{what}");
+            assert_eq!(b.split_indices, s.split_indices, "{what}");
+            assert_eq!(
+                b.split_normals,
+                s.split_normals.as_deref().map(stored),
+                "{what}"
+            );
+            // Offsets spread over the vertices: listed ones, or all; zero elsewhere.
+            let per_vertex = b.vertex_offsets(w.vertices.len());
+            assert_eq!(per_vertex.len(), w.vertices.len(), "{what}");
+            let offsets = stored(&s.position_offsets);
+            for (v, o) in per_vertex.iter().enumerate() {
+                let want = match &s.indices {
+                    Some(i) => i
+                        .iter()
+                        .position(|&i| i == v as u64)
+                        .map_or([0.0; 3], |k| offsets[k]),
+                    None => offsets[v],
+                };
+                assert_eq!(*o, want, "{what}: vertex {v}");
+            }
+            shapes += 1;
+        }
+    }
+    assert_eq!(shapes, 4);
+    let info = c.info().unwrap();
+    let lift = info.mesh_list.iter().find(|m| m.id == "lift").unwrap();
+    assert_eq!(lift.blendshapes, ["raise tip", "every vertex", ""]);
+    assert!(lift.problems.is_empty());
+}
+
+/// Blendshapes that do not fit their mesh are problems; a missing `position_offsets`
+/// or a malformed list or value is an error naming the blendshape; an absent, null or
+/// empty list is no blendshapes.
+#[test]
+fn bad_blendshapes_are_problems_or_errors() {
+    use common::stf_blendshapes as sb;
+    let with = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut c = sb::container();
+        let mut doc: serde_json::Value = serde_json::from_slice(&c.json).unwrap();
+        f(&mut doc["resources"]["lift"]);
+        c.json = serde_json::to_vec(&doc).unwrap();
+        c
+    };
+    let lift = |c: &StfContainer| {
+        mesh::meshes(c)
+            .unwrap()
+            .into_iter()
+            .find(|m| m.id == "lift")
+            .unwrap()
+    };
+    for (f, n) in [
+        (
+            &(|r: &mut serde_json::Value| {
+                r.as_object_mut().unwrap().remove("blendshapes");
+            }) as &dyn Fn(&mut serde_json::Value),
+            0,
+        ),
+        (&|r| r["blendshapes"] = serde_json::Value::Null, 0),
+        (&|r| r["blendshapes"] = serde_json::json!([]), 0),
+        (
+            &|r| r["blendshapes"][0] = serde_json::json!({"position_offsets": 0}),
+            3,
+        ),
+    ] {
+        let m = lift(&with(f));
+        assert_eq!(m.blendshapes.len(), n);
+        assert!(m.problems().is_empty(), "{:?}", m.problems());
+    }
+    // The first blendshape's buffers: indices (2 entries), offsets (2), split indices
+    // (2), split normals (2). Pointing one at another buffer breaks the counts (the
+    // 24-byte offsets buffer read as u16 indices is 12 of them).
+    let first = |c: &StfContainer| {
+        let doc: serde_json::Value = serde_json::from_slice(&c.json).unwrap();
+        doc["resources"]["lift"]["blendshapes"][0].clone()
+    };
+    let b = first(&sb::container());
+    let (offsets, vertices) = (b["position_offsets"].clone(), serde_json::json!(0));
+    for (f, needle) in [
+        (
+            &(move |r: &mut serde_json::Value| r["blendshapes"][0]["indices"] = offsets.clone())
+                as &dyn Fn(&mut serde_json::Value),
+            "blendshape \"raise tip\" has 2 position offsets for 12 indices",
+        ),
+        (
+            &move |r| r["blendshapes"][0]["position_offsets"] = vertices.clone(),
+            "blendshape \"raise tip\" has 5 position offsets for 2 indices",
+        ),
+        (
+            &|r| {
+                r["blendshapes"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("indices");
+            },
+            "blendshape \"raise tip\" has 2 position offsets for 5 vertices",
+        ),
+        (
+            &|r| {
+                r["blendshapes"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("split_indices");
+            },
+            "blendshape \"raise tip\" has 2 split normals for 6 splits",
+        ),
+    ] {
+        let problems = lift(&with(f)).problems();
+        assert!(problems.iter().any(|p| p == needle), "{problems:?}");
+    }
+    // Indices out of range: the "tris" buffer (u16s 0, 2, 1, 0, 3, 2, 5, 1, 4) as
+    // vertex indices, and the "vertices" buffer (f32s; 1.0 is u16s 0, 16256) as split
+    // indices.
+    let m = lift(&with(&|r| {
+        r["blendshapes"][0]["indices"] = r["tris"].clone();
+        r["blendshapes"][0]["split_indices"] = r["vertices"].clone();
+    }));
+    let problems = m.problems();
+    assert!(
+        problems
+            .contains(&"blendshape \"raise tip\": split index 16256 is out of range (of 6)".into()),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .contains(&"blendshape \"raise tip\": vertex index 5 is out of range (of 5)".into()),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("9 indices")),
+        "{problems:?}"
+    );
+    // Errors: no offsets, not a list, not an object, a weight that is not a number.
+    for (f, needle) in [
+        (
+            &(|r: &mut serde_json::Value| {
+                r["blendshapes"][1]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("position_offsets");
+            }) as &dyn Fn(&mut serde_json::Value),
+            "blendshapes[1].position_offsets is required",
+        ),
+        (
+            &|r| r["blendshapes"] = serde_json::json!({}),
+            "blendshapes is not a list",
+        ),
+        (
+            &|r| r["blendshapes"][2] = serde_json::json!(7),
+            "blendshapes[2] is not an object",
+        ),
+        (
+            &|r| r["blendshapes"][0]["default_value"] = serde_json::json!("half"),
+            "blendshapes[0].default_value is not a number",
+        ),
+        (
+            &|r| r["blendshapes"][0]["indices"] = serde_json::json!(99),
+            "blendshapes[0].indices: referenced_buffers has no entry 99",
+        ),
+    ] {
+        let e = mesh::meshes(&with(f)).unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains("mesh lift"), "{e}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 

@@ -13,8 +13,22 @@
 //!   `TEXCOORD_0` (FLOAT VEC2) and `COLOR_0` (FLOAT VEC4) when the primitive has them,
 //!   `JOINTS_0` (UNSIGNED_BYTE VEC4 for skeletons of up to 256 joints, else
 //!   UNSIGNED_SHORT VEC4) and `WEIGHTS_0` (FLOAT VEC4) when its mesh is skinned
-//!   (target 34962), then the indices (UNSIGNED_INT SCALAR, target 34963). Every
-//!   bufferView starts at a multiple of 4 bytes.
+//!   (target 34962), then one `POSITION` accessor per morph target (below), then the
+//!   indices (UNSIGNED_INT SCALAR, target 34963). Every bufferView starts at a multiple
+//!   of 4 bytes.
+//!
+//! Morph targets ([`Primitive::morph_targets`]) become the primitive's `targets`, each
+//! `{"POSITION": accessor}` holding the deltas (FLOAT VEC3, with the exact `min`/`max`,
+//! target 34962); the mesh gets `weights` (each target's
+//! [`default_weight`](super::MorphTarget::default_weight)) and `extras.targetNames`.
+//! glTF wants every primitive of a mesh to have the same targets, so the mesh's targets
+//! are those of all its written primitives, matched by name (the k-th target of a name
+//! in one primitive is the k-th of that name in another) and in order of first
+//! appearance, primitive after primitive: where primitives' lists are the same, or one
+//! is the start of another, that is the primitives' own order. A primitive is padded
+//! with zero-delta targets for the names it lacks: accessors without a bufferView
+//! (which glTF defines as all zeros; `min` = `max` = 0), so padding costs no buffer
+//! bytes. A target's default weight is that of its first appearance.
 //!
 //! A [`Skeleton`](super::Skeleton) with joints becomes one node per joint after the
 //! mesh nodes, in joint order (its name, `translation`, `rotation` and `scale`, and
@@ -35,9 +49,11 @@
 //! Values that glTF cannot hold (NaN or infinite coordinates) are errors, not silently
 //! changed.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
-use super::{Primitive, Scene};
+use super::{MorphTarget, Primitive, Scene};
 use crate::error::{Error, ErrorKind, Result};
 
 /// `componentType` FLOAT.
@@ -136,11 +152,16 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
     let mut meshes = Vec::new();
     let mut nodes = Vec::new();
     for mesh in &scene.meshes {
-        let written = || mesh.primitives.iter().filter(|p| !p.triangles.is_empty());
-        let skinned = skeleton.is_some() && written().any(|p| p.joints.is_some());
+        let written: Vec<&Primitive> = mesh
+            .primitives
+            .iter()
+            .filter(|p| !p.triangles.is_empty())
+            .collect();
+        let skinned = skeleton.is_some() && written.iter().any(|p| p.joints.is_some());
+        let targets = MeshTargets::of(&written);
         let mut primitives = Vec::new();
-        for prim in written() {
-            primitives.push(w.primitive(prim, skinned.then_some(joint_count))?);
+        for (prim, row) in written.iter().zip(&targets.rows) {
+            primitives.push(w.primitive(prim, skinned.then_some(joint_count), row)?);
         }
         if primitives.is_empty() {
             continue;
@@ -150,7 +171,22 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
             obj.insert("skin".into(), json!(0));
         }
         nodes.push(node);
-        meshes.push(json!({ "name": mesh.name, "primitives": primitives }));
+        let mut m = json!({ "name": mesh.name, "primitives": primitives });
+        if let (false, Some(obj)) = (targets.names.is_empty(), m.as_object_mut()) {
+            if let Some(x) = targets.weights.iter().find(|x| !x.is_finite()) {
+                return Err(Error::new(
+                    "glTF export",
+                    ErrorKind::Invalid(format!(
+                        "mesh {:?}: morph target weight {x} cannot be written to glTF",
+                        mesh.name
+                    )),
+                ));
+            }
+            let weights: Vec<f64> = targets.weights.iter().map(|&x| f64::from(x)).collect();
+            obj.insert("weights".into(), json!(weights));
+            obj.insert("extras".into(), json!({ "targetNames": targets.names }));
+        }
+        meshes.push(m);
     }
     let mut roots: Vec<usize> = (0..nodes.len()).collect();
     let mut skins = Vec::new();
@@ -236,6 +272,59 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
     Ok((Value::Object(doc), w.bin))
 }
 
+/// The morph targets of a mesh's written primitives (see the module documentation).
+struct MeshTargets<'a> {
+    /// The mesh's targets' names.
+    names: Vec<&'a str>,
+    /// Their default weights.
+    weights: Vec<f32>,
+    /// Per primitive, per mesh target, the primitive's target (`None`: zero deltas).
+    rows: Vec<Vec<Option<&'a MorphTarget>>>,
+}
+
+impl<'a> MeshTargets<'a> {
+    fn of(primitives: &[&'a Primitive]) -> Self {
+        let mut names = Vec::new();
+        let mut weights = Vec::new();
+        // (name, occurrence) -> mesh target.
+        let mut slot_of = HashMap::<(&str, usize), usize>::new();
+        let mut placed = Vec::new();
+        for p in primitives {
+            let mut seen = HashMap::<&str, usize>::new();
+            let mut mine = Vec::new();
+            for t in &p.morph_targets {
+                let n = seen.entry(t.name.as_str()).or_insert(0);
+                let key = (t.name.as_str(), *n);
+                *n += 1;
+                let slot = *slot_of.entry(key).or_insert_with(|| {
+                    names.push(t.name.as_str());
+                    weights.push(t.default_weight);
+                    names.len() - 1
+                });
+                mine.push((slot, t));
+            }
+            placed.push(mine);
+        }
+        let rows = placed
+            .into_iter()
+            .map(|mine| {
+                let mut row = vec![None; names.len()];
+                for (slot, t) in mine {
+                    if let Some(r) = row.get_mut(slot) {
+                        *r = Some(t);
+                    }
+                }
+                row
+            })
+            .collect();
+        MeshTargets {
+            names,
+            weights,
+            rows,
+        }
+    }
+}
+
 /// The buffer, bufferViews and accessors as they grow.
 #[derive(Default)]
 struct Writer {
@@ -246,8 +335,14 @@ struct Writer {
 
 impl Writer {
     /// Writes one primitive's arrays; returns the glTF primitive. `skin` is the joint
-    /// count when the primitive's mesh is skinned.
-    fn primitive(&mut self, p: &Primitive, skin: Option<usize>) -> Result<Value> {
+    /// count when the primitive's mesh is skinned; `targets` the primitive's target for
+    /// each of the mesh's (`None`: zero deltas).
+    fn primitive(
+        &mut self,
+        p: &Primitive,
+        skin: Option<usize>,
+        targets: &[Option<&MorphTarget>],
+    ) -> Result<Value> {
         let mut attributes = Map::new();
         finite(p, "position", p.positions.iter().flatten())?;
         let position = self.floats("POSITION", p, &p.positions, Some(bounds(&p.positions)));
@@ -293,6 +388,26 @@ impl Writer {
             let a = self.floats("WEIGHTS_0", p, weights, None);
             attributes.insert("WEIGHTS_0".into(), json!(a));
         }
+        let mut target_list = Vec::new();
+        for (k, t) in targets.iter().enumerate() {
+            let semantic = format!("target {k} POSITION");
+            let a = match t {
+                Some(t) => {
+                    let d = &t.position_deltas;
+                    finite(p, "morph target delta", d.iter().flatten())?;
+                    self.floats(&semantic, p, d, Some(bounds(d)))
+                }
+                None => self.accessor(json!({
+                    "name": format!("{} {semantic}", p.name),
+                    "componentType": FLOAT,
+                    "count": p.positions.len(),
+                    "type": "VEC3",
+                    "min": [0.0, 0.0, 0.0],
+                    "max": [0.0, 0.0, 0.0],
+                })),
+            };
+            target_list.push(json!({ "POSITION": a }));
+        }
 
         let view = self.view(
             p.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()),
@@ -305,12 +420,16 @@ impl Writer {
             "count": p.triangles.len() * 3,
             "type": "SCALAR",
         }));
-        Ok(json!({
+        let mut prim = json!({
             "attributes": attributes,
             "indices": indices,
             "mode": TRIANGLES,
             "extras": { "name": p.name },
-        }))
+        });
+        if let (false, Some(obj)) = (target_list.is_empty(), prim.as_object_mut()) {
+            obj.insert("targets".into(), Value::Array(target_list));
+        }
+        Ok(prim)
     }
 
     /// A bufferView and FLOAT accessor of `N`-vectors; returns the accessor's index.
@@ -423,6 +542,7 @@ mod tests {
             triangles: vec![[0, 1, 2]],
             joints: None,
             weights: None,
+            morph_targets: Vec::new(),
         }
     }
 
@@ -588,6 +708,96 @@ mod tests {
         p.triangles.clear();
         p.normals = Some(vec![]);
         assert!(to_glb(&scene(vec![p])).is_err());
+    }
+
+    fn target(name: &str, deltas: Vec<[f32; 3]>, weight: f32) -> MorphTarget {
+        MorphTarget {
+            name: name.into(),
+            position_deltas: deltas,
+            default_weight: weight,
+        }
+    }
+
+    #[test]
+    fn layout_of_morph_targets() {
+        let mut a = triangle();
+        a.morph_targets = vec![
+            target(
+                "up",
+                vec![[0.0, 1.0, 0.0], [0.0, 2.0, -0.5], [0.0; 3]],
+                0.25,
+            ),
+            target("", vec![[0.5; 3]; 3], 0.0),
+        ];
+        let mut b = triangle();
+        b.name = "tri 2".into();
+        b.morph_targets = vec![
+            target("side", vec![[1.0, 0.0, 0.0]; 3], 1.0),
+            target("up", vec![[0.0, -1.0, 0.0]; 3], 0.75),
+        ];
+        // No targets at all, and a primitive without triangles (left out, so its
+        // target is not the mesh's).
+        let plain = triangle();
+        let mut unwritten = triangle();
+        unwritten.triangles.clear();
+        unwritten.morph_targets = vec![target("unseen", vec![[0.0; 3]; 3], 0.0)];
+        let (doc, bin) = build(&scene(vec![a, b, plain, unwritten])).expect("build");
+        let mesh = &doc["meshes"][0];
+        // Matched by name, in order of first appearance; weights from the first.
+        assert_eq!(mesh["extras"]["targetNames"], json!(["up", "", "side"]));
+        assert_eq!(mesh["weights"], json!([0.25, 0.0, 1.0]));
+        let prims = mesh["primitives"].as_array().expect("primitives");
+        assert_eq!(prims.len(), 3);
+        let acc = |p: usize, k: usize| {
+            let i = prims[p]["targets"][k]["POSITION"].as_u64().expect("target");
+            &doc["accessors"][i as usize]
+        };
+        for (p, prim) in prims.iter().enumerate() {
+            assert_eq!(prim["targets"].as_array().map(Vec::len), Some(3));
+            for k in 0..3 {
+                assert_eq!(acc(p, k)["type"], "VEC3");
+                assert_eq!(acc(p, k)["componentType"], FLOAT);
+                assert_eq!(acc(p, k)["count"], 3);
+            }
+        }
+        // Written targets: a bufferView and the exact bounds.
+        let up = acc(0, 0);
+        assert_eq!(up["name"], "tri target 0 POSITION");
+        assert_eq!(up["min"], json!([0.0, 0.0, -0.5]));
+        assert_eq!(up["max"], json!([0.0, 2.0, 0.0]));
+        let view = &doc["bufferViews"][up["bufferView"].as_u64().expect("view") as usize];
+        assert_eq!(view["target"], ARRAY_BUFFER);
+        assert_eq!(view["byteLength"], 36);
+        let at = view["byteOffset"].as_u64().expect("offset") as usize + 16;
+        assert_eq!(bin.get(at..at + 4), Some(&2.0f32.to_le_bytes()[..]));
+        // The second primitive's "up" is its own second target, at slot 0.
+        assert_eq!(acc(1, 0)["min"], json!([0.0, -1.0, 0.0]));
+        assert_eq!(acc(1, 2)["max"], json!([1.0, 0.0, 0.0]));
+        // Padding: no bufferView (zeros), bounds 0.
+        for (p, k) in [(0, 2), (1, 1), (2, 0), (2, 1), (2, 2)] {
+            let a = acc(p, k);
+            assert!(a.get("bufferView").is_none(), "{p} {k}");
+            assert_eq!(a["min"], json!([0.0, 0.0, 0.0]));
+            assert_eq!(a["max"], json!([0.0, 0.0, 0.0]));
+        }
+        // A mesh without targets has none of it.
+        let (doc, _) = build(&scene(vec![triangle()])).expect("build");
+        let mesh = &doc["meshes"][0];
+        assert!(mesh.get("weights").is_none() && mesh.get("extras").is_none());
+        assert!(mesh["primitives"][0].get("targets").is_none());
+    }
+
+    #[test]
+    fn bad_morph_targets_are_errors() {
+        let with = |t: MorphTarget| {
+            let mut p = triangle();
+            p.morph_targets = vec![t];
+            to_glb(&scene(vec![p]))
+        };
+        assert!(with(target("ok", vec![[0.0; 3]; 3], 0.5)).is_ok());
+        assert!(with(target("short", vec![[0.0; 3]; 2], 0.0)).is_err());
+        assert!(with(target("nan", vec![[0.0, f32::NAN, 0.0]; 3], 0.0)).is_err());
+        assert!(with(target("weight", vec![[0.0; 3]; 3], f32::INFINITY)).is_err());
     }
 
     /// Two joints: a root and its child (1 unit up x); inverse bind matrices to match.

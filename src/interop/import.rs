@@ -219,6 +219,7 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
                 positions,
                 joints: None,
                 weights: None,
+                morph_targets: Vec::new(),
             };
             prim.check()?;
             primitives.push(prim);

@@ -16,6 +16,10 @@
 //! vertex ([`Primitive::joints`], [`Primitive::weights`]): see [`from_filemesh`] and
 //! [`from_unigine`]. The glTF writer turns them into a skin; OBJ has none and ignores
 //! them.
+//!
+//! UNIGINE morph targets and STF blendshapes become [`MorphTarget`]s: per-vertex
+//! position deltas ([`Primitive::morph_targets`]), written as glTF morph targets; OBJ
+//! ignores them.
 
 pub mod gltf;
 pub mod import;
@@ -201,12 +205,29 @@ pub struct Primitive {
     /// Per-vertex skin weights, one per joint of [`Primitive::joints`], summing to 1;
     /// present exactly when `joints` is.
     pub weights: Option<Vec<[f32; 4]>>,
+    /// Morph targets (blend shapes), each with one position delta per vertex; empty
+    /// when the source has none.
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+/// One morph target of a [`Primitive`]: the shape is the primitive's positions plus
+/// `weight × position_deltas`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MorphTarget {
+    /// Name (may be empty).
+    pub name: String,
+    /// Per-vertex position offsets from [`Primitive::positions`].
+    pub position_deltas: Vec<[f32; 3]>,
+    /// The weight the target has by default (the glTF mesh's `weights`): 0, or STF's
+    /// `default_value`.
+    pub default_weight: f32,
 }
 
 impl Primitive {
-    /// Checks that every array has one entry per vertex, every index is in range, joints
-    /// and weights come together, and weights are finite and not negative. (Joint
-    /// indices are checked against the skeleton by [`Scene::check`].)
+    /// Checks that every array (morph target deltas too) has one entry per vertex, every
+    /// index is in range, joints and weights come together, and weights are finite and
+    /// not negative. (Joint indices are checked against the skeleton by
+    /// [`Scene::check`].)
     pub fn check(&self) -> Result<()> {
         let n = self.positions.len();
         let bad = |what: String| Err(Error::new("export", ErrorKind::Inconsistent(what)));
@@ -224,6 +245,15 @@ impl Primitive {
                         self.name
                     ));
                 }
+            }
+        }
+        for t in &self.morph_targets {
+            let len = t.position_deltas.len();
+            if len != n {
+                return bad(format!(
+                    "primitive {:?}: morph target {:?} has {len} deltas for {n} vertices",
+                    self.name, t.name
+                ));
             }
         }
         if let Some(i) = self.triangles.iter().flatten().find(|&&i| i as usize >= n) {
@@ -400,6 +430,14 @@ pub fn from_csg(model: &crate::roblox::csg_model::CsgMesh, name: &str) -> Scene 
 
 /// A UNIGINE mesh as a scene: one primitive per surface (morph target 0).
 ///
+/// Each further morph target of a surface becomes a [`MorphTarget`] named as in the
+/// surface header, with default weight 0: each triangle vertex's delta is the target's
+/// position minus the base's (target 0's) at the coordinate index its corners name,
+/// computed in f32 (zero for a vertex no corner names). A target whose position count
+/// differs from target 0's cannot be matched to the base positions and is left out (the
+/// format has every target share target 0's coordinate indices, so such a file is
+/// damaged; none of the fixtures or corpus files has one).
+///
 /// A mesh with bones (ms10–ms14) also gives the skeleton: the bones in file order,
 /// each joint's local transform its bind pose transform (local to the parent bone; the
 /// quaternion normalised), world matrices accumulated through the parents (which may
@@ -479,6 +517,7 @@ pub fn from_unigine(
             triangles,
             joints,
             weights,
+            morph_targets: unigine_morph_targets(h, d, &coordinate_of),
         });
     }
     Ok(Scene {
@@ -488,6 +527,34 @@ pub fn from_unigine(
         }],
         skeleton,
     })
+}
+
+/// A surface's morph targets after target 0, as deltas from target 0 per triangle vertex
+/// (`coordinate_of`: each triangle vertex's coordinate index); targets whose position
+/// count differs from target 0's are left out.
+fn unigine_morph_targets(
+    h: &crate::unigine::mesh::SurfaceHeader,
+    d: &crate::unigine::mesh::SurfaceData,
+    coordinate_of: &[Option<usize>],
+) -> Vec<MorphTarget> {
+    let Some((base, rest)) = d.targets.split_first() else {
+        return Vec::new();
+    };
+    rest.iter()
+        .enumerate()
+        .filter(|(_, t)| t.positions.len() == base.positions.len())
+        .map(|(k, t)| MorphTarget {
+            name: h.targets.get(k + 1).map(|n| n.text()).unwrap_or_default(),
+            position_deltas: coordinate_of
+                .iter()
+                .map(|c| {
+                    let pair = c.and_then(|c| Some((t.positions.get(c)?, base.positions.get(c)?)));
+                    pair.map_or([0.0; 3], |(t, b)| [t[0] - b[0], t[1] - b[1], t[2] - b[2]])
+                })
+                .collect(),
+            default_weight: 0.0,
+        })
+        .collect()
 }
 
 /// The skeleton of UNIGINE bones and their bind pose, `None` without bones.
@@ -544,6 +611,11 @@ fn unigine_vertex_skins(
 }
 
 /// The `stf.mesh` resources of an STF file as a scene: a vertex per split.
+///
+/// Each blendshape becomes a [`MorphTarget`] (its name, its `default_value` as the
+/// default weight): every split takes the offset of its vertex (the offset listed for
+/// it when the blendshape has `indices`, zero for a vertex not listed), converted to
+/// f32. Blendshape split normals are not exported.
 pub fn from_stf(file: &crate::stf::StfContainer) -> Result<Scene> {
     let mut meshes = Vec::new();
     for m in crate::stf::mesh::meshes(file)? {
@@ -564,6 +636,22 @@ pub fn from_stf(file: &crate::stf::StfContainer) -> Result<Scene> {
                     .copied()
                     .unwrap_or_default()
                     .map(f)
+            })
+            .collect();
+        let morph_targets = m
+            .blendshapes
+            .iter()
+            .map(|b| {
+                let offsets = b.vertex_offsets(m.vertices.len());
+                MorphTarget {
+                    name: b.name.clone(),
+                    position_deltas: m
+                        .splits
+                        .iter()
+                        .map(|&s| offsets.get(s as usize).copied().unwrap_or_default().map(f))
+                        .collect(),
+                    default_weight: b.default_value as f32,
+                }
             })
             .collect();
         let triangles = m
@@ -587,6 +675,7 @@ pub fn from_stf(file: &crate::stf::StfContainer) -> Result<Scene> {
                 .as_ref()
                 .map(|c| c.iter().map(|x| x.map(f)).collect()),
             triangles,
+            morph_targets,
             ..Primitive::default()
         };
         prim.normalize_normals();

@@ -9,8 +9,9 @@
 //!
 //! Numbers are written in Rust's shortest round-trip form of the `f32`, so a reader
 //! parsing them as `f32` gets the same values back. Primitives without triangles are
-//! left out, as in the glTF export. OBJ has no skins: the skeleton and the primitives'
-//! joints and weights are ignored.
+//! left out, as in the glTF export. OBJ has no skins and no morph targets: the skeleton,
+//! the primitives' joints and weights, and their morph targets are ignored (the base
+//! shape is written).
 
 use std::fmt::Write;
 
@@ -137,6 +138,7 @@ mod tests {
             triangles: vec![[0, 1, 2], [2, 1, 0]],
             joints: None,
             weights: None,
+            morph_targets: Vec::new(),
         }
     }
 
@@ -226,11 +228,16 @@ mod tests {
     }
 
     #[test]
-    fn skins_are_ignored() {
+    fn skins_and_morph_targets_are_ignored() {
         let plain = prim("p", true, true, true);
         let mut skinned = plain.clone();
         skinned.joints = Some(vec![[0, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]);
         skinned.weights = Some(vec![[1.0, 0.0, 0.0, 0.0]; 3]);
+        skinned.morph_targets = vec![super::super::MorphTarget {
+            name: "shape".into(),
+            position_deltas: vec![[1.0, 2.0, 3.0]; 3],
+            default_weight: 1.0,
+        }];
         let scene = |p: Primitive, skeleton| Scene {
             meshes: vec![ExportMesh {
                 name: "m".into(),

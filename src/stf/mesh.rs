@@ -4,7 +4,8 @@
 //! Data model: a face is one or more triangles; a triangle is three face corners; a face
 //! corner names a split; a split names a vertex (position) and carries normals, UVs and
 //! colours. So `tris` holds face-corner indices, `face_corners[c]` a split, `splits[s]` a
-//! vertex, and `faces[f]` the number of triangles of face `f`.
+//! vertex, and `faces[f]` the number of triangles of face `f`. Blendshapes
+//! ([`StfBlendshape`]) offset vertices (and may give splits new normals).
 //!
 //! Buffer references come in two styles, both accepted: an integer that indexes the
 //! resource's `referenced_buffers` (new files), or the buffer's id itself (old files).
@@ -48,6 +49,77 @@ pub struct StfMesh {
     pub material_indices: Option<Vec<u64>>,
     /// Material resource ids, by slot (`null` slots as `None`).
     pub material_slots: Vec<Option<String>>,
+    /// Blendshapes (shape keys, morph targets), in the JSON's order; empty without.
+    pub blendshapes: Vec<StfBlendshape>,
+}
+
+/// One blendshape of an `stf.mesh`: position offsets for some or all vertices, and
+/// optionally the normals of some or all splits in the deformed shape.
+///
+/// Offsets and normals are read with the mesh's `float_width`, indices with its
+/// `indices_width`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StfBlendshape {
+    /// Name (empty when the JSON has none).
+    pub name: String,
+    /// The weight the shape is applied with by default (`default_value`, default 0).
+    pub default_value: f64,
+    /// Highest weight (`limit_upper`, default 1).
+    pub limit_upper: f64,
+    /// Lowest weight (`limit_lower`, default 0).
+    pub limit_lower: f64,
+    /// The vertices that [`StfBlendshape::position_offsets`] are for, in order; `None`
+    /// when there is one offset per vertex.
+    pub indices: Option<Vec<u64>>,
+    /// Position offsets (added to the vertex positions): one per listed index, or one
+    /// per vertex.
+    pub position_offsets: Vec<[f64; 3]>,
+    /// The splits that [`StfBlendshape::split_normals`] are for, in order; `None` when
+    /// there is one normal per split.
+    pub split_indices: Option<Vec<u64>>,
+    /// Split normals of the deformed shape, if stored: one per listed split index, or
+    /// one per split.
+    pub split_normals: Option<Vec<[f64; 3]>>,
+}
+
+impl Default for StfBlendshape {
+    /// No offsets, the spec's default weights (0, limits 0 to 1).
+    fn default() -> Self {
+        StfBlendshape {
+            name: String::new(),
+            default_value: 0.0,
+            limit_upper: 1.0,
+            limit_lower: 0.0,
+            indices: None,
+            position_offsets: Vec::new(),
+            split_indices: None,
+            split_normals: None,
+        }
+    }
+}
+
+impl StfBlendshape {
+    /// The offset of each vertex of a mesh with `vertex_count` vertices: the listed ones
+    /// from [`StfBlendshape::position_offsets`], the others zero. An index out of range
+    /// (or an offset without an index) is skipped ([`StfMesh::problems`] reports it).
+    pub fn vertex_offsets(&self, vertex_count: usize) -> Vec<[f64; 3]> {
+        match &self.indices {
+            None => {
+                let mut out = self.position_offsets.clone();
+                out.resize(vertex_count, [0.0; 3]);
+                out
+            }
+            Some(indices) => {
+                let mut out = vec![[0.0; 3]; vertex_count];
+                for (&i, o) in indices.iter().zip(&self.position_offsets) {
+                    if let Some(slot) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) {
+                        *slot = *o;
+                    }
+                }
+                out
+            }
+        }
+    }
 }
 
 /// An error about the JSON or a buffer of mesh `id`.
@@ -109,6 +181,65 @@ impl MeshReader<'_> {
                 .as_u64()
                 .ok_or_else(|| self.err(format!("{key} is not a non-negative integer: {v}"))),
         }
+    }
+
+    /// A number property of `obj` (`what` names it in errors), or its default.
+    fn number(&self, obj: &Value, key: &str, what: &str, default: f64) -> Result<f64> {
+        match obj.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| self.err(format!("{what}.{key} is not a number: {v}"))),
+        }
+    }
+
+    /// The `blendshapes` list (empty when absent).
+    fn blendshapes(&self, float_width: u64, indices_width: u64) -> Result<Vec<StfBlendshape>> {
+        let Some(list) = self.r.get("blendshapes").filter(|v| !v.is_null()) else {
+            return Ok(Vec::new());
+        };
+        let Some(list) = list.as_array() else {
+            return Err(self.err(format!("blendshapes is not a list: {list}")));
+        };
+        let flat = |v: Vec<[u64; 1]>| v.into_iter().map(|[x]| x).collect::<Vec<u64>>();
+        let mut out = Vec::with_capacity(list.len());
+        for (i, b) in list.iter().enumerate() {
+            let what = format!("blendshapes[{i}]");
+            if !b.is_object() {
+                return Err(self.err(format!("{what} is not an object: {b}")));
+            }
+            let key = |k: &str| format!("{what}.{k}");
+            let indices = |k: &str| -> Result<Option<Vec<u64>>> {
+                self.buffer(b.get(k), &key(k))?
+                    .map(|bytes| self.uints::<1>(bytes, &key(k), indices_width).map(flat))
+                    .transpose()
+            };
+            let offsets = self
+                .buffer(b.get("position_offsets"), &key("position_offsets"))?
+                .ok_or_else(|| self.err(format!("{} is required", key("position_offsets"))))?;
+            out.push(StfBlendshape {
+                name: b
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                default_value: self.number(b, "default_value", &what, 0.0)?,
+                limit_upper: self.number(b, "limit_upper", &what, 1.0)?,
+                limit_lower: self.number(b, "limit_lower", &what, 0.0)?,
+                indices: indices("indices")?,
+                position_offsets: self.floats::<3>(
+                    offsets,
+                    &key("position_offsets"),
+                    float_width,
+                )?,
+                split_indices: indices("split_indices")?,
+                split_normals: self
+                    .buffer(b.get("split_normals"), &key("split_normals"))?
+                    .map(|bytes| self.floats::<3>(bytes, &key("split_normals"), float_width))
+                    .transpose()?,
+            });
+        }
+        Ok(out)
     }
 
     /// The bytes of the buffer a property names (`None` if the property is absent).
@@ -281,6 +412,7 @@ impl MeshReader<'_> {
                 })
                 .transpose()?,
             material_slots,
+            blendshapes: self.blendshapes(float_width, indices_width)?,
         })
     }
 }
@@ -301,8 +433,9 @@ fn uint(b: &[u8]) -> u64 {
 }
 
 impl StfMesh {
-    /// References that point outside their arrays, and face triangle counts that do not
-    /// add up (empty: the mesh is consistent).
+    /// References that point outside their arrays, face triangle counts that do not add
+    /// up, and per-split or per-vertex arrays (UV sets, blendshape offsets and normals)
+    /// of the wrong length (empty: the mesh is consistent).
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         let mut check = |what: &str, values: Vec<u64>, len: usize| {
@@ -335,6 +468,42 @@ impl StfMesh {
                     uv.len(),
                     self.splits.len()
                 ));
+            }
+        }
+        let (nv, ns) = (self.vertices.len(), self.splits.len());
+        for b in &self.blendshapes {
+            let name = &b.name;
+            let offsets = b.position_offsets.len();
+            let (count, of) = match &b.indices {
+                Some(i) => (i.len(), "indices"),
+                None => (nv, "vertices"),
+            };
+            if offsets != count {
+                out.push(format!(
+                    "blendshape {name:?} has {offsets} position offsets for {count} {of}"
+                ));
+            }
+            if let Some(bad) = b.indices.iter().flatten().find(|&&i| i >= nv as u64) {
+                out.push(format!(
+                    "blendshape {name:?}: vertex index {bad} is out of range (of {nv})"
+                ));
+            }
+            if let Some(bad) = b.split_indices.iter().flatten().find(|&&i| i >= ns as u64) {
+                out.push(format!(
+                    "blendshape {name:?}: split index {bad} is out of range (of {ns})"
+                ));
+            }
+            if let Some(normals) = &b.split_normals {
+                let (count, of) = match &b.split_indices {
+                    Some(i) => (i.len(), "split indices"),
+                    None => (ns, "splits"),
+                };
+                if normals.len() != count {
+                    out.push(format!(
+                        "blendshape {name:?} has {} split normals for {count} {of}",
+                        normals.len()
+                    ));
+                }
             }
         }
         out

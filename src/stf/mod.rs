@@ -6,7 +6,7 @@ pub mod mesh;
 use serde::Serialize;
 
 pub use container::StfContainer;
-pub use mesh::StfMesh;
+pub use mesh::{StfBlendshape, StfMesh};
 
 use crate::error::{Limits, Result};
 use crate::io::{read_all, write_all};
@@ -49,6 +49,7 @@ impl StfContainer {
                 uv_sets: m.uvs.iter().map(|(n, _)| n.clone()).collect(),
                 normals: m.split_normals.is_some(),
                 colors: m.split_colors.is_some(),
+                blendshapes: m.blendshapes.iter().map(|b| b.name.clone()).collect(),
                 problems: m.problems(),
             })
             .collect();
@@ -109,6 +110,8 @@ pub struct StfMeshInfo {
     pub normals: bool,
     /// Whether splits have colours.
     pub colors: bool,
+    /// Blendshape names.
+    pub blendshapes: Vec<String>,
     /// Inconsistencies ([`StfMesh::problems`]).
     pub problems: Vec<String>,
 }

@@ -1,7 +1,10 @@
-//! Shared by the integration tests: where the corpus and fixtures are.
+//! Shared by the integration tests: where the corpus and fixtures are, and a hand-built
+//! STF file with blendshapes ([`stf_blendshapes`]).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+pub mod stf_blendshapes;
 
 /// The real-file corpus: `MESHCODEC_CORPUS`, else `../shared/corpus` beside the repo.
 ///
