@@ -70,9 +70,11 @@ enum Command {
     /// Export the geometry as glTF 2.0 (.gltf with its buffer embedded, or .glb) or
     /// Wavefront OBJ, picked by OUT's extension. Positions, normals, the first UV set and
     /// colours, as the source stores them (no axis change); in glTF also skins (FileMesh
-    /// bones, UNIGINE bones) and morph targets (UNIGINE targets, STF blendshapes).
+    /// bones, UNIGINE bones), morph targets (UNIGINE targets, STF blendshapes) and
+    /// UNIGINE animations (ms10–ms12 embedded ones; a .anim file exports its skeleton
+    /// and clips, to glTF only), one key per frame at 30 frames per second.
     Export {
-        /// Input file (FileMesh, CSGPHS, UNIGINE mesh, STF).
+        /// Input file (FileMesh, CSGPHS, UNIGINE mesh or animation, STF).
         input: PathBuf,
         /// Output file: .gltf, .glb or .obj.
         #[arg(value_parser = parse_export_path)]
@@ -654,6 +656,11 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
     if lod != 0 && !matches!(loaded, Loaded::FileMesh(_)) {
         return Err(fail(input, "--lod applies to FileMesh only"));
     }
+    let ext = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
     let scene = match loaded {
         Loaded::FileMesh(f) => Mesh::from_file_with_limits(&f, &limits)
             .and_then(|m| interop::from_filemesh(&m, &name, lod)),
@@ -662,16 +669,18 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
         }
         Loaded::UnigineMesh(m) => interop::from_unigine(&m, &name, &limits),
         Loaded::Stf(s) => interop::from_stf(&s),
-        Loaded::UnigineAnim(_) => {
-            return Err(fail(input, "an animation has no geometry to export"))
+        Loaded::UnigineAnim(a) => {
+            if ext == "obj" {
+                return Err(fail(
+                    input,
+                    "an animation has no geometry, and OBJ holds neither skeletons nor \
+                     animations: export it to .gltf or .glb",
+                ));
+            }
+            interop::from_unigine_anim(&a, &name)
         }
     }
     .map_err(|e| fail(input, e))?;
-    let ext = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
     let bytes = match ext.as_str() {
         "glb" => interop::gltf::to_glb(&scene),
         "gltf" => interop::gltf::to_gltf(&scene).map(String::into_bytes),
@@ -683,10 +692,13 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
     let (p, v, t) = prims.fold((0, 0, 0), |(p, v, t), x| {
         (p + 1, v + x.positions.len(), t + x.triangles.len())
     });
+    let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
     eprintln!(
-        "meshcodec: {}: {} mesh(es), {p} primitive(s), {v} vertices, {t} triangles",
+        "meshcodec: {}: {} mesh(es), {p} primitive(s), {v} vertices, {t} triangles, \
+         {joints} joint(s), {} animation(s)",
         output.display(),
-        scene.meshes.len()
+        scene.meshes.len(),
+        scene.animations.len()
     );
     Ok(ExitCode::SUCCESS)
 }

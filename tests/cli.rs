@@ -269,10 +269,31 @@ fn export_writes_gltf_glb_and_obj_for_every_format() {
     let o = meshcodec(&["export", "--lod", "9", s(&lods), s(&out)]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("no LOD 9"));
-    // An unknown extension is a usage error; an animation has no geometry.
+    // An unknown extension is a usage error.
     let o = meshcodec(&["export", s(&lods), s(&dir.path().join("x.fbx"))]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");
-    let anim = root.join("unigine/an11-clip.anim");
-    let o = meshcodec(&["export", s(&anim), s(&out)]);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    // An animation exports its skeleton and clips to glTF; OBJ holds neither.
+    for anim in ["unigine/an11-clip.anim", "unigine/an10-two-clips.anim"] {
+        let anim = root.join(anim);
+        for ext in ["glb", "gltf"] {
+            let out = dir.path().join(format!("anim.{ext}"));
+            let o = meshcodec(&["export", s(&anim), s(&out)]);
+            assert!(o.status.success(), "{o:?}");
+            let bytes = std::fs::read(&out).unwrap();
+            let json: serde_json::Value = if ext == "glb" {
+                assert_eq!(&bytes[..4], b"glTF");
+                let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+                serde_json::from_slice(&bytes[20..20 + len]).unwrap()
+            } else {
+                serde_json::from_slice(&bytes).unwrap()
+            };
+            assert!(json["animations"].as_array().is_some_and(|a| !a.is_empty()));
+            assert!(json.get("meshes").is_none());
+        }
+        let obj = dir.path().join("anim.obj");
+        let o = meshcodec(&["export", s(&anim), s(&obj)]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("OBJ"), "{o:?}");
+        assert!(!obj.exists());
+    }
 }

@@ -5,7 +5,9 @@
 //! warning. Skins are checked against their sources: joints per bone, inverse bind
 //! matrices that undo the joints' world matrices, and weights that decode back to the
 //! files' weights; so are morph targets: names, default weights, and deltas that decode
-//! back bit for bit to those worked out here from the files' positions and offsets.
+//! back bit for bit to those worked out here from the files' positions and offsets; and
+//! UNIGINE animations (`.anim` files, clips embedded in ms11 meshes): a channel per
+//! animated bone and stored path, times frame / 30, values that decode back to the keys.
 
 mod common;
 
@@ -43,8 +45,8 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The scenes of one file (a FileMesh gives one per LOD); `None` for a format that
-/// exports nothing (animations, unknown files).
+/// The scenes of one file (a FileMesh gives one per LOD); `None` for a file of no
+/// known format.
 fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
     let bytes = std::fs::read(path).expect("read file");
     let name = path
@@ -80,6 +82,13 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
             let f = meshcodec::stf::StfContainer::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
             let scene = interop::from_stf(&f).unwrap_or_else(|e| panic!("{}", what(e)));
+            vec![(String::new(), scene)]
+        }
+        Format::UnigineAnim => {
+            let a = meshcodec::unigine::anim::UnigineAnim::read(&bytes)
+                .unwrap_or_else(|e| panic!("{}", what(e)));
+            let scene =
+                interop::from_unigine_anim(&a, &name).unwrap_or_else(|e| panic!("{}", what(e)));
             vec![(String::new(), scene)]
         }
         _ => return None,
@@ -121,6 +130,7 @@ fn cases() -> Vec<Case> {
         ("filemesh", 20),
         ("csgphs", 7),
         ("unigine-mesh", 11),
+        ("unigine-anim", 2),
         ("stf", 3),
     ] {
         let min = if corpus.is_some() { min + 1 } else { min };
@@ -163,6 +173,7 @@ fn cases() -> Vec<Case> {
                 mesh("points", vec![points.clone()]),
             ],
             skeleton: None,
+            animations: Vec::new(),
         },
     });
     cases.push(Case {
@@ -173,6 +184,7 @@ fn cases() -> Vec<Case> {
                 mesh("two", vec![points.clone(), tri.clone(), tri.clone()]),
             ],
             skeleton: None,
+            animations: Vec::new(),
         },
     });
 
@@ -218,6 +230,7 @@ fn cases() -> Vec<Case> {
                 mesh("static", vec![tri.clone()]),
             ],
             skeleton: Some(skeleton.clone()),
+            animations: Vec::new(),
         },
     });
     // 300 joints (16-bit joint indices), each the child of the next.
@@ -247,6 +260,7 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: vec![mesh("long", vec![long])],
             skeleton: Some(chain),
+            animations: Vec::new(),
         },
     });
     // Morph targets: primitives of one mesh with different targets (matched by name,
@@ -290,6 +304,7 @@ fn cases() -> Vec<Case> {
                 mesh("points", vec![morphed_points]),
             ],
             skeleton: Some(skeleton.clone()),
+            animations: Vec::new(),
         },
     });
     // Blendshapes of STF (no fixture or corpus file has any): a hand-built file.
@@ -304,6 +319,54 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: vec![mesh("static", vec![tri])],
             skeleton: Some(skeleton.clone()),
+            animations: Vec::new(),
+        },
+    });
+    // Animations of a skeleton without meshes: channels with their own times.
+    cases.push(Case {
+        label: "made: animations only".into(),
+        scene: Scene {
+            meshes: Vec::new(),
+            skeleton: Some(skeleton.clone()),
+            animations: vec![
+                interop::Animation {
+                    name: "move".into(),
+                    channels: vec![
+                        interop::Channel {
+                            joint: 3,
+                            times: vec![0.0, 0.5, 1.25],
+                            values: interop::ChannelValues::Translation(vec![
+                                [0.5, 0.0, 0.0],
+                                [1.0, -2.0, 0.0],
+                                [0.0; 3],
+                            ]),
+                        },
+                        interop::Channel {
+                            joint: 0,
+                            times: vec![0.25],
+                            values: interop::ChannelValues::Rotation(vec![[0.0, 0.0, h, h]]),
+                        },
+                        interop::Channel {
+                            joint: 3,
+                            times: vec![0.0, 0.5, 1.25],
+                            values: interop::ChannelValues::Scale(vec![
+                                [1.0; 3], [2.0; 3], [1.0; 3],
+                            ]),
+                        },
+                    ],
+                },
+                interop::Animation {
+                    name: String::new(),
+                    channels: vec![interop::Channel {
+                        joint: 1,
+                        times: vec![1.0, 2.0],
+                        values: interop::ChannelValues::Rotation(vec![
+                            [0.0, 0.0, 0.0, 1.0],
+                            [s, 0.0, 0.0, c],
+                        ]),
+                    }],
+                },
+            ],
         },
     });
     cases.push(Case {
@@ -311,6 +374,7 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: vec![mesh("points", vec![points])],
             skeleton: Some(skeleton),
+            animations: Vec::new(),
         },
     });
     cases
@@ -817,6 +881,7 @@ fn check_gltf(text: &str, doc: &Value, bin: &[u8], scene: &Scene, label: &str) {
             "nodes",
             "meshes",
             "skins",
+            "animations",
             "accessors",
             "bufferViews",
             "buffers",
@@ -994,6 +1059,95 @@ fn check_gltf(text: &str, doc: &Value, bin: &[u8], scene: &Scene, label: &str) {
             let indices = accessor_words(doc, bin, &g["indices"], "SCALAR", 5125);
             let want: Vec<u32> = p.triangles.iter().flatten().copied().collect();
             assert_eq!(indices, want, "{what}: indices");
+        }
+    }
+    check_animations(doc, bin, scene, expect.len(), &bounds, label);
+}
+
+/// An animation accessor's elements as f32 bits: FLOAT `ty` on a tightly packed
+/// bufferView without target.
+fn animation_words(doc: &Value, bin: &[u8], index: &Value, ty: &str) -> Vec<u32> {
+    let (a, bytes, target) = accessor_bytes(doc, bin, index);
+    assert_eq!(a["type"], ty);
+    assert_eq!(a["componentType"], 5126);
+    assert!(target.is_null(), "animation data: no bufferView target");
+    let n = match ty {
+        "SCALAR" => 1,
+        "VEC3" => 3,
+        _ => 4,
+    };
+    assert_eq!(bytes.len(), a["count"].as_u64().unwrap() as usize * n * 4);
+    bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect()
+}
+
+/// Checks the glTF animations against the scene's, bit for bit: names, one channel and
+/// LINEAR sampler per channel targeting the joint's node (after the `meshes` mesh
+/// nodes) and path, times with their exact `min`/`max`, and values.
+fn check_animations(
+    doc: &Value,
+    bin: &[u8],
+    scene: &Scene,
+    meshes: usize,
+    bounds: &std::collections::HashMap<(usize, String), Vec<f64>>,
+    label: &str,
+) {
+    let Some(got) = doc.get("animations") else {
+        assert!(scene.animations.is_empty(), "{label}: animations");
+        return;
+    };
+    let got = got.as_array().expect("animations");
+    assert_eq!(got.len(), scene.animations.len(), "{label}: animations");
+    for (g, a) in got.iter().zip(&scene.animations) {
+        let what = format!("{label}: animation {:?}", a.name);
+        assert_eq!(g["name"], a.name, "{what}");
+        let channels = g["channels"].as_array().expect("channels");
+        assert_eq!(channels.len(), a.channels.len(), "{what}: channels");
+        assert_eq!(
+            g["samplers"].as_array().map(Vec::len),
+            Some(a.channels.len()),
+            "{what}: samplers"
+        );
+        for (gc, c) in channels.iter().zip(&a.channels) {
+            let path = c.values.path();
+            let what = format!("{what}: joint {} {path}", c.joint);
+            assert_eq!(gc["target"]["node"], (meshes + c.joint) as u64, "{what}");
+            assert_eq!(gc["target"]["path"], path, "{what}");
+            let sampler = &g["samplers"][gc["sampler"].as_u64().expect("sampler") as usize];
+            assert_eq!(sampler["interpolation"], "LINEAR", "{what}");
+            let times = animation_words(doc, bin, &sampler["input"], "SCALAR");
+            let want: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
+            assert_eq!(times, want, "{what}: times");
+            let input = sampler["input"].as_u64().unwrap() as usize;
+            for (key, t) in [("min", c.times.first()), ("max", c.times.last())] {
+                let want = vec![f64::from(*t.expect("a time"))];
+                assert_eq!(
+                    bounds.get(&(input, key.into())),
+                    Some(&want),
+                    "{what}: {key}"
+                );
+            }
+            let values = match &c.values {
+                interop::ChannelValues::Translation(v) | interop::ChannelValues::Scale(v) => {
+                    assert_eq!(
+                        animation_words(doc, bin, &sampler["output"], "VEC3"),
+                        bits(v),
+                        "{what}"
+                    );
+                    v.len()
+                }
+                interop::ChannelValues::Rotation(v) => {
+                    assert_eq!(
+                        animation_words(doc, bin, &sampler["output"], "VEC4"),
+                        bits(v),
+                        "{what}"
+                    );
+                    v.len()
+                }
+            };
+            assert_eq!(values, c.times.len(), "{what}: values");
         }
     }
 }
@@ -1817,4 +1971,279 @@ fn morph_targets_match_their_sources() {
         }
     }
     assert_eq!(targets, 4);
+}
+
+// ---------------------------------------------------------------- animations against sources
+
+/// The UNIGINE animation fixtures and corpus files, and the meshes with embedded
+/// animations.
+fn animation_sources() -> Vec<PathBuf> {
+    let is_anim = |p: &PathBuf| p.extension().is_some_and(|e| e == "anim");
+    let unigine = common::fixture_dir("unigine");
+    let mut files: Vec<PathBuf> = walk(&unigine).into_iter().filter(is_anim).collect();
+    files.push(unigine.join("ms11-embedded-anim.mesh"));
+    if let Some(dir) = common::corpus() {
+        files.extend(walk(&dir.join("unigine")).into_iter().filter(is_anim));
+        files.push(dir.join("unigine/ms11-arm-skinned.mesh"));
+    }
+    files
+}
+
+/// A key as the file stores it, decoded here: `None` for an absent component; the
+/// rotation as stored (i16 / 32767, or f32), not normalised.
+struct SourceKey {
+    translation: [Option<f32>; 3],
+    rotation: Option<[f64; 4]>,
+    scale: [Option<f32>; 3],
+}
+
+/// A clip as the file stores it: name, skeleton index per slot, frames, keys frame-major.
+struct SourceClip {
+    name: String,
+    bones: Vec<i16>,
+    frames: usize,
+    keys: Vec<SourceKey>,
+}
+
+fn i16_quat(r: [i16; 4]) -> [f64; 4] {
+    r.map(|x| f64::from(x) / 32767.0)
+}
+
+fn per_axis<T: Copy>(on: [bool; 3], v: [T; 3], f: impl Fn(usize, T) -> f32) -> [Option<f32>; 3] {
+    [0, 1, 2].map(|c| on[c].then(|| f(c, v[c])))
+}
+
+/// The bind pose, the number of mesh nodes, and the clips of an animation source.
+fn source_clips(
+    path: &Path,
+) -> (
+    Vec<meshcodec::unigine::mesh::Transform>,
+    usize,
+    Vec<SourceClip>,
+) {
+    use meshcodec::unigine::anim::UnigineAnim;
+    let bytes = std::fs::read(path).expect("read");
+    let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    if path.extension().is_some_and(|e| e == "mesh") {
+        let m = meshcodec::unigine::UnigineMesh::read(&bytes).expect("mesh");
+        let body = m.to_classic(&Limits::default()).expect("classic");
+        let clips = body
+            .animation_names
+            .iter()
+            .zip(&body.animations)
+            .map(|(n, a)| SourceClip {
+                name: n.text(),
+                bones: a.bones.clone(),
+                frames: a.frame_count as usize,
+                keys: a
+                    .keys
+                    .iter()
+                    .map(|k| SourceKey {
+                        translation: per_axis(k.mask.translation(), k.translation, |_, x| x),
+                        rotation: k.mask.rotation().then(|| i16_quat(k.rotation)),
+                        scale: per_axis(k.mask.scale(), k.scale, |_, x| x),
+                    })
+                    .collect(),
+            })
+            .collect();
+        return (body.bind_pose, 1, clips);
+    }
+    match UnigineAnim::read(&bytes).expect("anim") {
+        UnigineAnim::An10(f) => {
+            let clips = f
+                .names
+                .iter()
+                .zip(&f.animations)
+                .map(|(n, a)| SourceClip {
+                    name: n.text(),
+                    bones: a.bones.clone(),
+                    frames: a.frame_count as usize,
+                    keys: a
+                        .keys
+                        .iter()
+                        .map(|k| SourceKey {
+                            translation: per_axis(k.mask.translation(), k.translation, |c, q| {
+                                a.translation_box.decode(c, q)
+                            }),
+                            rotation: k.mask.rotation().then(|| i16_quat(k.rotation)),
+                            scale: per_axis(k.mask.scale(), k.scale, |c, q| {
+                                a.scale_box.decode(c, q)
+                            }),
+                        })
+                        .collect(),
+                })
+                .collect();
+            (f.bind_pose, 0, clips)
+        }
+        UnigineAnim::An11(f) => {
+            let a = &f.animation;
+            let has = |k: &meshcodec::unigine::anim::An11Key, bit: u8| k.mask & bit != 0;
+            use meshcodec::unigine::anim::An11Key;
+            let clip = SourceClip {
+                name: stem,
+                bones: a.bones.clone(),
+                frames: a.frame_count as usize,
+                keys: a
+                    .keys
+                    .iter()
+                    .map(|k| SourceKey {
+                        translation: per_axis([has(k, An11Key::POSITION); 3], k.position, |_, x| x),
+                        rotation: has(k, An11Key::ROTATION).then(|| k.rotation.map(f64::from)),
+                        scale: per_axis([has(k, An11Key::SCALE); 3], k.scale, |_, x| x),
+                    })
+                    .collect(),
+            };
+            (f.bind_pose, 0, vec![clip])
+        }
+    }
+}
+
+fn unit(q: [f64; 4]) -> [f64; 4] {
+    let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    q.map(|x| x / len)
+}
+
+/// The three values of one output element, or four.
+fn read_output(doc: &Value, bin: &[u8], sampler: &Value, path: &str) -> Vec<Vec<f64>> {
+    let (ty, n) = if path == "rotation" {
+        ("VEC4", 4)
+    } else {
+        ("VEC3", 3)
+    };
+    animation_words(doc, bin, &sampler["output"], ty)
+        .chunks_exact(n)
+        .map(|c| c.iter().map(|&w| f64::from(f32::from_bits(w))).collect())
+        .collect()
+}
+
+fn assert_close(got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= 1e-6, "{what}: got {got:?}, want {want:?}");
+    }
+}
+
+#[test]
+fn animations_match_their_sources() {
+    let (mut files, mut clips_seen, mut channels_seen) = (0, 0, 0);
+    for path in animation_sources() {
+        let label = path.display().to_string();
+        let (bind_pose, meshes, clips) = source_clips(&path);
+        let (_, scene) = scenes_of(&path)
+            .and_then(|s| s.into_iter().next())
+            .expect("a scene");
+        let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
+        assert_eq!(joints, bind_pose.len(), "{label}: joints");
+        let glb = gltf::to_glb(&scene).expect("glb");
+        let (_, doc, bin) = read_glb(&glb, &label);
+        let got = doc["animations"].as_array().expect("animations");
+        assert_eq!(got.len(), clips.len(), "{label}: one animation per clip");
+        for (g, clip) in got.iter().zip(&clips) {
+            let what = format!("{label}: clip {:?}", clip.name);
+            assert_eq!(g["name"], clip.name, "{what}");
+            let n = clip.bones.len();
+            assert_eq!(clip.keys.len(), n * clip.frames, "{what}");
+            let stored = [
+                clip.keys
+                    .iter()
+                    .any(|k| k.translation.iter().any(Option::is_some)),
+                clip.keys.iter().any(|k| k.rotation.is_some()),
+                clip.keys
+                    .iter()
+                    .any(|k| k.scale.iter().any(Option::is_some)),
+            ];
+            let paths: Vec<&str> = ["translation", "rotation", "scale"]
+                .into_iter()
+                .zip(stored)
+                .filter_map(|(p, s)| s.then_some(p))
+                .collect();
+            let mut animated: Vec<usize> = clip
+                .bones
+                .iter()
+                .filter_map(|&b| usize::try_from(b).ok().filter(|&b| b < joints))
+                .collect();
+            animated.sort_unstable();
+            animated.dedup();
+            let channels = g["channels"].as_array().expect("channels");
+            assert_eq!(
+                channels.len(),
+                animated.len() * paths.len(),
+                "{what}: channels = animated bones × stored paths"
+            );
+            let mut targets = std::collections::BTreeSet::new();
+            for ch in channels {
+                let node = ch["target"]["node"].as_u64().unwrap() as usize;
+                let path = ch["target"]["path"].as_str().unwrap();
+                let joint = node - meshes;
+                assert!(
+                    targets.insert((joint, path.to_string())),
+                    "{what}: duplicate"
+                );
+                assert!(
+                    animated.binary_search(&joint).is_ok(),
+                    "{what}: joint {joint}"
+                );
+                assert!(paths.contains(&path), "{what}: {path}");
+                let what = format!("{what}: joint {joint} {path}");
+                let sampler = &g["samplers"][ch["sampler"].as_u64().unwrap() as usize];
+                assert_eq!(sampler["interpolation"], "LINEAR", "{what}");
+                let times = animation_words(&doc, &bin, &sampler["input"], "SCALAR");
+                let want: Vec<u32> = (0..clip.frames)
+                    .map(|f| (f as f32 / 30.0).to_bits())
+                    .collect();
+                assert_eq!(times, want, "{what}: times are frame / 30");
+                let values = read_output(&doc, &bin, sampler, path);
+                assert_eq!(values.len(), clip.frames, "{what}: one key per frame");
+                // Frame 0: the first slot of the joint's stored components, the bind
+                // pose's for the absent ones.
+                let slot = clip
+                    .bones
+                    .iter()
+                    .position(|&b| b as usize == joint)
+                    .unwrap();
+                let key = &clip.keys[slot];
+                let pose = bind_pose[joint];
+                let want: Vec<f64> = match path {
+                    "translation" => (0..3)
+                        .map(|c| f64::from(key.translation[c].unwrap_or(pose.position[c])))
+                        .collect(),
+                    "scale" => (0..3)
+                        .map(|c| f64::from(key.scale[c].unwrap_or(pose.scale[c])))
+                        .collect(),
+                    _ => unit(key.rotation.unwrap_or(pose.rotation.map(f64::from))).to_vec(),
+                };
+                assert_close(&values[0], &want, &format!("{what}: frame 0"));
+                // Later frames: a stored component is the key's, an absent one the
+                // previous frame's.
+                for f in 1..clip.frames {
+                    let key = &clip.keys[f * n + slot];
+                    let prev = &values[f - 1];
+                    let want: Vec<f64> = match path {
+                        "rotation" => key.rotation.map_or(prev.clone(), |r| unit(r).to_vec()),
+                        _ => {
+                            let k = if path == "scale" {
+                                key.scale
+                            } else {
+                                key.translation
+                            };
+                            (0..3).map(|c| k[c].map_or(prev[c], f64::from)).collect()
+                        }
+                    };
+                    assert_close(&values[f], &want, &format!("{what}: frame {f}"));
+                }
+                if path == "rotation" {
+                    for q in &values {
+                        let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        assert!((len - 1.0).abs() < 1e-6, "{what}: |q| = {len}");
+                    }
+                }
+                channels_seen += 1;
+            }
+            clips_seen += 1;
+        }
+        files += 1;
+    }
+    eprintln!("{files} animation sources: {clips_seen} clips, {channels_seen} channels");
+    let min = if common::corpus().is_some() { 6 } else { 3 };
+    assert!(files >= min, "only {files} animation sources");
 }

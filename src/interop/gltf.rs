@@ -42,6 +42,14 @@
 //! gets `JOINTS_0` and `WEIGHTS_0`: its own, or joint 0 with weight 1 for every vertex
 //! when it has none (glTF wants all primitives of a mesh skinned alike).
 //!
+//! [`Scene::animations`](super::Scene::animations) become `animations` (named as they
+//! are), after the skin's data: per [`Channel`](super::Channel), one channel targeting
+//! the joint's node and path, and one LINEAR sampler whose input is the key times (FLOAT
+//! SCALAR with the exact `min`/`max`; channels with the same times share one accessor)
+//! and whose output is the values (FLOAT VEC3, or VEC4 for rotations); these
+//! bufferViews have no target. A scene may hold a skeleton and animations without
+//! meshes (an animation file): the joints are then the only nodes.
+//!
 //! glTF allows no empty arrays and no empty accessors, so primitives without triangles
 //! are left out, and so are meshes left without primitives; a scene with nothing to write
 //! gives a document whose only scene is empty (`{}`), with no buffer.
@@ -53,7 +61,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{MorphTarget, Primitive, Scene};
+use super::{ChannelValues, MorphTarget, Primitive, Scene};
 use crate::error::{Error, ErrorKind, Result};
 
 /// `componentType` FLOAT.
@@ -190,8 +198,8 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
     }
     let mut roots: Vec<usize> = (0..nodes.len()).collect();
     let mut skins = Vec::new();
+    let first = nodes.len();
     if let Some(s) = skeleton {
-        let first = nodes.len();
         let mut children = vec![Vec::new(); s.joints.len()];
         let mut joint_roots = Vec::new();
         for (i, j) in s.joints.iter().enumerate() {
@@ -242,6 +250,65 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
             "skeleton": root,
         }));
     }
+    let mut animations = Vec::new();
+    let mut inputs = HashMap::<Vec<u32>, usize>::new();
+    for a in &scene.animations {
+        let (mut samplers, mut channels) = (Vec::new(), Vec::new());
+        for c in &a.channels {
+            let bits: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
+            let input = match inputs.get(&bits) {
+                Some(&i) => i,
+                None => {
+                    let view = w.view(c.times.iter().flat_map(|t| t.to_le_bytes()), None);
+                    let (lo, hi) = (c.times.first(), c.times.last());
+                    let i = w.accessor(json!({
+                        "name": format!("{} times", a.name),
+                        "bufferView": view,
+                        "componentType": FLOAT,
+                        "count": c.times.len(),
+                        "type": "SCALAR",
+                        "min": [lo.copied().map(f64::from)],
+                        "max": [hi.copied().map(f64::from)],
+                    }));
+                    inputs.insert(bits, i);
+                    i
+                }
+            };
+            let (bytes, ty): (Vec<u8>, &str) = match &c.values {
+                ChannelValues::Translation(v) | ChannelValues::Scale(v) => (
+                    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect(),
+                    "VEC3",
+                ),
+                ChannelValues::Rotation(v) => (
+                    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect(),
+                    "VEC4",
+                ),
+            };
+            let path = c.values.path();
+            let view = w.view(bytes.into_iter(), None);
+            let output = w.accessor(json!({
+                "name": format!("{} joint {} {path}", a.name, c.joint),
+                "bufferView": view,
+                "componentType": FLOAT,
+                "count": c.values.len(),
+                "type": ty,
+            }));
+            channels.push(json!({
+                "sampler": samplers.len(),
+                "target": { "node": first + c.joint, "path": path },
+            }));
+            samplers.push(json!({
+                "input": input,
+                "output": output,
+                "interpolation": "LINEAR",
+            }));
+        }
+        animations.push(json!({
+            "name": a.name,
+            "channels": channels,
+            "samplers": samplers,
+        }));
+    }
 
     let mut doc = Map::new();
     doc.insert(
@@ -263,6 +330,9 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
     }
     if !skins.is_empty() {
         doc.insert("skins".into(), Value::Array(skins));
+    }
+    if !animations.is_empty() {
+        doc.insert("animations".into(), Value::Array(animations));
     }
     if !w.accessors.is_empty() {
         doc.insert("accessors".into(), Value::Array(w.accessors));
@@ -553,6 +623,7 @@ mod tests {
                 primitives: prims,
             }],
             skeleton: None,
+            animations: Vec::new(),
         }
     }
 
@@ -936,6 +1007,95 @@ mod tests {
         let (doc, _) = build(&s).expect("build");
         assert_eq!(doc["scenes"], json!([{}]));
         assert!(doc.get("skins").is_none());
+    }
+
+    #[test]
+    fn layout_of_animations() {
+        use super::super::{Animation, Channel, ChannelValues};
+        let channel = |joint, times: Vec<f32>, values| Channel {
+            joint,
+            times,
+            values,
+        };
+        let mut s = scene(vec![skinned()]);
+        s.skeleton = Some(skeleton());
+        s.animations = vec![Animation {
+            name: "clip".into(),
+            channels: vec![
+                channel(
+                    1,
+                    vec![0.0, 0.5],
+                    ChannelValues::Translation(vec![[0.0; 3], [1.0, 2.0, 3.0]]),
+                ),
+                channel(
+                    0,
+                    vec![0.0, 0.5],
+                    ChannelValues::Rotation(vec![[0.0, 0.0, 0.0, 1.0]; 2]),
+                ),
+                channel(0, vec![0.25], ChannelValues::Scale(vec![[2.0; 3]])),
+            ],
+        }];
+        let (doc, bin) = build(&s).expect("build");
+        let a = &doc["animations"][0];
+        assert_eq!(a["name"], "clip");
+        // Joint nodes come after the one mesh node.
+        assert_eq!(
+            a["channels"][0],
+            json!({ "sampler": 0, "target": { "node": 2, "path": "translation" } })
+        );
+        assert_eq!(
+            a["channels"][1]["target"],
+            json!({ "node": 1, "path": "rotation" })
+        );
+        assert_eq!(a["channels"][2]["target"]["path"], "scale");
+        let sampler = |k: usize| &a["samplers"][k];
+        assert_eq!(sampler(0)["interpolation"], "LINEAR");
+        // Equal times share their accessor.
+        assert_eq!(sampler(0)["input"], sampler(1)["input"]);
+        assert_ne!(sampler(0)["input"], sampler(2)["input"]);
+        let acc = |v: &Value| &doc["accessors"][v.as_u64().expect("accessor") as usize];
+        let input = acc(&sampler(0)["input"]);
+        assert_eq!(input["type"], "SCALAR");
+        assert_eq!(input["min"], json!([0.0]));
+        assert_eq!(input["max"], json!([0.5]));
+        assert_eq!(acc(&sampler(1)["output"])["type"], "VEC4");
+        let out = acc(&sampler(0)["output"]);
+        assert_eq!(out["type"], "VEC3");
+        let view = &doc["bufferViews"][out["bufferView"].as_u64().expect("view") as usize];
+        assert!(view.get("target").is_none());
+        let at = view["byteOffset"].as_u64().expect("offset") as usize + 20;
+        assert_eq!(bin.get(at..at + 4), Some(&3.0f32.to_le_bytes()[..]));
+
+        // Bad animations: no channels, a joint out of range, a duplicate target,
+        // times not increasing or negative, a count mismatch, a non-unit rotation.
+        let bad = |a: Animation| {
+            let mut s = s.clone();
+            s.animations = vec![a];
+            to_glb(&s).is_err()
+        };
+        let with = |c: Vec<Channel>| Animation {
+            name: "bad".into(),
+            channels: c,
+        };
+        let t = |v: [f32; 3]| ChannelValues::Translation(vec![v]);
+        assert!(bad(with(vec![])));
+        assert!(bad(with(vec![channel(2, vec![0.0], t([0.0; 3]))])));
+        assert!(bad(with(vec![
+            channel(0, vec![0.0], t([0.0; 3])),
+            channel(0, vec![1.0], t([1.0; 3])),
+        ])));
+        let two = ChannelValues::Scale(vec![[1.0; 3]; 2]);
+        assert!(bad(with(vec![channel(0, vec![1.0, 1.0], two.clone())])));
+        assert!(bad(with(vec![channel(0, vec![-1.0, 1.0], two.clone())])));
+        assert!(bad(with(vec![channel(0, vec![1.0], two)])));
+        assert!(bad(with(vec![channel(0, vec![0.0], t([f32::NAN; 3]))])));
+        let r = ChannelValues::Rotation(vec![[0.0, 0.0, 0.0, 2.0]]);
+        assert!(bad(with(vec![channel(0, vec![0.0], r)])));
+        // Without a skeleton there is no joint to animate.
+        let mut none = s.clone();
+        none.skeleton = None;
+        none.meshes.clear();
+        assert!(to_glb(&none).is_err());
     }
 
     #[test]

@@ -232,6 +232,7 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
     Ok(Scene {
         meshes,
         skeleton: None,
+        animations: Vec::new(),
     })
 }
 
@@ -472,6 +473,7 @@ pub fn read_obj(text: &str) -> Result<Scene> {
             primitives: prims,
         }],
         skeleton: None,
+        animations: Vec::new(),
     })
 }
 

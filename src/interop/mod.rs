@@ -17,6 +17,11 @@
 //! [`from_unigine`]. The glTF writer turns them into a skin; OBJ has none and ignores
 //! them.
 //!
+//! UNIGINE animations (`.anim` files through [`from_unigine_anim`], and those embedded
+//! in ms10–ms12 meshes) become [`Animation`]s: per animated joint, a [`Channel`] of
+//! translations, rotations or scales, one key per frame at [`FRAME_RATE`]; glTF writes
+//! them as animations targeting the joint nodes, OBJ ignores them.
+//!
 //! UNIGINE morph targets and STF blendshapes become [`MorphTarget`]s: per-vertex
 //! position deltas ([`Primitive::morph_targets`]), written as glTF morph targets; OBJ
 //! ignores them.
@@ -38,6 +43,138 @@ pub struct Scene {
     /// The skeleton that [`Primitive::joints`] index into, shared by every mesh (one
     /// glTF skin); `None` for a scene without bones.
     pub skeleton: Option<Skeleton>,
+    /// Animations of the skeleton's joints (glTF animations); empty when the source
+    /// has none. OBJ ignores them.
+    pub animations: Vec<Animation>,
+}
+
+/// The frame rate at which UNIGINE animation frames are laid out in time: frame `f` is
+/// at `f / FRAME_RATE` seconds. UNIGINE files store no rate; 30 frames per second is
+/// this crate's documented default.
+pub const FRAME_RATE: f32 = 30.0;
+
+/// A named animation: keyframed transforms of [`Scene::skeleton`]'s joints.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Animation {
+    /// Name.
+    pub name: String,
+    /// Its channels; at most one per joint and path (glTF allows no more), and at
+    /// least one (glTF allows no empty animation).
+    pub channels: Vec<Channel>,
+}
+
+/// The keyframes of one property (translation, rotation or scale) of one joint, linearly
+/// interpolated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Channel {
+    /// Index of the animated joint in [`Skeleton::joints`].
+    pub joint: usize,
+    /// Key times in seconds: at least one, not negative, strictly increasing.
+    pub times: Vec<f32>,
+    /// The property and its value at each time (one per entry of `times`).
+    pub values: ChannelValues,
+}
+
+/// The animated property of a [`Channel`] and its values, local to the joint's parent
+/// as [`Joint`]'s transform is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum ChannelValues {
+    /// Translations.
+    Translation(Vec<[f32; 3]>),
+    /// Rotations, unit quaternions (x, y, z, w).
+    Rotation(Vec<[f32; 4]>),
+    /// Scales.
+    Scale(Vec<[f32; 3]>),
+}
+
+impl ChannelValues {
+    /// The glTF `target.path`: `"translation"`, `"rotation"` or `"scale"`.
+    pub fn path(&self) -> &'static str {
+        match self {
+            ChannelValues::Translation(_) => "translation",
+            ChannelValues::Rotation(_) => "rotation",
+            ChannelValues::Scale(_) => "scale",
+        }
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            ChannelValues::Translation(v) | ChannelValues::Scale(v) => v.len(),
+            ChannelValues::Rotation(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Animation {
+    /// Checks that the animation has channels, each naming one of `joints` joints, no two
+    /// the same joint and path, each with as many values as times (at least one), times
+    /// finite, not negative and strictly increasing, values finite and rotations unit
+    /// quaternions (within 1e-3).
+    pub fn check(&self, joints: usize) -> Result<()> {
+        let name = &self.name;
+        if self.channels.is_empty() {
+            return Err(inconsistent(format!("animation {name:?} has no channels")));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for c in &self.channels {
+            let (j, path) = (c.joint, c.values.path());
+            let what = format!("animation {name:?}, joint {j} {path}");
+            if j >= joints {
+                return Err(inconsistent(format!(
+                    "{what}: a skeleton of {joints} joints"
+                )));
+            }
+            if !seen.insert((j, path)) {
+                return Err(inconsistent(format!("{what}: two channels")));
+            }
+            if c.times.is_empty() || c.times.len() != c.values.len() {
+                return Err(inconsistent(format!(
+                    "{what}: {} times and {} values",
+                    c.times.len(),
+                    c.values.len()
+                )));
+            }
+            let increasing = c.times.windows(2).all(|w| match w {
+                [a, b] => a < b,
+                _ => true,
+            });
+            if c.times.iter().any(|t| !t.is_finite() || *t < 0.0) || !increasing {
+                return Err(inconsistent(format!(
+                    "{what}: times must be finite, not negative and increasing"
+                )));
+            }
+            let values: Vec<f32> = match &c.values {
+                ChannelValues::Translation(v) | ChannelValues::Scale(v) => {
+                    v.iter().flatten().copied().collect()
+                }
+                ChannelValues::Rotation(v) => v.iter().flatten().copied().collect(),
+            };
+            if let Some(x) = values.iter().find(|x| !x.is_finite()) {
+                return Err(Error::new(
+                    "export",
+                    ErrorKind::Invalid(format!("{what}: value {x} cannot be written to glTF")),
+                ));
+            }
+            if let ChannelValues::Rotation(v) = &c.values {
+                let unit = |q: &[f32; 4]| {
+                    let len = q.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+                    (len - 1.0).abs() <= 1e-3
+                };
+                if let Some(q) = v.iter().find(|q| !unit(q)) {
+                    return Err(inconsistent(format!(
+                        "{what}: rotation {q:?} is not a unit quaternion"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The joints of a skin, in the order [`Primitive::joints`] index them.
@@ -144,8 +281,9 @@ impl Skeleton {
 }
 
 impl Scene {
-    /// Checks every primitive ([`Primitive::check`]) and the skeleton
-    /// ([`Skeleton::check`]), and that every joint index names a joint.
+    /// Checks every primitive ([`Primitive::check`]), the skeleton
+    /// ([`Skeleton::check`]) and every animation ([`Animation::check`]), and that every
+    /// joint index names a joint.
     pub fn check(&self) -> Result<()> {
         let joints = match &self.skeleton {
             Some(s) => {
@@ -154,6 +292,9 @@ impl Scene {
             }
             None => 0,
         };
+        for a in &self.animations {
+            a.check(joints)?;
+        }
         for m in &self.meshes {
             for p in &m.primitives {
                 p.check()?;
@@ -363,6 +504,7 @@ pub fn from_filemesh(mesh: &crate::roblox::model::Mesh, name: &str, lod: usize) 
             primitives: vec![prim],
         }],
         skeleton,
+        animations: Vec::new(),
     })
 }
 
@@ -425,6 +567,7 @@ pub fn from_csg(model: &crate::roblox::csg_model::CsgMesh, name: &str) -> Scene 
                 .collect(),
         }],
         skeleton: None,
+        animations: Vec::new(),
     }
 }
 
@@ -450,14 +593,41 @@ pub fn from_csg(model: &crate::roblox::csg_model::CsgMesh, name: &str) -> Scene 
 /// its corners name, weight / 65535; influences on the same bone are added up, those on
 /// no bone dropped, the four largest kept and scaled to sum to 1. A vertex with no weight
 /// at all (or in a surface without weights) is bound to joint 0 with weight 1.
+///
+/// The animations embedded in ms10–ms12 meshes become [`Animation`]s, one per clip,
+/// named as in the header (f32 translations and scales, rotations i16 / 32767). UNIGINE
+/// stores no frame rate: frame `f` is at `f / FRAME_RATE` seconds. Every animated bone
+/// gets one [`Channel`] per path (translation, rotation, scale) that any key of the clip
+/// stores, with one key per frame: a component a key leaves out keeps the previous
+/// frame's value, and at frame 0 the bone's bind pose value. Rotations are normalised to
+/// unit quaternions (a zero one becomes the identity). Animated bone indices outside
+/// the skeleton are skipped (their keys are read and dropped), and so is a bone listed
+/// again after its first slot; a clip with no frames or nothing left to write is left
+/// out (glTF allows no empty animation).
 pub fn from_unigine(
     mesh: &crate::unigine::UnigineMesh,
     name: &str,
     limits: &Limits,
 ) -> Result<Scene> {
     let body = mesh.to_classic(limits)?;
-    let skeleton = unigine_skeleton(&body)?;
+    let skeleton = unigine_skeleton(&body.bones, &body.bind_pose)?;
     let joint_count = skeleton.as_ref().map_or(0, |s| s.joints.len());
+    let animations = body
+        .animation_names
+        .iter()
+        .zip(&body.animations)
+        .filter_map(|(n, a)| {
+            let keys: Vec<StoredKey> = a.keys.iter().map(StoredKey::embedded).collect();
+            unigine_clip(
+                n.text(),
+                &a.bones,
+                a.frame_count,
+                &keys,
+                &body.bind_pose,
+                joint_count,
+            )
+        })
+        .collect();
     let skinned = joint_count > 0 && body.data.iter().any(|d| !d.weights.counts.is_empty());
     let mut primitives = Vec::new();
     for (h, d) in body.surfaces.iter().zip(&body.data) {
@@ -526,6 +696,7 @@ pub fn from_unigine(
             primitives,
         }],
         skeleton,
+        animations,
     })
 }
 
@@ -557,25 +728,35 @@ fn unigine_morph_targets(
         .collect()
 }
 
-/// The skeleton of UNIGINE bones and their bind pose, `None` without bones.
-fn unigine_skeleton(body: &crate::unigine::mesh::ClassicMesh) -> Result<Option<Skeleton>> {
-    if body.bones.is_empty() {
+/// The bind pose transform of bone `i`: the identity when the bind pose is short.
+fn unigine_bind_pose(
+    bind_pose: &[crate::unigine::mesh::Transform],
+    i: usize,
+) -> crate::unigine::mesh::Transform {
+    bind_pose
+        .get(i)
+        .copied()
+        .unwrap_or(crate::unigine::mesh::Transform {
+            position: [0.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        })
+}
+
+/// The skeleton of UNIGINE bones and their bind pose (of a mesh or an animation file),
+/// `None` without bones.
+fn unigine_skeleton(
+    bones: &[crate::unigine::mesh::Bone],
+    bind_pose: &[crate::unigine::mesh::Transform],
+) -> Result<Option<Skeleton>> {
+    if bones.is_empty() {
         return Ok(None);
     }
-    let joints = body
-        .bones
+    let joints = bones
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let pose = body
-                .bind_pose
-                .get(i)
-                .copied()
-                .unwrap_or(crate::unigine::mesh::Transform {
-                    position: [0.0; 3],
-                    rotation: [0.0, 0.0, 0.0, 1.0],
-                    scale: [1.0; 3],
-                });
+            let pose = unigine_bind_pose(bind_pose, i);
             skin::LocalJoint {
                 name: b.name.text(),
                 parent: usize::try_from(b.parent).ok(),
@@ -586,6 +767,219 @@ fn unigine_skeleton(body: &crate::unigine::mesh::ClassicMesh) -> Result<Option<S
         })
         .collect();
     skin::skeleton_from_local(joints).map(Some)
+}
+
+/// A UNIGINE animation file as a scene: its skeleton and one [`Animation`] per clip,
+/// no meshes.
+///
+/// The skeleton is built from the file's bones and bind pose as [`from_unigine`] builds
+/// a mesh's. Each clip (an10: one per name, named so; an11: the one clip, named `name`)
+/// becomes an animation as described under [`from_unigine`]'s embedded animations:
+/// frame `f` at `f / FRAME_RATE` seconds, one key per frame for every path the clip
+/// stores. an10 translations and scales are decoded through the clip's boxes
+/// ([`QuantBox::decode`](crate::unigine::anim::QuantBox::decode)), rotations are
+/// i16 / 32767; an11 keys are f32 vectors.
+pub fn from_unigine_anim(anim: &crate::unigine::anim::UnigineAnim, name: &str) -> Result<Scene> {
+    use crate::unigine::anim::UnigineAnim;
+    let (bones, bind_pose) = match anim {
+        UnigineAnim::An10(f) => (&f.bones, &f.bind_pose),
+        UnigineAnim::An11(f) => (&f.bones, &f.bind_pose),
+    };
+    let skeleton = unigine_skeleton(bones, bind_pose)?;
+    let joints = skeleton.as_ref().map_or(0, |s| s.joints.len());
+    let animations = match anim {
+        UnigineAnim::An10(f) => f
+            .names
+            .iter()
+            .zip(&f.animations)
+            .filter_map(|(n, a)| {
+                let keys: Vec<StoredKey> = a.keys.iter().map(|k| StoredKey::an10(k, a)).collect();
+                unigine_clip(n.text(), &a.bones, a.frame_count, &keys, bind_pose, joints)
+            })
+            .collect(),
+        UnigineAnim::An11(f) => {
+            let a = &f.animation;
+            let keys: Vec<StoredKey> = a.keys.iter().map(StoredKey::an11).collect();
+            unigine_clip(
+                name.to_string(),
+                &a.bones,
+                a.frame_count,
+                &keys,
+                bind_pose,
+                joints,
+            )
+            .into_iter()
+            .collect()
+        }
+    };
+    Ok(Scene {
+        meshes: Vec::new(),
+        skeleton,
+        animations,
+    })
+}
+
+/// The components one UNIGINE key stores (`None`: absent), decoded.
+#[derive(Clone, Copy, Debug, Default)]
+struct StoredKey {
+    translation: [Option<f32>; 3],
+    /// As stored, any length.
+    rotation: Option<[f64; 4]>,
+    scale: [Option<f32>; 3],
+}
+
+/// The flagged components of a vector, decoded.
+fn flagged<T: Copy>(
+    on: [bool; 3],
+    v: [T; 3],
+    decode: impl Fn(usize, T) -> f32,
+) -> [Option<f32>; 3] {
+    let mut out = [None; 3];
+    for (axis, ((o, on), v)) in out.iter_mut().zip(on).zip(v).enumerate() {
+        if on {
+            *o = Some(decode(axis, v));
+        }
+    }
+    out
+}
+
+/// An i16 rotation as stored: each component / 32767.
+fn i16_rotation(r: [i16; 4]) -> [f64; 4] {
+    r.map(|x| f64::from(x) / 32767.0)
+}
+
+impl StoredKey {
+    /// A key of an animation embedded in an ms10–ms12 mesh.
+    fn embedded(k: &crate::unigine::anim::Key<f32>) -> Self {
+        let m = k.mask;
+        StoredKey {
+            translation: flagged(m.translation(), k.translation, |_, x| x),
+            rotation: m.rotation().then(|| i16_rotation(k.rotation)),
+            scale: flagged(m.scale(), k.scale, |_, x| x),
+        }
+    }
+
+    /// A key of an an10 clip, decoded through the clip's boxes.
+    fn an10(k: &crate::unigine::anim::Key<u16>, a: &crate::unigine::anim::An10Animation) -> Self {
+        let m = k.mask;
+        StoredKey {
+            translation: flagged(m.translation(), k.translation, |c, q| {
+                a.translation_box.decode(c, q)
+            }),
+            rotation: m.rotation().then(|| i16_rotation(k.rotation)),
+            scale: flagged(m.scale(), k.scale, |c, q| a.scale_box.decode(c, q)),
+        }
+    }
+
+    /// A key of an an11 clip.
+    fn an11(k: &crate::unigine::anim::An11Key) -> Self {
+        use crate::unigine::anim::An11Key;
+        let has = |bit: u8| k.mask & bit != 0;
+        StoredKey {
+            translation: flagged([has(An11Key::POSITION); 3], k.position, |_, x| x),
+            rotation: has(An11Key::ROTATION).then(|| k.rotation.map(f64::from)),
+            scale: flagged([has(An11Key::SCALE); 3], k.scale, |_, x| x),
+        }
+    }
+}
+
+/// One bone's translations, rotations and scales, a value per frame.
+type Tracks = (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<[f32; 3]>);
+
+/// One UNIGINE clip as an animation (see [`from_unigine`]); `None` when it has nothing
+/// glTF can hold (no frames, no animated bone in the skeleton, no stored component).
+/// `keys` are frame-major, `bones.len()` per frame; `joints` the skeleton's size.
+fn unigine_clip(
+    name: String,
+    bones: &[i16],
+    frames: u32,
+    keys: &[StoredKey],
+    bind_pose: &[crate::unigine::mesh::Transform],
+    joints: usize,
+) -> Option<Animation> {
+    let n = bones.len();
+    let stores = |f: &dyn Fn(&StoredKey) -> bool| keys.iter().any(f);
+    let paths = [
+        stores(&|k| k.translation.iter().any(Option::is_some)),
+        stores(&|k| k.rotation.is_some()),
+        stores(&|k| k.scale.iter().any(Option::is_some)),
+    ];
+    // Each bone's state: its bind pose, then the keys as they come.
+    let mut state: Vec<([f32; 3], [f32; 4], [f32; 3])> = bones
+        .iter()
+        .map(|&b| {
+            let pose = usize::try_from(b)
+                .ok()
+                .filter(|&b| b < joints)
+                .map(|b| unigine_bind_pose(bind_pose, b))
+                .unwrap_or_else(|| unigine_bind_pose(&[], 0));
+            let rotation = skin::normalize_quat(pose.rotation.map(f64::from)).map(|x| x as f32);
+            (pose.position, rotation, pose.scale)
+        })
+        .collect();
+    // The slots exported: in the skeleton, first of their bone.
+    let mut seen = std::collections::HashSet::new();
+    let exported: Vec<(usize, usize)> = bones
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, &b)| {
+            let b = usize::try_from(b).ok().filter(|&b| b < joints)?;
+            seen.insert(b).then_some((slot, b))
+        })
+        .collect();
+    if frames == 0 || exported.is_empty() || !paths.iter().any(|&p| p) {
+        return None;
+    }
+    let frame_count = frames as usize;
+    let mut values: Vec<Tracks> = exported
+        .iter()
+        .map(|_| {
+            (
+                Vec::with_capacity(frame_count),
+                Vec::with_capacity(frame_count),
+                Vec::with_capacity(frame_count),
+            )
+        })
+        .collect();
+    let mut frame_keys = keys.chunks(n.max(1));
+    for _ in 0..frames {
+        let these = frame_keys.next().unwrap_or_default();
+        for (s, k) in state.iter_mut().zip(these) {
+            for (v, x) in s.0.iter_mut().zip(k.translation) {
+                *v = x.unwrap_or(*v);
+            }
+            if let Some(r) = k.rotation {
+                s.1 = skin::normalize_quat(r).map(|x| x as f32);
+            }
+            for (v, x) in s.2.iter_mut().zip(k.scale) {
+                *v = x.unwrap_or(*v);
+            }
+        }
+        for ((slot, _), out) in exported.iter().zip(&mut values) {
+            if let Some(s) = state.get(*slot) {
+                out.0.push(s.0);
+                out.1.push(s.1);
+                out.2.push(s.2);
+            }
+        }
+    }
+    let times: Vec<f32> = (0..frames).map(|f| f as f32 / FRAME_RATE).collect();
+    let mut channels = Vec::new();
+    for ((_, joint), (t, r, s)) in exported.into_iter().zip(values) {
+        let all = [
+            ChannelValues::Translation(t),
+            ChannelValues::Rotation(r),
+            ChannelValues::Scale(s),
+        ];
+        for (values, _) in all.into_iter().zip(paths).filter(|(_, p)| *p) {
+            channels.push(Channel {
+                joint,
+                times: times.clone(),
+                values,
+            });
+        }
+    }
+    Some(Animation { name, channels })
 }
 
 /// Each position's four joints and weights, from a surface's weights (positions past
@@ -687,5 +1081,6 @@ pub fn from_stf(file: &crate::stf::StfContainer) -> Result<Scene> {
     Ok(Scene {
         meshes,
         skeleton: None,
+        animations: Vec::new(),
     })
 }

@@ -163,6 +163,7 @@ mod tests {
                 },
             ],
             skeleton: None,
+            animations: Vec::new(),
         };
         let text = to_obj(&scene).expect("obj");
         let faces: Vec<&str> = text.lines().filter(|l| l.starts_with("f ")).collect();
@@ -194,6 +195,7 @@ mod tests {
                 primitives: vec![p.clone()],
             }],
             skeleton: None,
+            animations: Vec::new(),
         })
         .expect("obj");
         let read: Vec<[f32; 3]> = text
@@ -218,6 +220,7 @@ mod tests {
                 primitives: vec![p],
             }],
             skeleton: None,
+            animations: Vec::new(),
         };
         assert!(to_obj(&scene(p)).is_err());
         let mut p = prim("p", true, false, false);
@@ -244,6 +247,7 @@ mod tests {
                 primitives: vec![p],
             }],
             skeleton,
+            animations: Vec::new(),
         };
         let skeleton = super::super::Skeleton {
             joints: vec![super::super::Joint::default(); 2],
