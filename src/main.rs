@@ -83,17 +83,17 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 0)]
         lod: usize,
     },
-    /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh of version VER:
-    /// every triangle primitive's positions, normals, first UV set and colours, in
-    /// mesh-local coordinates.
+    /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh (every triangle
+    /// primitive's positions, normals, first UV set and colours, in mesh-local
+    /// coordinates) or as CSGPHS collision data (one convex hull per primitive).
     Import {
         /// Input file: .gltf, .glb or .obj.
         #[arg(value_parser = parse_import_path)]
         input: PathBuf,
         /// Output file.
         output: PathBuf,
-        /// FileMesh version to write: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
-        /// 6.00, 7.00.
+        /// Version to write: FileMesh 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
+        /// 6.00, 7.00, or CSGPHS 0, 3, 5, 6, 7, 8.
         #[arg(long, value_name = "VER")]
         to: String,
         /// Accept a version that cannot hold everything (1.x: 6 significant digits,
@@ -710,12 +710,22 @@ fn parse_import_path(p: &str) -> Result<PathBuf, String> {
 
 fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<ExitCode, Failure> {
     use meshcodec::interop::import;
-    let target: Version = to.parse().map_err(|_| {
-        fail(
+    // A FileMesh version (`4.01`) or a CSGPHS version (`7`).
+    let filemesh = to.parse::<Version>().ok();
+    let csg = to
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|v| CSGPHS_VERSIONS.contains(v));
+    if filemesh.is_none() && csg.is_none() {
+        return Err(fail(
             input,
-            format!("--to {to}: import writes a FileMesh; its versions are 1.00 to 7.00"),
-        )
-    })?;
+            format!(
+                "--to {to}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision \
+                 data (0, 3, 5, 6, 7, 8)"
+            ),
+        ));
+    }
     let bytes = read_file(input)?;
     let ext = input
         .extension()
@@ -730,25 +740,43 @@ fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<Ex
         import::read_gltf(&bytes, input.parent())
     }
     .map_err(|e| fail(input, e))?;
-    let mesh = import::to_filemesh(&scene).map_err(|e| fail(input, e))?;
-    check_losses(
-        input,
-        &ext,
-        &target.to_string(),
-        &mesh.losses(target),
-        allow_lossy,
-    )?;
-    let out = mesh
-        .to_file(target)
-        .and_then(|f| f.write())
-        .map_err(|e| fail(input, e))?;
+    let from = if ext == "obj" {
+        "the OBJ import"
+    } else {
+        "the glTF import"
+    };
+    let (out, summary) = if let Some(target) = filemesh {
+        let mesh = import::to_filemesh(&scene).map_err(|e| fail(input, e))?;
+        check_losses(
+            input,
+            from,
+            &target.to_string(),
+            &mesh.losses(target),
+            allow_lossy,
+        )?;
+        let out = mesh
+            .to_file(target)
+            .and_then(|f| f.write())
+            .map_err(|e| fail(input, e))?;
+        let summary = format!(
+            "FileMesh {target}, {} vertices, {} faces",
+            mesh.vertices.len(),
+            mesh.faces.len()
+        );
+        (out, summary)
+    } else {
+        let target = csg.unwrap_or(7);
+        let model = import::to_csg(&scene).map_err(|e| fail(input, e))?;
+        let to = format!("CSGPHS {target}");
+        check_losses(input, from, &to, &model.losses(target), allow_lossy)?;
+        let out = model
+            .to_csgphs(target)
+            .and_then(|c| c.write())
+            .map_err(|e| fail(input, e))?;
+        (out, format!("{to}, {} hulls", model.hulls.len()))
+    };
     std::fs::write(output, out).map_err(|e| fail(output, format!("cannot write: {e}")))?;
-    eprintln!(
-        "meshcodec: {}: FileMesh {target}, {} vertices, {} faces",
-        output.display(),
-        mesh.vertices.len(),
-        mesh.faces.len()
-    );
+    eprintln!("meshcodec: {}: {summary}", output.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -209,7 +209,19 @@ fn cli_import() {
         "--allow-lossy".as_ref(),
     ]);
     assert!(o.status.success(), "{o:?}");
-    // Not a FileMesh version; not an importable extension.
+    // Collision data: one hull per primitive, any CSGPHS version.
+    let o = run(&[
+        "import".as_ref(),
+        glb.as_os_str(),
+        out.as_os_str(),
+        "--to".as_ref(),
+        "7".as_ref(),
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(std::fs::read(&out)
+        .unwrap()
+        .starts_with(b"CSGPHS\x07\0\0\0"));
+    // Not a FileMesh or CSGPHS version; not an importable extension.
     let o = run(&[
         "import".as_ref(),
         glb.as_os_str(),
@@ -280,4 +292,67 @@ fn damaged_imports_never_panic() {
         cases += 3;
     }
     assert!(cases > 9000);
+}
+
+/// CSGPHS hulls exported to glTF and imported again as collision data keep every hull's
+/// surface (the same triangles over the same positions) and its mass properties, in
+/// every version that holds hulls.
+#[test]
+fn csg_hulls_survive_export_and_import() {
+    use meshcodec::roblox::csg_model::{CsgHull, CsgMesh};
+    let surface = |h: &CsgHull| {
+        let mut v: Vec<[[u32; 3]; 3]> = h
+            .triangles
+            .iter()
+            .map(|t| {
+                let p = t.map(|i| h.positions[i as usize].map(f32::to_bits));
+                let k = (0..3).min_by_key(|&k| p[k]).unwrap();
+                [p[k], p[(k + 1) % 3], p[(k + 2) % 3]]
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("csgphs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        paths.extend(
+            std::fs::read_dir(dir.join("csg"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+    }
+    let mut n = 0;
+    for path in paths {
+        let model = CsgMesh::read(&std::fs::read(&path).unwrap()).unwrap();
+        if model.hulls.is_empty() {
+            continue;
+        }
+        let glb = gltf::to_glb(&interop::from_csg(&model, "x")).unwrap();
+        let back = import::to_csg(&import::read_gltf(&glb, None).unwrap()).unwrap();
+        assert_eq!(back.hulls.len(), model.hulls.len(), "{}", path.display());
+        for (a, b) in model.hulls.iter().zip(&back.hulls) {
+            assert_eq!(surface(a), surface(b), "{}", path.display());
+        }
+        for v in [3, 5, 6, 7, 8] {
+            let bytes = back.to_csgphs(v).unwrap().write().unwrap();
+            let again = CsgMesh::read(&bytes).unwrap();
+            let (p, q) = (model.computed_physics(), again.computed_physics());
+            assert!(
+                (p.volume - q.volume).abs() <= 1e-5 * p.volume.abs().max(1.0),
+                "{} v{v}: {} vs {}",
+                path.display(),
+                p.volume,
+                q.volume
+            );
+            for (a, b) in model.hulls.iter().zip(&again.hulls) {
+                assert_eq!(surface(a), surface(b), "{} v{v}", path.display());
+            }
+        }
+        n += 1;
+    }
+    assert!(n >= 6, "{n}");
 }
