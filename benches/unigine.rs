@@ -28,9 +28,7 @@ use meshcodec::unigine::mesh::{
     Bone, BoneWeight, Bounds, ClassicMesh, SurfaceData, SurfaceHeader, TargetData, Transform,
     Weights,
 };
-use meshcodec::unigine::ms14::{
-    Lz4Block, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader, Ms14Target, Ms14TargetData,
-};
+use meshcodec::unigine::ms14::{Lz4Block, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader};
 use meshcodec::unigine::{MeshBody, MeshVersion, UnigineMesh};
 use meshcodec::Limits;
 
@@ -151,32 +149,11 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     // The same surface as an ms14 geometry payload.
-    let d = data;
     let ms14 = Ms14Mesh {
-        surfaces: vec![Ms14SurfaceHeader {
-            name: header.name,
-            coordinate_index_count: d.coordinate_indices.len() as u32,
-            triangle_index_count: d.triangle_indices.len() as u32,
-            targets: vec![Ms14Target {
-                name: UString::new(""),
-                vertex_count: d.targets[0].positions.len() as u32,
-            }],
-            ..Ms14SurfaceHeader::default()
-        }],
+        surfaces: vec![Ms14SurfaceHeader::for_surface(&header, &data).unwrap()],
         ..Ms14Mesh::default()
     };
-    let geometry = Ms14Geometry {
-        targets: vec![Ms14TargetData {
-            positions: d.targets[0].positions.clone(),
-            tangents: d.targets[0].tangents.clone(),
-        }],
-        weights: d.weights,
-        uv0: d.uv0,
-        uv1: d.uv1,
-        colors: d.colors,
-        coordinate_indices: d.coordinate_indices,
-        triangle_indices: d.triangle_indices,
-    };
+    let geometry = Ms14Geometry::from(data);
     let payload = ms14.geometry_bytes(0, &geometry).unwrap();
     let block = Lz4Block::compress(&payload);
     assert_eq!(block.decompress(&Limits::default()).unwrap(), payload);

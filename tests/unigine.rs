@@ -310,7 +310,7 @@ fn ms14_rebuilt_from_geometry_is_byte_identical() {
             unreachable!()
         };
         let classic = m.to_classic(&Limits::default()).unwrap();
-        let rebuilt = Ms14Mesh::from_classic(&classic, Some(orig.memory_estimate)).unwrap();
+        let rebuilt = Ms14Mesh::from_classic(classic, Some(orig.memory_estimate)).unwrap();
         for i in 0..orig.surfaces.len() {
             assert_eq!(
                 rebuilt.tree(i, &Limits::default()).unwrap(),

@@ -23,7 +23,7 @@ use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{read_all, write_all};
 use crate::roblox::convert::{Loss, LossKind};
 use mesh::ClassicMesh;
-use ms14::Ms14Mesh;
+use ms14::{Ms14Mesh, Ms14SurfaceHeader};
 
 /// ms10 stores the tangent w (handedness) in a signed byte scaled by 127; later
 /// versions in an i16 scaled by 32767, like x, y, z.
@@ -209,34 +209,14 @@ impl UnigineMesh {
             MeshBody::Classic(c) => return Ok(c.clone()),
             MeshBody::Ms14(m) => m,
         };
-        let mut surfaces = Vec::with_capacity(m.surfaces.len());
-        let mut data = Vec::with_capacity(m.surfaces.len());
-        for (i, h) in m.surfaces.iter().enumerate() {
-            let g = m.geometry(i, limits)?;
-            surfaces.push(mesh::SurfaceHeader {
-                name: h.name.clone(),
-                lightmap_channel: h.lightmap_channel,
-                lightmap_resolution: h.lightmap_resolution,
-                bounds: h.bounds,
-                targets: h.targets.iter().map(|t| t.name.clone()).collect(),
-            });
-            data.push(mesh::SurfaceData {
-                targets: g
-                    .targets
-                    .into_iter()
-                    .map(|t| mesh::TargetData {
-                        positions: t.positions,
-                        tangents: t.tangents,
-                    })
-                    .collect(),
-                weights: g.weights,
-                uv0: g.uv0,
-                uv1: g.uv1,
-                colors: g.colors,
-                coordinate_indices: g.coordinate_indices,
-                triangle_indices: g.triangle_indices,
-            });
-        }
+        let surfaces = m
+            .surfaces
+            .iter()
+            .map(Ms14SurfaceHeader::to_classic)
+            .collect();
+        let data = (0..m.surfaces.len())
+            .map(|i| m.geometry(i, limits).map(mesh::SurfaceData::from))
+            .collect::<Result<_>>()?;
         Ok(ClassicMesh {
             bounds: m.bounds,
             bones: m.bones.clone(),
@@ -447,7 +427,7 @@ impl UnigineMesh {
             }
         }
         let body = if target == MeshVersion::Ms14 {
-            MeshBody::Ms14(Ms14Mesh::from_classic(&body, None)?)
+            MeshBody::Ms14(Ms14Mesh::from_classic(body, None)?)
         } else {
             MeshBody::Classic(body)
         };

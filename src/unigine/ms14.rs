@@ -17,7 +17,10 @@ use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
 use serde::Serialize;
 
 use super::cint::{records, CInt, Count, UString};
-use super::mesh::{read_indices, write_indices, Bone, Bounds, Transform, Weights};
+use super::mesh::{
+    read_indices, write_indices, Bone, Bounds, ClassicMesh, SurfaceData, SurfaceHeader, TargetData,
+    Transform, Weights,
+};
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, read_all, write_all};
 
@@ -690,79 +693,126 @@ impl Ms14Mesh {
     /// settings. `memory_estimate` is UNIGINE's estimate of the memory the mesh takes; its
     /// formula is unknown, so without one the sum of the decompressed payload sizes is
     /// written. Embedded animations (which ms14 cannot hold) are left out.
-    pub fn from_classic(
-        c: &super::mesh::ClassicMesh,
-        memory_estimate: Option<i64>,
-    ) -> Result<Ms14Mesh> {
+    pub fn from_classic(c: ClassicMesh, memory_estimate: Option<i64>) -> Result<Ms14Mesh> {
         let mut m = Ms14Mesh {
             tree_leaf_triangles: CInt(TREE_LEAF_TRIANGLES),
             bounds: c.bounds,
-            bones: c.bones.clone(),
-            bind_pose: c.bind_pose.clone(),
+            bones: c.bones,
+            bind_pose: c.bind_pose,
+            surfaces: c
+                .surfaces
+                .iter()
+                .zip(&c.data)
+                .map(|(h, d)| Ms14SurfaceHeader::for_surface(h, d))
+                .collect::<Result<_>>()?,
             ..Ms14Mesh::default()
         };
-        let too_many = |what: &str| {
-            Error::new(
-                "ms14",
-                ErrorKind::Inconsistent(format!("too many {what} for ms14")),
-            )
-        };
-        for (h, d) in c.surfaces.iter().zip(&c.data) {
-            m.surfaces.push(Ms14SurfaceHeader {
-                name: h.name.clone(),
-                lightmap_channel: h.lightmap_channel,
-                lightmap_resolution: h.lightmap_resolution,
-                coordinate_index_count: u32::try_from(d.coordinate_indices.len())
-                    .map_err(|_| too_many("coordinate indices"))?,
-                triangle_index_count: u32::try_from(d.triangle_indices.len())
-                    .map_err(|_| too_many("triangle indices"))?,
-                bounds: h.bounds,
-                targets: h
-                    .targets
-                    .iter()
-                    .zip(&d.targets)
-                    .map(|(name, t)| {
-                        u32::try_from(t.positions.len())
-                            .map(|vertex_count| Ms14Target {
-                                name: name.clone(),
-                                vertex_count,
-                            })
-                            .map_err(|_| too_many("positions"))
-                    })
-                    .collect::<Result<_>>()?,
-            });
-        }
         let mut total = 0u64;
-        for (i, d) in c.data.iter().enumerate() {
-            let g = Ms14Geometry {
-                targets: d
-                    .targets
-                    .iter()
-                    .map(|t| Ms14TargetData {
-                        positions: t.positions.clone(),
-                        tangents: t.tangents.clone(),
-                    })
-                    .collect(),
-                weights: d.weights.clone(),
-                uv0: d.uv0.clone(),
-                uv1: d.uv1.clone(),
-                colors: d.colors.clone(),
-                coordinate_indices: d.coordinate_indices.clone(),
-                triangle_indices: d.triangle_indices.clone(),
-            };
-            let geometry = m.geometry_bytes(i, &g)?;
-            let base = d
-                .targets
-                .first()
-                .map(|t| t.positions.as_slice())
-                .unwrap_or_default();
-            let tree = build_tree(base, &d.coordinate_indices, TREE_LEAF_TRIANGLES as usize);
+        for (i, d) in c.data.into_iter().enumerate() {
+            let tree = build_tree(
+                d.targets
+                    .first()
+                    .map(|t| t.positions.as_slice())
+                    .unwrap_or_default(),
+                &d.coordinate_indices,
+                TREE_LEAF_TRIANGLES as usize,
+            );
             let tree = write_all(&[], &tree, 1024, ())?;
+            let geometry = m.geometry_bytes(i, &Ms14Geometry::from(d))?;
             total += (geometry.len() + tree.len()) as u64;
             m.blocks.geometry.push(Lz4Block::compress(&geometry));
             m.blocks.trees.push(Lz4Block::compress(&tree));
         }
         m.memory_estimate = memory_estimate.unwrap_or(total as i64);
         Ok(m)
+    }
+}
+
+impl Ms14SurfaceHeader {
+    /// The ms14 header of a surface in the ms10–ms13 layout: its header, with the index
+    /// and per-target position counts of its geometry.
+    pub fn for_surface(h: &SurfaceHeader, d: &SurfaceData) -> Result<Ms14SurfaceHeader> {
+        let count = |n: usize, what: &str| {
+            u32::try_from(n).map_err(|_| {
+                Error::new(
+                    "ms14",
+                    ErrorKind::Inconsistent(format!("too many {what} for ms14")),
+                )
+            })
+        };
+        Ok(Ms14SurfaceHeader {
+            name: h.name.clone(),
+            lightmap_channel: h.lightmap_channel,
+            lightmap_resolution: h.lightmap_resolution,
+            coordinate_index_count: count(d.coordinate_indices.len(), "coordinate indices")?,
+            triangle_index_count: count(d.triangle_indices.len(), "triangle indices")?,
+            bounds: h.bounds,
+            targets: h
+                .targets
+                .iter()
+                .zip(&d.targets)
+                .map(|(name, t)| {
+                    Ok(Ms14Target {
+                        name: name.clone(),
+                        vertex_count: count(t.positions.len(), "positions")?,
+                    })
+                })
+                .collect::<Result<_>>()?,
+        })
+    }
+
+    /// The header in the ms10–ms13 layout (the counts move into the geometry).
+    pub fn to_classic(&self) -> SurfaceHeader {
+        SurfaceHeader {
+            name: self.name.clone(),
+            lightmap_channel: self.lightmap_channel,
+            lightmap_resolution: self.lightmap_resolution,
+            bounds: self.bounds,
+            targets: self.targets.iter().map(|t| t.name.clone()).collect(),
+        }
+    }
+}
+
+/// The same arrays: an ms14 geometry payload from a surface of the ms10–ms13 layout.
+impl From<SurfaceData> for Ms14Geometry {
+    fn from(d: SurfaceData) -> Ms14Geometry {
+        Ms14Geometry {
+            targets: d
+                .targets
+                .into_iter()
+                .map(|t| Ms14TargetData {
+                    positions: t.positions,
+                    tangents: t.tangents,
+                })
+                .collect(),
+            weights: d.weights,
+            uv0: d.uv0,
+            uv1: d.uv1,
+            colors: d.colors,
+            coordinate_indices: d.coordinate_indices,
+            triangle_indices: d.triangle_indices,
+        }
+    }
+}
+
+/// The same arrays: a surface of the ms10–ms13 layout from an ms14 geometry payload.
+impl From<Ms14Geometry> for SurfaceData {
+    fn from(g: Ms14Geometry) -> SurfaceData {
+        SurfaceData {
+            targets: g
+                .targets
+                .into_iter()
+                .map(|t| TargetData {
+                    positions: t.positions,
+                    tangents: t.tangents,
+                })
+                .collect(),
+            weights: g.weights,
+            uv0: g.uv0,
+            uv1: g.uv1,
+            colors: g.colors,
+            coordinate_indices: g.coordinate_indices,
+            triangle_indices: g.triangle_indices,
+        }
     }
 }
