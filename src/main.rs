@@ -77,7 +77,7 @@ enum Command {
         /// Input file (FileMesh, CSGPHS, UNIGINE mesh or animation, STF).
         input: PathBuf,
         /// Output file: .gltf, .glb or .obj.
-        #[arg(value_parser = parse_export_path)]
+        #[arg(value_parser = interchange_path)]
         output: PathBuf,
         /// FileMesh: the level of detail to export (0, the default, is full detail).
         #[arg(long, value_name = "N", default_value_t = 0)]
@@ -88,7 +88,7 @@ enum Command {
     /// coordinates) or as CSGPHS collision data (one convex hull per primitive).
     Import {
         /// Input file: .gltf, .glb or .obj.
-        #[arg(value_parser = parse_import_path)]
+        #[arg(value_parser = interchange_path)]
         input: PathBuf,
         /// Output file.
         output: PathBuf,
@@ -632,15 +632,19 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
     })
 }
 
-/// `export`'s OUT: its extension must name a format.
-fn parse_export_path(p: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(p);
-    match path
-        .extension()
+/// A path's extension, lower case ("" if none).
+fn extension(path: &Path) -> String {
+    path.extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
-    {
-        Some(e) if matches!(e.as_str(), "gltf" | "glb" | "obj") => Ok(path),
+        .unwrap_or_default()
+}
+
+/// `export`'s OUT and `import`'s IN: the extension must name an interchange format.
+fn interchange_path(p: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(p);
+    match extension(&path).as_str() {
+        "gltf" | "glb" | "obj" => Ok(path),
         _ => Err(format!("{p}: the extension must be .gltf, .glb or .obj")),
     }
 }
@@ -656,11 +660,7 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
     if lod != 0 && !matches!(loaded, Loaded::FileMesh(_)) {
         return Err(fail(input, "--lod applies to FileMesh only"));
     }
-    let ext = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
+    let ext = extension(output);
     let scene = match loaded {
         Loaded::FileMesh(f) => Mesh::from_file_with_limits(&f, &limits)
             .and_then(|m| interop::from_filemesh(&m, &name, lod)),
@@ -703,11 +703,6 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
     Ok(ExitCode::SUCCESS)
 }
 
-/// `import`'s IN: its extension must name a format.
-fn parse_import_path(p: &str) -> Result<PathBuf, String> {
-    parse_export_path(p)
-}
-
 fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<ExitCode, Failure> {
     use meshcodec::interop::import;
     // A FileMesh version (`4.01`) or a CSGPHS version (`7`).
@@ -727,11 +722,7 @@ fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<Ex
         ));
     }
     let bytes = read_file(input)?;
-    let ext = input
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
+    let ext = extension(input);
     let scene = if ext == "obj" {
         let text =
             std::str::from_utf8(&bytes).map_err(|e| fail(input, format!("not UTF-8: {e}")))?;

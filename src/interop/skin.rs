@@ -154,6 +154,15 @@ pub(crate) fn quat_rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
     ]
 }
 
+/// A joint's local matrix, from its (f32) translation, rotation and scale.
+pub(crate) fn local_matrix(j: &super::Joint) -> Mat4 {
+    trs_matrix(
+        j.translation.map(f64::from),
+        j.rotation.map(f64::from),
+        j.scale.map(f64::from),
+    )
+}
+
 /// The matrix `T × R × S` of a translation, unit quaternion and scale.
 pub(crate) fn trs_matrix(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Mat4 {
     let [r00, r01, r02, r10, r11, r12, r20, r21, r22] = quat_to_mat3(q);
@@ -284,16 +293,7 @@ pub(crate) fn skeleton_from_local(joints: Vec<LocalJoint>) -> Result<Skeleton> {
             inverse_bind_matrix: IDENTITY.map(|x| x as f32),
         })
         .collect();
-    let local: Vec<Mat4> = out
-        .iter()
-        .map(|j| {
-            trs_matrix(
-                j.translation.map(f64::from),
-                j.rotation.map(f64::from),
-                j.scale.map(f64::from),
-            )
-        })
-        .collect();
+    let local: Vec<Mat4> = out.iter().map(local_matrix).collect();
     let world = world_matrices(&local, &parents);
     for (j, w) in out.iter_mut().zip(&world) {
         let inv = invert(w).ok_or_else(|| {
@@ -555,17 +555,7 @@ mod tests {
         assert_eq!(s.joints[0].parent, Some(1));
         let h = std::f32::consts::FRAC_1_SQRT_2;
         assert_eq!(s.joints[0].rotation, [0.0, 0.0, h, h]);
-        let local: Vec<Mat4> = s
-            .joints
-            .iter()
-            .map(|j| {
-                trs_matrix(
-                    j.translation.map(f64::from),
-                    j.rotation.map(f64::from),
-                    j.scale.map(f64::from),
-                )
-            })
-            .collect();
+        let local: Vec<Mat4> = s.joints.iter().map(local_matrix).collect();
         let world = world_matrices(&local, &[Some(1), None]);
         for (j, w) in s.joints.iter().zip(&world) {
             let ibm = j.inverse_bind_matrix.map(f64::from);
