@@ -609,7 +609,7 @@ pub fn from_unigine(
     name: &str,
     limits: &Limits,
 ) -> Result<Scene> {
-    let body = mesh.to_classic(limits)?;
+    let body = mesh.classic_view(limits)?;
     let skeleton = unigine_skeleton(&body.bones, &body.bind_pose)?;
     let joint_count = skeleton.as_ref().map_or(0, |s| s.joints.len());
     let animations = body

@@ -205,8 +205,14 @@ impl UnigineMesh {
     /// The body in the ms10–ms13 layout: as it is, or an ms14 body with its geometry
     /// decompressed (the spatial trees are left out).
     pub fn to_classic(&self, limits: &Limits) -> Result<ClassicMesh> {
+        self.classic_view(limits).map(std::borrow::Cow::into_owned)
+    }
+
+    /// The body in the ms10–ms13 layout, borrowed when it already is (reading counts or
+    /// losses then copies nothing), decoded from the blocks for ms14.
+    pub fn classic_view(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, ClassicMesh>> {
         let m = match &self.body {
-            MeshBody::Classic(c) => return Ok(c.clone()),
+            MeshBody::Classic(c) => return Ok(std::borrow::Cow::Borrowed(c)),
             MeshBody::Ms14(m) => m,
         };
         let surfaces = m
@@ -217,7 +223,7 @@ impl UnigineMesh {
         let data = (0..m.surfaces.len())
             .map(|i| m.geometry(i, limits).map(mesh::SurfaceData::from))
             .collect::<Result<_>>()?;
-        Ok(ClassicMesh {
+        Ok(std::borrow::Cow::Owned(ClassicMesh {
             bounds: m.bounds,
             bones: m.bones.clone(),
             animation_names: Vec::new(),
@@ -225,7 +231,7 @@ impl UnigineMesh {
             bind_pose: m.bind_pose.clone(),
             animations: Vec::new(),
             data,
-        })
+        }))
     }
 }
 
@@ -283,7 +289,7 @@ pub struct SurfaceInfo {
 impl UnigineMesh {
     /// Counts for `meshcodec info` (decompresses ms14 geometry and trees).
     pub fn info(&self, limits: &Limits) -> Result<MeshInfo> {
-        let b = self.to_classic(limits)?;
+        let b = self.classic_view(limits)?;
         let trees = match &self.body {
             MeshBody::Ms14(m) => (0..m.surfaces.len())
                 .map(|i| m.tree(i, limits).map(|t| Some(t.nodes.len())))
@@ -333,7 +339,7 @@ impl UnigineMesh {
         if target == self.version {
             return Ok(Vec::new());
         }
-        let b = self.to_classic(&Limits::default())?;
+        let b = self.classic_view(&Limits::default())?;
         let mut out = Vec::new();
         if let (MeshBody::Ms14(m), false) = (&self.body, target == MeshVersion::Ms14) {
             out.push(Loss {
