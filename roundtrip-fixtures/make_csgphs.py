@@ -65,6 +65,14 @@ def tetra_hull(x0, y0, z0, s):
     return v, [(0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2)]
 
 
+def bipyramid_hull(x0, y0, z0, s):
+    """A triangular bipyramid: 5 vertices (a ring of 3, a top and a bottom apex), 6
+    outward-facing triangles; Edgebreaker takes 4 * 5 - 9 = 11 bits for it."""
+    v = [(x0, y0, z0), (x0 + s, y0, z0), (x0, y0 + s, z0), (x0 + s / 3, y0 + s / 3, z0 + s),
+         (x0 + s / 3, y0 + s / 3, z0 - s)]
+    return v, [(0, 1, 3), (1, 2, 3), (2, 0, 3), (1, 0, 4), (2, 1, 4), (0, 2, 4)]
+
+
 def nxt(c):
     return c - c % 3 + (c + 1) % 3
 
@@ -115,16 +123,19 @@ def edgebreaker(tris):
     return syms, order, [[new[v] for v in t] for t in out]
 
 
-def pack_bits(bits):
+def pack_bits(bits, pad_words=1):
     """32-bit little-endian words, first bit highest; the last partial word of n bits holds
-    them in its low n bits. Zero-padded to a multiple of 8 bytes."""
+    them in its low n bits. ceil(B / 32) words and no more, as in every real blob (four
+    of the eight known real blobs have an odd word count). pad_words=2 zero-pads to a
+    multiple of 8 bytes instead, as meshcodec's first version 8 writer did: readers accept
+    such a buffer (whole words), but it is not what Roblox writes."""
     words = [int(bits[i:i + 32], 2) for i in range(0, len(bits), 32)]
-    if len(words) % 2:
+    while len(words) % pad_words:
         words.append(0)
     return struct.pack("<%dI" % len(words), *words)
 
 
-def v8_payload(coded, raw):
+def v8_payload(coded, raw, pad_words=1):
     """The decompressed version 8 content: coded hulls (vertices, triangles) and raw ones."""
     bits, verts, tris_out = "", [], []
     for v, t in coded:
@@ -144,7 +155,7 @@ def v8_payload(coded, raw):
                   + struct.pack("<%dI" % len(idx), *idx)
                   + struct.pack("<I%dI" % len(pranges), len(pranges), *pranges)
                   + struct.pack("<%df" % len(flt), *flt))
-    packed = pack_bits(bits)
+    packed = pack_bits(bits, pad_words)
     lo = [min(p[k] for p in verts) for k in range(3)]
     hi = [max(p[k] for p in verts) for k in range(3)]
     head = struct.pack("<9I", len(coded), len(verts), sum(len(t) for _, t in coded),
@@ -193,7 +204,42 @@ def fixtures():
         {"version": 8, "hulls": 3, "vertices": 16, "faces": 20, "hull_counts": [[4, 4], [8, 12], [4, 4]],
          "geometry_type": 3, "decompressed_bytes": len(inner), "computed_volume": 1.0 + 4.5,
          "hull_triangles": tris})
+    # Odd and even word counts, derived from the format's logic (see docs/csgphs-v8.md):
+    # csgphs8-boxes has 46 bits (2 words), csgphs8-raw-hull 30 (1 word). Three boxes and a
+    # tetrahedron: 3 * 23 + 7 = 76 bits, 3 words (odd), 12 bytes, not 16.
+    coded = [boxes[0], boxes[1], boxes[2], tetra_hull(5, 5, 5, 3)]
+    inner, tris = v8_payload(coded, [])
+    files["csgphs8-odd-words.bin"] = (
+        head(8) + bytes([0, 0]) + zstd_raw_frame(inner),
+        {"version": 8, "hulls": 4, "vertices": 28, "faces": 40,
+         "hull_counts": [[8, 12], [8, 12], [8, 12], [4, 4]], "geometry_type": 0,
+         "decompressed_bytes": len(inner), "computed_volume": 9.0 + 4.5, "hull_triangles": tris})
+    # Exactly one full word: three tetrahedra and a bipyramid, 3 * 7 + 11 = 32 bits, 4 bytes.
+    # No real blob has a bit count that is a multiple of 32: that no extra word follows a full
+    # last word is what the word rule gives, not something seen.
+    coded = [tetra_hull(0, 0, 0, 1), tetra_hull(2, 0, 0, 1), tetra_hull(4, 0, 0, 1),
+             bipyramid_hull(6, 0, 0, 3)]
+    inner, tris = v8_payload(coded, [])
+    files["csgphs8-full-word.bin"] = (
+        head(8) + bytes([2, 0]) + zstd_raw_frame(inner),
+        {"version": 8, "hulls": 4, "vertices": 17, "faces": 18,
+         "hull_counts": [[4, 4], [4, 4], [4, 4], [5, 6]], "geometry_type": 2,
+         "decompressed_bytes": len(inner), "computed_volume": 0.5 + 9.0,
+         "hull_triangles": tris})
+    # The 8-byte padding of meshcodec's first writer: 30 bits in 8 bytes, not 4. Readers take
+    # it (whole words); writing version 8 again from the hulls gives the 4-byte buffer.
+    coded = [boxes[1], tetra_hull(5, 5, 5, 3)]
+    inner, tris = v8_payload(coded, [], pad_words=2)
+    files["csgphs8-padded.bin"] = (
+        head(8) + bytes([3, 0]) + zstd_raw_frame(inner),
+        {"version": 8, "hulls": 2, "vertices": 12, "faces": 16, "hull_counts": [[8, 12], [4, 4]],
+         "geometry_type": 3, "decompressed_bytes": len(inner), "computed_volume": 1.0 + 4.5,
+         "hull_triangles": tris})
     return files
+
+
+# Connectivity buffers padded to 8 bytes on purpose (see fixtures()).
+PADDED = {"csgphs8-padded.bin"}
 
 
 def walk_hulls(data):
@@ -226,11 +272,13 @@ def unraw_frame(frame):
     return out
 
 
-def check_v8(data, e):
+def check_v8(data, e, padded):
     """Header relations of docs/csgphs-v8.md, and per hull 4V - 9 bits, 2V - 3 of them ones."""
     inner = unraw_frame(data[12:])
     H, V, T, maxv, maxt, R, B, nb, nv = struct.unpack_from("<9I", inner)
-    ok = T == 2 * V - 4 * H and B == 2 * T - H and nb == (B + 63) // 64 * 8 and nv == 12 * V
+    words = (B + 31) // 32
+    ok = T == 2 * V - 4 * H and B == 2 * T - H and nv == 12 * V
+    ok &= nb == 4 * (words + words % 2 if padded else words)
     ok &= len(inner) == 60 + R + nb + nv == e["decompressed_bytes"]
     coded = [c for c in e["hull_counts"][len(e["hull_counts"]) - H:]]
     ok &= sum(c[0] for c in coded) == V and sum(c[1] for c in coded) == T
@@ -256,7 +304,7 @@ def check():
         elif v == 7:
             good &= walk_hulls(data[51:]) == e["hull_counts"]
         elif v == 8:
-            good &= check_v8(data, e)
+            good &= check_v8(data, e, name in PADDED)
         print("%s %s" % ("ok  " if good else "FAIL", name))
         ok &= good
     return ok

@@ -562,5 +562,6 @@ pub fn to_csg(scene: &Scene) -> Result<crate::roblox::csg_model::CsgMesh> {
         geometry_type: None,
         physics: None,
         hulls,
+        ..CsgMesh::default()
     })
 }

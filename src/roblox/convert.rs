@@ -82,6 +82,10 @@ pub enum LossKind {
     UnigineTangents,
     /// UNIGINE: ms14's spatial trees, edge flags, leaf size and memory estimate.
     UnigineSpatialTree,
+    /// CSGPHS: how the source encoded what the format leaves open, where the target cannot
+    /// record it and writing the source version again would not derive it: the version 8
+    /// zstd frame, payload layout and reserved byte, the bytes after `BLOCK`.
+    CsgEncoding,
 }
 
 impl fmt::Display for Loss {

@@ -17,6 +17,37 @@
 //! Defaults: physics info computed from the hulls ([`physics_from_hulls`]) when the model
 //! has none stored; geometry type [`DEFAULT_GEOMETRY_TYPE`]; hull preambles `0,0,0,0` and
 //! `0,0,0,1` (as f32), as in every real blob.
+//!
+//! # Carried layout: one mechanism
+//!
+//! A blob makes choices that its values do not determine: the zstd frame (compressor and
+//! settings), the version 8 payload (buffer sizes, padding, which hulls are stored plainly,
+//! header fields), the physics info Roblox computed with its own rounding, the reserved
+//! byte, the bytes after `BLOCK`. Reading keeps each in [`CsgMesh::layout`]
+//! ([`CsgLayout`]), and writing follows one rule for all of them:
+//!
+//! > a carried choice is reused as long as it still describes the model's data
+//! > ([`Carry::describes`]); otherwise the writer derives that part afresh.
+//!
+//! The data a choice encodes is the hull geometry (positions and triangles, in order, bit
+//! for bit). The version 8 payload describes the hulls when it decodes to them; the stored
+//! physics info when the hulls are those it was read with. So an unedited model writes its
+//! source blob again byte for byte, and editing one vertex gives a fresh payload, a fresh
+//! zstd frame and fresh physics info, while the reserved byte and the geometry type are
+//! kept. At a finer grain, a hull the source stored plainly stays plain while it is
+//! unchanged, even when the rest of the payload is encoded afresh. Physics info that you
+//! set yourself (a value other than the one read) is data, and always written.
+//!
+//! # Losses
+//!
+//! [`CsgMesh::losses`] lists a loss exactly when converting to the target and reading the
+//! result back gives a model that differs: in `block`, or in the bytes it writes for any
+//! version. Layout that the target cannot hold counts only when the writer would not
+//! derive it again: the frame of a real version 8 blob is what `meshcodec` compresses
+//! anyway, so going to 7 and back to 8 gives the same bytes and nothing is listed; a frame
+//! made by another compressor is listed. `tests/csg_model.rs` checks this property.
+
+use std::borrow::Cow;
 
 use serde::Serialize;
 
@@ -25,7 +56,7 @@ use super::csgphs::{
     physics_from_hulls, Compressed, CompressedInfo, CsgBody, CsgInfo, Csgphs, Hull, HullCounts,
     HullList, PhysicsHulls, PhysicsInfo, RawHulls, TypedPhysicsHulls, V8Payload,
 };
-use super::edgebreaker::{encode_hull, BitReader, BitWriter, Encoded, HullDecoder};
+use super::edgebreaker::{encode_hull, word_bytes, BitReader, BitWriter, Encoded, HullDecoder};
 use crate::error::{Error, ErrorKind, Limits, Result};
 
 /// The CSGPHS versions this crate reads and writes.
@@ -35,8 +66,8 @@ pub const CSGPHS_VERSIONS: [u32; 6] = [0, 3, 5, 6, 7, 8];
 /// and 3; what the values mean is not known.
 pub const DEFAULT_GEOMETRY_TYPE: u8 = 0;
 
-/// Relative difference below which stored physics info counts as what the geometry gives
-/// (real blobs agree to about 1e-7).
+/// Relative difference below which `meshcodec info` says the stored physics info agrees
+/// with the geometry (real blobs agree to about 1e-7). The loss report compares bits.
 pub const PHYSICS_TOLERANCE: f64 = 1e-5;
 
 /// The first hull preamble of every real blob: f32 `0, 0, 0, 0`.
@@ -51,10 +82,14 @@ pub struct CsgMesh {
     pub block: bool,
     /// Geometry type byte (versions 7 and 8).
     pub geometry_type: Option<u8>,
-    /// Physics info as stored (versions 6 and 7).
+    /// Physics info as stored (versions 6 and 7). Written to 6 and 7 unless it is the
+    /// value read and the hulls changed since ([`CsgMesh::effective_physics`]).
     pub physics: Option<PhysicsInfo>,
     /// The convex hulls.
     pub hulls: Vec<CsgHull>,
+    /// How the source encoded what the format leaves open (see the module docs).
+    #[serde(skip)]
+    pub layout: CsgLayout,
 }
 
 /// One convex hull.
@@ -66,6 +101,130 @@ pub struct CsgHull {
     pub triangles: Vec<[u32; 3]>,
     /// The two 16-byte blocks before a hull record's vertices (versions 3–7).
     pub preambles: [Vec<u8>; 2],
+}
+
+/// A choice carried from the source blob (see the module docs).
+pub trait Carry {
+    /// True while the choice still encodes `hulls`, so that writing may reuse it.
+    fn describes(&self, hulls: &[CsgHull]) -> bool;
+}
+
+/// What a source blob chose where the format leaves a choice open, kept by
+/// [`CsgMesh::from_csgphs`] and reused by [`CsgMesh::to_csgphs`] while it still describes
+/// the model's data. A model built in memory has the default: nothing carried.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CsgLayout {
+    /// The version read (`None`: built in memory).
+    pub version: Option<u32>,
+    /// Bytes after `BLOCK` (version 0; none in real blobs), written back to version 0.
+    pub block_trailing: Vec<u8>,
+    /// The byte after the geometry type (version 8; 0 in real blobs), written back to
+    /// version 8.
+    pub reserved: Option<u8>,
+    /// The physics info as a version 6 or 7 blob stored it.
+    pub physics: Option<StoredPhysics>,
+    /// The payload and zstd frame of a version 8 blob.
+    pub v8: Option<V8Encoding>,
+}
+
+impl CsgLayout {
+    fn reused<'a, C: Carry>(choice: Option<&'a C>, hulls: &[CsgHull]) -> Option<&'a C> {
+        choice.filter(|c| c.describes(hulls))
+    }
+}
+
+/// Physics info as stored, with the hulls it was stored for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredPhysics {
+    value: PhysicsInfo,
+    hulls: Vec<CsgHull>,
+}
+
+impl StoredPhysics {
+    /// `value`, stored for `hulls`.
+    pub fn new(value: PhysicsInfo, hulls: &[CsgHull]) -> Self {
+        StoredPhysics {
+            value,
+            hulls: hulls.to_vec(),
+        }
+    }
+
+    /// The value as stored.
+    pub fn value(&self) -> PhysicsInfo {
+        self.value
+    }
+}
+
+impl Carry for StoredPhysics {
+    fn describes(&self, hulls: &[CsgHull]) -> bool {
+        same_geometry(&self.hulls, hulls)
+    }
+}
+
+/// A version 8 blob's payload and the zstd frame that holds it, as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct V8Encoding {
+    payload: V8Payload,
+    frame: Vec<u8>,
+}
+
+impl V8Encoding {
+    /// The decompressed payload.
+    pub fn payload(&self) -> &V8Payload {
+        &self.payload
+    }
+
+    /// The zstd frame (its content is [`V8Encoding::payload`]).
+    pub fn frame(&self) -> &[u8] {
+        &self.frame
+    }
+
+    /// The hulls the source stored plainly (the payload's raw block).
+    fn raw_hulls(&self) -> Vec<CsgHull> {
+        raw_hulls_of(&self.payload).unwrap_or_default()
+    }
+}
+
+impl Carry for V8Encoding {
+    fn describes(&self, hulls: &[CsgHull]) -> bool {
+        self.payload
+            .hulls()
+            .is_ok_and(|decoded| same_geometry(&decoded, hulls))
+    }
+}
+
+/// Same hull count, and per hull the same positions (bit for bit) and triangles.
+fn same_geometry(a: &[CsgHull], b: &[CsgHull]) -> bool {
+    let bits = |p: &[[f32; 3]]| p.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.triangles == y.triangles
+                && x.positions.len() == y.positions.len()
+                && bits(&x.positions) == bits(&y.positions)
+        })
+}
+
+/// The same 40 bytes.
+fn same_physics(a: &PhysicsInfo, b: &PhysicsInfo) -> bool {
+    bytemuck::bytes_of(a) == bytemuck::bytes_of(b)
+}
+
+/// Largest difference between two physics infos relative to the largest magnitude of `a`.
+fn relative_difference(a: &PhysicsInfo, b: &PhysicsInfo) -> f64 {
+    let values = |p: &PhysicsInfo| {
+        [p.volume]
+            .into_iter()
+            .chain(p.center_of_gravity)
+            .chain(p.inertia)
+            .map(f64::from)
+            .collect::<Vec<f64>>()
+    };
+    let (a, b) = (values(a), values(b));
+    let scale = a.iter().fold(0f64, |m, x| m.max(x.abs())).max(1e-30);
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs() / scale)
+        .fold(0f64, f64::max)
 }
 
 impl CsgHull {
@@ -135,7 +294,8 @@ impl CsgMesh {
         CsgMesh::from_csgphs(&Csgphs::read_with_limits(bytes, &limits)?, &limits)
     }
 
-    /// The model of a raw blob (decompresses and decodes version 8 within `limits`).
+    /// The model of a raw blob (decompresses and decodes version 8 within `limits`),
+    /// with the source's layout in [`CsgMesh::layout`].
     pub fn from_csgphs(c: &Csgphs, limits: &Limits) -> Result<CsgMesh> {
         let from_records = |hulls: &HullList| -> Result<Vec<CsgHull>> {
             hulls
@@ -145,26 +305,38 @@ impl CsgMesh {
                 .map(|(i, h)| CsgHull::from_record(i, h))
                 .collect()
         };
+        let layout = CsgLayout {
+            version: Some(c.version),
+            ..CsgLayout::default()
+        };
+        let with_physics = |physics: PhysicsInfo, hulls: Vec<CsgHull>, geometry_type| CsgMesh {
+            geometry_type,
+            physics: Some(physics),
+            layout: CsgLayout {
+                physics: Some(StoredPhysics::new(physics, &hulls)),
+                ..layout.clone()
+            },
+            hulls,
+            block: false,
+        };
         Ok(match &c.body {
-            CsgBody::Block { .. } => CsgMesh {
+            CsgBody::Block { trailing } => CsgMesh {
                 block: true,
+                layout: CsgLayout {
+                    block_trailing: trailing.clone(),
+                    ..layout
+                },
                 ..CsgMesh::default()
             },
             CsgBody::Hulls(h) => CsgMesh {
                 hulls: from_records(h)?,
+                layout,
                 ..CsgMesh::default()
             },
-            CsgBody::Physics(p) => CsgMesh {
-                physics: Some(p.physics),
-                hulls: from_records(&p.hulls)?,
-                ..CsgMesh::default()
-            },
-            CsgBody::Typed(t) => CsgMesh {
-                geometry_type: Some(t.geometry_type),
-                physics: Some(t.physics),
-                hulls: from_records(&t.hulls)?,
-                ..CsgMesh::default()
-            },
+            CsgBody::Physics(p) => with_physics(p.physics, from_records(&p.hulls)?, None),
+            CsgBody::Typed(t) => {
+                with_physics(t.physics, from_records(&t.hulls)?, Some(t.geometry_type))
+            }
             CsgBody::Compressed(z) => {
                 let payload = c.payload(limits)?.ok_or_else(|| {
                     Error::new("CSGPHS v8", ErrorKind::Inconsistent("no payload".into()))
@@ -172,6 +344,14 @@ impl CsgMesh {
                 CsgMesh {
                     geometry_type: Some(z.geometry_type),
                     hulls: payload.hulls()?,
+                    layout: CsgLayout {
+                        reserved: Some(z.reserved),
+                        v8: Some(V8Encoding {
+                            payload,
+                            frame: z.frame.clone(),
+                        }),
+                        ..layout
+                    },
                     ..CsgMesh::default()
                 }
             }
@@ -180,39 +360,38 @@ impl CsgMesh {
 
     /// Physics info computed from the hulls.
     pub fn computed_physics(&self) -> PhysicsInfo {
-        physics_from_hulls(
-            self.hulls
-                .iter()
-                .map(|h| (&h.positions[..], &h.triangles[..])),
-        )
+        physics_from(&self.hulls)
+    }
+
+    /// The physics info versions 6 and 7 get: [`CsgMesh::physics`], unless it is the value
+    /// read from the source and the hulls have changed since (then it no longer describes
+    /// them); otherwise, and when there is none, [`CsgMesh::computed_physics`].
+    pub fn effective_physics(&self) -> PhysicsInfo {
+        match (self.physics, &self.layout.physics) {
+            (Some(p), Some(s)) if same_physics(&p, &s.value) && !s.describes(&self.hulls) => {
+                self.computed_physics()
+            }
+            (Some(p), _) => p,
+            (None, _) => self.computed_physics(),
+        }
     }
 
     /// Largest relative difference between the stored and the computed physics info
     /// (relative to the largest stored magnitude), if physics info is stored.
     pub fn physics_difference(&self) -> Option<f64> {
-        let s = self.physics?;
-        let c = self.computed_physics();
-        let values = |p: &PhysicsInfo| {
-            [p.volume]
-                .into_iter()
-                .chain(p.center_of_gravity)
-                .chain(p.inertia)
-                .map(f64::from)
-                .collect::<Vec<f64>>()
-        };
-        let (a, b) = (values(&s), values(&c));
-        let scale = a.iter().fold(0f64, |m, x| m.max(x.abs())).max(1e-30);
-        Some(
-            a.iter()
-                .zip(&b)
-                .map(|(x, y)| (x - y).abs() / scale)
-                .fold(0f64, f64::max),
-        )
+        Some(relative_difference(
+            &self.physics?,
+            &self.computed_physics(),
+        ))
     }
 
-    /// What writing this model as CSGPHS `target` would lose (empty: nothing).
+    /// What writing this model as CSGPHS `target` would lose (empty: nothing): exactly the
+    /// changes that reading the written blob back would show (see the module docs).
     pub fn losses(&self, target: u32) -> Vec<Loss> {
         let mut out = Vec::new();
+        if !CSGPHS_VERSIONS.contains(&target) {
+            return out;
+        }
         let mut loss = |kind, detail: String| out.push(Loss { kind, detail });
         if target == 0 && !self.hulls.is_empty() {
             loss(
@@ -221,6 +400,11 @@ impl CsgMesh {
                     "{} hulls (CSGPHS 0 is box collision, \"BLOCK\" only)",
                     self.hulls.len()
                 ),
+            );
+        } else if target == 0 && !self.block {
+            loss(
+                LossKind::CsgHulls,
+                "an empty hull list (CSGPHS 0 makes it box collision)".into(),
             );
         }
         if target != 0 && self.block {
@@ -231,37 +415,89 @@ impl CsgMesh {
                 ),
             );
         }
-        if let (Some(g), false) = (self.geometry_type, matches!(target, 7 | 8)) {
+        if target != 0 && !self.layout.block_trailing.is_empty() {
             loss(
-                LossKind::CsgGeometryType,
-                format!("geometry type {g} (only CSGPHS 7 and 8 hold it)"),
+                LossKind::CsgEncoding,
+                format!(
+                    "{} bytes after \"BLOCK\" (only CSGPHS 0 holds them)",
+                    self.layout.block_trailing.len()
+                ),
             );
         }
-        if let (Some(d), false) = (self.physics_difference(), matches!(target, 6 | 7)) {
-            if d > PHYSICS_TOLERANCE {
+        if let Some(g) = self.geometry_type {
+            if !matches!(target, 7 | 8) && g != DEFAULT_GEOMETRY_TYPE {
                 loss(
-                    LossKind::CsgPhysics,
+                    LossKind::CsgGeometryType,
                     format!(
-                        "stored physics info, which differs from the hulls' geometry by {d:.1e} \
-                         (CSGPHS {target} stores none; readers compute it from the hulls)"
+                        "geometry type {g} (only CSGPHS 7 and 8 hold it; they would get \
+                         {DEFAULT_GEOMETRY_TYPE} back)"
                     ),
                 );
             }
         }
-        if target == 8 {
-            let odd = self
-                .hulls
-                .iter()
-                .filter(|h| !h.has_standard_preambles())
-                .count();
-            if odd > 0 {
-                loss(
-                    LossKind::CsgHullLayout,
-                    format!("non-standard preambles of {odd} hulls (CSGPHS 8 has none)"),
-                );
-            }
-            let plan = V8Plan::new(&self.hulls);
+        // The hulls as the target gives them back.
+        let after: Cow<[CsgHull]> = match target {
+            0 => Cow::Owned(Vec::new()),
+            8 => match self.v8_losses(&mut loss) {
+                Some(hulls) => Cow::Owned(hulls),
+                // The model cannot be written as version 8 (to_csgphs fails).
+                None => return out,
+            },
+            _ => Cow::Borrowed(&self.hulls),
+        };
+        let before = self.effective_physics();
+        let physics_after = match target {
+            6 | 7 => before,
+            _ => physics_from(&after),
+        };
+        if !same_physics(&before, &physics_after) {
+            let what = if self.physics.is_some() {
+                "stored physics info"
+            } else {
+                "physics info computed from the hulls"
+            };
+            loss(
+                LossKind::CsgPhysics,
+                format!(
+                    "{what}: CSGPHS {target} stores none, and computing it from the hulls \
+                     {} gives other values (largest relative difference {:.1e})",
+                    if target == 8 {
+                        "in the order CSGPHS 8 keeps them"
+                    } else {
+                        "read back"
+                    },
+                    relative_difference(&before, &physics_after)
+                ),
+            );
+        }
+        if target != 8 {
+            self.v8_layout_losses(&after, &mut loss);
+        }
+        out
+    }
+
+    /// Losses of going to version 8 that concern the hulls; returns the hulls as read back.
+    fn v8_losses(&self, loss: &mut impl FnMut(LossKind, String)) -> Option<Vec<CsgHull>> {
+        let odd = self
+            .hulls
+            .iter()
+            .filter(|h| !h.has_standard_preambles())
+            .count();
+        if odd > 0 {
+            loss(
+                LossKind::CsgHullLayout,
+                format!("non-standard preambles of {odd} hulls (CSGPHS 8 has none)"),
+            );
+        }
+        let (payload, plan) = self.v8_written().ok()?;
+        let after = payload.hulls().ok()?;
+        if same_geometry(&after, &self.hulls) {
+            return Some(after);
+        }
+        let mut said = false;
+        if let Some(plan) = plan {
             if plan.renumbered > 0 {
+                said = true;
                 loss(
                     LossKind::CsgHullLayout,
                     format!(
@@ -272,21 +508,74 @@ impl CsgMesh {
                 );
             }
             if plan.reordered {
+                said = true;
                 loss(
                     LossKind::CsgHullLayout,
                     format!(
-                        "hull order: the {} hulls that cannot be Edgebreaker-coded move to the front",
+                        "hull order: the {} hulls stored plainly move to the front",
                         plan.raw.len()
                     ),
                 );
             }
         }
-        out
+        if !said {
+            loss(
+                LossKind::CsgHullLayout,
+                "the hulls as stored (CSGPHS 8 gives them back in another form)".into(),
+            );
+        }
+        Some(after)
     }
 
-    /// Writes the model as CSGPHS `version` (see the module docs for the defaults). Fails
-    /// for unknown versions and hulls with out-of-range indices; check [`CsgMesh::losses`]
-    /// first.
+    /// Losses of leaving version 8: what writing 8 again from the target's blob (whose
+    /// hulls are `after`) would not give back.
+    fn v8_layout_losses(&self, after: &[CsgHull], loss: &mut impl FnMut(LossKind, String)) {
+        if let Some(r) = self.layout.reserved.filter(|&r| r != 0) {
+            loss(
+                LossKind::CsgEncoding,
+                format!("the byte {r} after the geometry type (only CSGPHS 8 holds it)"),
+            );
+        }
+        if self.layout.v8.is_none() {
+            // Both write version 8 afresh from the same hulls, or the hulls are lost.
+            return;
+        }
+        let (Ok((ours, _)), Ok((theirs, _))) = (self.v8_written(), fresh_v8(after, &[])) else {
+            return;
+        };
+        let (Ok(a), Ok(b)) = (ours.to_bytes(), theirs.to_bytes()) else {
+            return;
+        };
+        if a != b {
+            loss(
+                LossKind::CsgEncoding,
+                format!(
+                    "the CSGPHS 8 payload as encoded ({}): writing CSGPHS 8 again would \
+                     encode it differently",
+                    payload_differences(&ours, &theirs)
+                ),
+            );
+            return;
+        }
+        let carried = CsgLayout::reused(self.layout.v8.as_ref(), &self.hulls);
+        if let Some(e) = carried {
+            if theirs.compress().is_ok_and(|f| f != e.frame) {
+                loss(
+                    LossKind::CsgEncoding,
+                    format!(
+                        "the zstd frame of CSGPHS 8 ({} bytes): compressing the payload \
+                         again gives other bytes (it was made by another compressor or \
+                         with other settings)",
+                        e.frame.len()
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Writes the model as CSGPHS `version` (see the module docs for the defaults and what
+    /// is reused from the source). Fails for unknown versions and hulls with out-of-range
+    /// indices; check [`CsgMesh::losses`] first.
     pub fn to_csgphs(&self, version: u32) -> Result<Csgphs> {
         for (i, h) in self.hulls.iter().enumerate() {
             h.check(i)?;
@@ -294,26 +583,28 @@ impl CsgMesh {
         let records = || HullList {
             hulls: self.hulls.iter().map(CsgHull::record).collect(),
         };
-        let physics = || self.physics.unwrap_or_else(|| self.computed_physics());
         let geometry_type = self.geometry_type.unwrap_or(DEFAULT_GEOMETRY_TYPE);
         let body = match version {
             0 => CsgBody::Block {
-                trailing: Vec::new(),
+                trailing: self.layout.block_trailing.clone(),
             },
             3 | 5 => CsgBody::Hulls(records()),
             6 => CsgBody::Physics(PhysicsHulls {
-                physics: physics(),
+                physics: self.effective_physics(),
                 hulls: records(),
             }),
             7 => CsgBody::Typed(TypedPhysicsHulls {
                 geometry_type,
-                physics: physics(),
+                physics: self.effective_physics(),
                 hulls: records(),
             }),
             8 => CsgBody::Compressed(Compressed {
                 geometry_type,
-                reserved: 0,
-                frame: self.to_v8_payload()?.compress()?,
+                reserved: self.layout.reserved.unwrap_or(0),
+                frame: match CsgLayout::reused(self.layout.v8.as_ref(), &self.hulls) {
+                    Some(e) => e.frame.clone(),
+                    None => self.v8_written()?.0.compress()?,
+                },
             }),
             v => {
                 return Err(Error::new(
@@ -327,77 +618,156 @@ impl CsgMesh {
         Ok(Csgphs { version, body })
     }
 
-    /// The content of a version 8 zstd frame for this model.
+    /// The content of the version 8 zstd frame that [`CsgMesh::to_csgphs`] writes: the
+    /// source's payload while it still describes the hulls, else [`CsgMesh::encode_v8_payload`].
     pub fn to_v8_payload(&self) -> Result<V8Payload> {
-        let plan = V8Plan::new(&self.hulls);
-        let too_big = |what: &str| {
-            Error::new(
-                "CSGPHS v8",
-                ErrorKind::Inconsistent(format!("{what} do not fit a u32")),
-            )
-        };
-        let u32_of = |n: usize, what: &str| u32::try_from(n).map_err(|_| too_big(what));
-        let raw_hulls = if plan.raw.is_empty() {
-            None
-        } else {
-            let mut r = RawHulls {
-                index_ranges: vec![0],
-                position_ranges: vec![0],
-                ..RawHulls::default()
-            };
-            for &i in &plan.raw {
-                let Some(h) = self.hulls.get(i) else { continue };
-                r.indices.extend(h.triangles.iter().flatten());
-                r.positions.extend(h.positions.iter().flatten());
-                r.index_ranges
-                    .push(u32_of(r.indices.len(), "raw hull indices")?);
-                r.position_ranges
-                    .push(u32_of(r.positions.len(), "raw hull floats")?);
-            }
-            Some(r)
-        };
-        let mut bits = BitWriter::default();
-        let mut vertices: Vec<[f32; 3]> = Vec::new();
-        let (mut max_v, mut max_t, mut triangles) = (0usize, 0usize, 0usize);
-        for (i, e) in &plan.coded {
-            let Some(h) = self.hulls.get(*i) else {
-                continue;
-            };
-            e.symbols.iter().for_each(|&s| bits.symbol(s));
-            vertices.extend(
-                e.vertex_order
-                    .iter()
-                    .filter_map(|&v| h.positions.get(v as usize)),
-            );
-            max_v = max_v.max(e.vertex_order.len());
-            max_t = max_t.max(e.triangles.len());
-            triangles += e.triangles.len();
-        }
-        let (bit_count, bits) = bits.finish();
-        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-        for p in &vertices {
-            for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
-                *l = l.min(x);
-                *h = h.max(x);
-            }
-        }
-        if vertices.is_empty() {
-            (lo, hi) = ([0.0; 3], [0.0; 3]);
-        }
-        Ok(V8Payload {
-            hull_count: u32_of(plan.coded.len(), "hulls")?,
-            vertex_count: u32_of(vertices.len(), "vertices")?,
-            triangle_count: u32_of(triangles, "triangles")?,
-            max_hull_vertices: u32_of(max_v, "vertices")?,
-            max_hull_triangles: u32_of(max_t, "triangles")?,
-            bit_count,
-            bbox_min: lo,
-            bbox_max: hi,
-            raw_hulls,
-            bits,
-            vertices,
-        })
+        self.v8_written().map(|(p, _)| p)
     }
+
+    /// A version 8 payload encoded afresh from the hulls: closed genus-0 hulls
+    /// Edgebreaker-coded, the others stored plainly, first. A hull that the source stored
+    /// plainly stays plain while it is unchanged.
+    pub fn encode_v8_payload(&self) -> Result<V8Payload> {
+        let keep = self
+            .layout
+            .v8
+            .as_ref()
+            .map(V8Encoding::raw_hulls)
+            .unwrap_or_default();
+        fresh_v8(&self.hulls, &keep).map(|(p, _)| p)
+    }
+
+    /// The payload to write, and the plan when it is encoded afresh.
+    fn v8_written(&self) -> Result<(V8Payload, Option<V8Plan>)> {
+        if let Some(e) = CsgLayout::reused(self.layout.v8.as_ref(), &self.hulls) {
+            return Ok((e.payload.clone(), None));
+        }
+        let keep = self
+            .layout
+            .v8
+            .as_ref()
+            .map(V8Encoding::raw_hulls)
+            .unwrap_or_default();
+        fresh_v8(&self.hulls, &keep).map(|(p, plan)| (p, Some(plan)))
+    }
+}
+
+fn physics_from(hulls: &[CsgHull]) -> PhysicsInfo {
+    physics_from_hulls(hulls.iter().map(|h| (&h.positions[..], &h.triangles[..])))
+}
+
+/// Which parts of two payloads differ, for a loss message.
+fn payload_differences(ours: &V8Payload, fresh: &V8Payload) -> String {
+    let mut parts = Vec::new();
+    if ours.bits.len() != fresh.bits.len() {
+        parts.push(format!(
+            "a {}-byte connectivity buffer for {} bits, where {} bytes are written",
+            ours.bits.len(),
+            ours.bit_count,
+            word_bytes(ours.bit_count)
+        ));
+    } else if ours.bits != fresh.bits {
+        parts.push("the connectivity bits".to_string());
+    }
+    if (ours.hull_count, ours.raw_hulls.is_some()) != (fresh.hull_count, fresh.raw_hulls.is_some())
+    {
+        parts.push("which hulls are stored plainly".to_string());
+    } else if ours.raw_hulls != fresh.raw_hulls {
+        parts.push("the raw hull block".to_string());
+    }
+    if (ours.max_hull_vertices, ours.max_hull_triangles)
+        != (fresh.max_hull_vertices, fresh.max_hull_triangles)
+    {
+        parts.push("the largest-hull counts".to_string());
+    }
+    let bits = |p: &V8Payload| {
+        p.bbox_min
+            .iter()
+            .chain(&p.bbox_max)
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>()
+    };
+    if bits(ours) != bits(fresh) {
+        parts.push("the bounding box".to_string());
+    }
+    if parts.is_empty() {
+        parts.push("the header or vertex array".to_string());
+    }
+    parts.join(", ")
+}
+
+/// A version 8 payload for `hulls`, encoded afresh; hulls equal to one of `keep_raw` are
+/// stored plainly.
+fn fresh_v8(hulls: &[CsgHull], keep_raw: &[CsgHull]) -> Result<(V8Payload, V8Plan)> {
+    let plan = V8Plan::new(hulls, keep_raw);
+    let too_big = |what: &str| {
+        Error::new(
+            "CSGPHS v8",
+            ErrorKind::Inconsistent(format!("{what} do not fit a u32")),
+        )
+    };
+    let u32_of = |n: usize, what: &str| u32::try_from(n).map_err(|_| too_big(what));
+    let raw_hulls = if plan.raw.is_empty() {
+        None
+    } else {
+        let mut r = RawHulls {
+            index_ranges: vec![0],
+            position_ranges: vec![0],
+            ..RawHulls::default()
+        };
+        for &i in &plan.raw {
+            let Some(h) = hulls.get(i) else { continue };
+            r.indices.extend(h.triangles.iter().flatten());
+            r.positions.extend(h.positions.iter().flatten());
+            r.index_ranges
+                .push(u32_of(r.indices.len(), "raw hull indices")?);
+            r.position_ranges
+                .push(u32_of(r.positions.len(), "raw hull floats")?);
+        }
+        Some(r)
+    };
+    let mut bits = BitWriter::default();
+    let mut vertices: Vec<[f32; 3]> = Vec::new();
+    let (mut max_v, mut max_t, mut triangles) = (0usize, 0usize, 0usize);
+    for (i, e) in &plan.coded {
+        let Some(h) = hulls.get(*i) else {
+            continue;
+        };
+        e.symbols.iter().for_each(|&s| bits.symbol(s));
+        vertices.extend(
+            e.vertex_order
+                .iter()
+                .filter_map(|&v| h.positions.get(v as usize)),
+        );
+        max_v = max_v.max(e.vertex_order.len());
+        max_t = max_t.max(e.triangles.len());
+        triangles += e.triangles.len();
+    }
+    let (bit_count, bits) = bits.finish();
+    let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+    for p in &vertices {
+        for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
+            *l = l.min(x);
+            *h = h.max(x);
+        }
+    }
+    if vertices.is_empty() {
+        (lo, hi) = ([0.0; 3], [0.0; 3]);
+    }
+    let payload = V8Payload {
+        hull_count: u32_of(plan.coded.len(), "hulls")?,
+        vertex_count: u32_of(vertices.len(), "vertices")?,
+        triangle_count: u32_of(triangles, "triangles")?,
+        max_hull_vertices: u32_of(max_v, "vertices")?,
+        max_hull_triangles: u32_of(max_t, "triangles")?,
+        bit_count,
+        bbox_min: lo,
+        bbox_max: hi,
+        raw_hulls,
+        bits,
+        vertices,
+    };
+    Ok((payload, plan))
 }
 
 impl Csgphs {
@@ -524,7 +894,8 @@ struct V8Plan {
 }
 
 impl V8Plan {
-    fn new(hulls: &[CsgHull]) -> V8Plan {
+    /// Codes every hull that can be, but those equal to one of `keep_raw`.
+    fn new(hulls: &[CsgHull], keep_raw: &[CsgHull]) -> V8Plan {
         let mut plan = V8Plan {
             raw: Vec::new(),
             coded: Vec::new(),
@@ -532,7 +903,14 @@ impl V8Plan {
             reordered: false,
         };
         for (i, h) in hulls.iter().enumerate() {
-            match encode_hull(h.positions.len(), &h.triangles) {
+            let keep = keep_raw
+                .iter()
+                .any(|k| same_geometry(std::slice::from_ref(k), std::slice::from_ref(h)));
+            let coded = match keep {
+                true => Err(super::edgebreaker::NotCodable::TooSmall),
+                false => encode_hull(h.positions.len(), &h.triangles),
+            };
+            match coded {
                 Ok(e) => {
                     let same = e
                         .vertex_order
@@ -561,7 +939,8 @@ impl V8Payload {
     }
 }
 
-fn hulls_from_payload(p: &V8Payload) -> Result<Vec<CsgHull>> {
+/// The hulls of the raw block.
+fn raw_hulls_of(p: &V8Payload) -> Result<Vec<CsgHull>> {
     let mut hulls = Vec::new();
     if let Some(r) = &p.raw_hulls {
         let err = |what: String| Error::new("CSGPHS v8 raw hulls", ErrorKind::Inconsistent(what));
@@ -599,6 +978,11 @@ fn hulls_from_payload(p: &V8Payload) -> Result<Vec<CsgHull>> {
             hulls.push(hull);
         }
     }
+    Ok(hulls)
+}
+
+fn hulls_from_payload(p: &V8Payload) -> Result<Vec<CsgHull>> {
+    let mut hulls = raw_hulls_of(p)?;
     let mut reader = BitReader::new(&p.bits, p.bit_count)?;
     let mut offset = 0usize;
     let mut triangles_left = u64::from(p.triangle_count);

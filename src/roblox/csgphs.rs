@@ -220,7 +220,7 @@ pub struct V8Payload {
     raw_block_size: u32,
     /// Number of connectivity bits.
     pub bit_count: u32,
-    #[br(temp)]
+    #[br(temp, try_map = |n: u32| whole_words(n))]
     #[bw(try_calc = count_as::<u32>(bits.len(), "connectivity bytes"))]
     bit_bytes: u32,
     #[br(temp, try_map = |n: u32| multiple_of_12(n))]
@@ -233,7 +233,9 @@ pub struct V8Payload {
     /// Hulls stored plainly, when the block size is not 0.
     #[br(parse_with = raw_block, args(raw_block_size))]
     pub raw_hulls: Option<RawHulls>,
-    /// Connectivity bits, packed in 32-bit words, zero-padded to 8 bytes.
+    /// Connectivity bits, packed in 32-bit words: `4·⌈bit_count / 32⌉` bytes in every
+    /// real blob and as [`super::edgebreaker::BitWriter`] writes them. A longer buffer
+    /// (whole words) is read and written back as it is.
     #[br(parse_with = pod_vec, args(u64::from(bit_bytes), "connectivity bytes"))]
     #[bw(write_with = pod_write)]
     #[serde(serialize_with = "byte_count")]
@@ -242,6 +244,16 @@ pub struct V8Payload {
     #[br(parse_with = pod_vec, args(u64::from(vertex_bytes / 12), "vertices"))]
     #[bw(write_with = pod_write)]
     pub vertices: Vec<[f32; 3]>,
+}
+
+fn whole_words(n: u32) -> std::result::Result<u32, crate::error::Invalid> {
+    if n.is_multiple_of(4) {
+        Ok(n)
+    } else {
+        Err(crate::error::Invalid(format!(
+            "connectivity byte size {n} is not a multiple of 4 (the bits are stored in 32-bit words)"
+        )))
+    }
 }
 
 fn multiple_of_12(n: u32) -> std::result::Result<u32, crate::error::Invalid> {

@@ -25,7 +25,8 @@
 //!
 //! Bit packing: the bits are grouped in 32-bit little-endian words. A full word is read
 //! from bit 31 down; the last, partial word of `n` bits holds them in its low `n` bits, read
-//! from bit `n − 1` down. The buffer is zero-padded to a multiple of 8 bytes.
+//! from bit `n − 1` down. The buffer is exactly `⌈B / 32⌉` words (`4·⌈B / 32⌉` bytes) for
+//! `B` bits: no further padding ([`word_bytes`]; `docs/csgphs-v8.md` gives the evidence).
 
 use std::collections::HashMap;
 
@@ -59,6 +60,12 @@ impl Symbol {
     }
 }
 
+/// The byte size of a buffer of `bit_count` bits as Roblox writes it: whole 32-bit words,
+/// `4·⌈bit_count / 32⌉`.
+pub fn word_bytes(bit_count: u32) -> u64 {
+    u64::from(bit_count).div_ceil(32) * 4
+}
+
 /// Reads Roblox-packed bits (see the module docs).
 #[derive(Clone, Debug)]
 pub struct BitReader<'a> {
@@ -70,9 +77,10 @@ pub struct BitReader<'a> {
 }
 
 impl<'a> BitReader<'a> {
-    /// A reader of `bit_count` bits from `bytes`; fails if the bytes are too few.
+    /// A reader of `bit_count` bits from `bytes`; fails if the bytes are fewer than
+    /// [`word_bytes`]. Bytes after those words are not read.
     pub fn new(bytes: &'a [u8], bit_count: u32) -> Result<Self> {
-        let need = u64::from(bit_count).div_ceil(32) * 4;
+        let need = word_bytes(bit_count);
         if (bytes.len() as u64) < need {
             return Err(Error::new(
                 "CSGPHS v8 connectivity bits",
@@ -166,13 +174,11 @@ impl BitWriter {
         }
     }
 
-    /// The bit count and the bytes, zero-padded to a multiple of 8.
+    /// The bit count and the bytes: the whole words, the last one partial when the bit
+    /// count is not a multiple of 32 ([`word_bytes`] bytes in all).
     pub fn finish(mut self) -> (u32, Vec<u8>) {
         if self.in_acc > 0 {
             self.words.push(self.acc);
-        }
-        if self.words.len() % 2 == 1 {
-            self.words.push(0);
         }
         let bytes = self.words.iter().flat_map(|w| w.to_le_bytes()).collect();
         (self.bit_count, bytes)
@@ -566,6 +572,27 @@ mod tests {
         assert_eq!(got.iter().filter(|&&s| s == Symbol::C).count(), 12);
         assert_eq!(r.remaining(), 0);
         assert!(r.symbol().is_err());
+    }
+
+    /// Whole words and nothing more: 1, 2 and 3 words for 7, 33 and 65 bits, exactly one
+    /// word for 32 bits, none for 0.
+    #[test]
+    fn buffer_is_whole_words_without_further_padding() {
+        for (bits, words) in [(0u32, 0usize), (7, 1), (32, 1), (33, 2), (64, 2), (65, 3)] {
+            let mut w = BitWriter::default();
+            // C is one bit; E three: make `bits` bits from them.
+            (0..bits / 3).for_each(|_| w.symbol(Symbol::E));
+            (0..bits % 3).for_each(|_| w.symbol(Symbol::C));
+            let (n, bytes) = w.finish();
+            assert_eq!(n, bits);
+            assert_eq!(bytes.len(), 4 * words, "{bits} bits");
+            assert_eq!(word_bytes(bits), 4 * words as u64);
+            // The reader wants those words, and no more.
+            assert!(BitReader::new(&bytes, bits).is_ok());
+            if words > 0 {
+                assert!(BitReader::new(&bytes[..bytes.len() - 1], bits).is_err());
+            }
+        }
     }
 
     #[test]
