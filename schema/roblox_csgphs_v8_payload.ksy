@@ -16,7 +16,8 @@ doc: |
   Decoding the bitstream (Edgebreaker on a corner table: 32-bit little-endian words read
   from the top bit down, `0` = C, `100` = S, `101` = R, `110` = L, `111` = E) is beyond a
   declarative schema; `connectivity` is kept as bytes. Relations that hold in every known
-  file: T = 2V - 4H, B = 2T - H, len_connectivity = ceil(B / 64) * 8, len_vertices = 12 V.
+  file: T = 2V - 4H, B = 2T - H, len_connectivity = 4 * ceil(B / 32) (whole 32-bit words, no further
+  padding; readers accept more whole words), len_vertices = 12 V.
 seq:
   - id: num_coded_hulls
     type: u4
@@ -41,7 +42,7 @@ seq:
     doc: B, the bit count of the connectivity bitstream.
   - id: len_connectivity
     type: u4
-    doc: Byte size of the bitstream = ceil(B / 64) * 8.
+    doc: Byte size of the bitstream = 4 * ceil(B / 32) in every real blob (whole words).
   - id: len_vertices
     type: u4
     doc: Byte size of the vertex array = 12 V.
@@ -57,7 +58,7 @@ seq:
     if: len_raw_hulls > 0
   - id: connectivity
     size: len_connectivity
-    doc: Edgebreaker symbols of all coded hulls, zero-padded to a multiple of 8 bytes.
+    doc: Edgebreaker symbols of all coded hulls in 32-bit words; the last word holds its n < 32 bits low.
   - id: vertices
     type: vec3
     repeat: expr

@@ -727,3 +727,486 @@ proptest! {
         }
     }
 }
+
+/// A zstd frame of raw (stored) blocks, assembled by hand (RFC 8878): what a compressor
+/// other than libzstd 1.5.2 at level 19 could write.
+fn raw_frame(payload: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x28, 0xB5, 0x2F, 0xFD, 0xA0];
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    let chunks: Vec<&[u8]> = if payload.is_empty() {
+        vec![&[]]
+    } else {
+        payload.chunks(100).collect()
+    };
+    for (k, c) in chunks.iter().enumerate() {
+        let header = u32::from(k + 1 == chunks.len()) | (c.len() as u32) << 3;
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.extend_from_slice(c);
+    }
+    out
+}
+
+/// `hulls` stored plainly, as a payload's raw block.
+fn raw_block(hulls: &[CsgHull]) -> Option<RawHulls> {
+    if hulls.is_empty() {
+        return None;
+    }
+    let mut r = RawHulls {
+        index_ranges: vec![0],
+        position_ranges: vec![0],
+        ..RawHulls::default()
+    };
+    for h in hulls {
+        r.indices.extend(h.triangles.iter().flatten());
+        r.positions.extend(h.positions.iter().flatten());
+        r.index_ranges.push(r.indices.len() as u32);
+        r.position_ranges.push(r.positions.len() as u32);
+    }
+    Some(r)
+}
+
+fn v8_blob(geometry_type: u8, reserved: u8, frame: Vec<u8>) -> Vec<u8> {
+    Csgphs {
+        version: 8,
+        body: CsgBody::Compressed(Compressed {
+            geometry_type,
+            reserved,
+            frame,
+        }),
+    }
+    .write()
+    .unwrap()
+}
+
+/// Ways a version 8 blob can encode its hulls that `meshcodec` would not choose.
+#[derive(Clone, Debug)]
+struct Quirks {
+    /// Whole words after the connectivity bits.
+    pad_words: u8,
+    /// A 1 in an unused high bit of the last, partial word (readers ignore it).
+    junk_high_bit: bool,
+    /// A bounding box that is not the exact one.
+    bbox_nudge: bool,
+    /// A largest-hull count that is not the real one.
+    max_nudge: bool,
+    /// The byte after the geometry type.
+    reserved: u8,
+    /// A frame of raw blocks instead of libzstd's.
+    raw_frame: bool,
+    /// The first hull stored plainly even if it could be coded.
+    first_hull_raw: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Source {
+    /// Built in memory: nothing carried.
+    Memory,
+    /// Written as this version by `meshcodec` and read back.
+    Version(u32),
+    /// A version 8 blob with these quirks, read.
+    V8(Quirks),
+    /// `BLOCK` and these bytes after it.
+    Block(Vec<u8>),
+}
+
+#[derive(Clone, Debug)]
+enum Edit {
+    None,
+    MoveVertex(usize),
+    NanVertex(usize),
+    SetPhysics(PhysicsInfo),
+    ClearPhysics,
+    SetGeometryType(Option<u8>),
+    Preamble(usize),
+    SetBlock(bool),
+}
+
+fn quirks() -> impl Strategy<Value = Quirks> {
+    (
+        0u8..3,
+        any::<bool>(),
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.2),
+        prop_oneof![3 => Just(0u8), 1 => any::<u8>()],
+        any::<bool>(),
+        prop::bool::weighted(0.3),
+    )
+        .prop_map(
+            |(
+                pad_words,
+                junk_high_bit,
+                bbox_nudge,
+                max_nudge,
+                reserved,
+                raw_frame,
+                first_hull_raw,
+            )| {
+                Quirks {
+                    pad_words,
+                    junk_high_bit,
+                    bbox_nudge,
+                    max_nudge,
+                    reserved,
+                    raw_frame,
+                    first_hull_raw,
+                }
+            },
+        )
+}
+
+fn source() -> impl Strategy<Value = Source> {
+    prop_oneof![
+        1 => Just(Source::Memory),
+        3 => prop::sample::select(CSGPHS_VERSIONS.to_vec()).prop_map(Source::Version),
+        3 => quirks().prop_map(Source::V8),
+        1 => proptest::collection::vec(any::<u8>(), 0..3).prop_map(Source::Block),
+    ]
+}
+
+fn any_physics() -> impl Strategy<Value = PhysicsInfo> {
+    (any::<u32>(), any::<[u32; 3]>(), any::<[u32; 6]>()).prop_map(|(v, c, i)| PhysicsInfo {
+        volume: f32::from_bits(v),
+        center_of_gravity: c.map(f32::from_bits),
+        inertia: i.map(f32::from_bits),
+    })
+}
+
+/// Physics info for a model: none, any bits, or what its hulls give, exactly or but for
+/// the lowest bit of one value (as Roblox's own rounding differs from ours).
+#[derive(Clone, Debug)]
+enum PhysicsChoice {
+    None,
+    Any(PhysicsInfo),
+    Computed(Option<usize>),
+}
+
+fn physics_choice() -> impl Strategy<Value = PhysicsChoice> {
+    prop_oneof![
+        Just(PhysicsChoice::None),
+        any_physics().prop_map(PhysicsChoice::Any),
+        proptest::option::of(0usize..10).prop_map(PhysicsChoice::Computed),
+    ]
+}
+
+fn with_physics(m: &mut CsgMesh, choice: &PhysicsChoice) {
+    m.physics = match *choice {
+        PhysicsChoice::None => None,
+        PhysicsChoice::Any(p) => Some(p),
+        PhysicsChoice::Computed(nudge) => {
+            let mut p = m.computed_physics();
+            if let Some(k) = nudge {
+                let v = match k {
+                    0 => &mut p.volume,
+                    1..=3 => &mut p.center_of_gravity[k - 1],
+                    _ => &mut p.inertia[k - 4],
+                };
+                *v = f32::from_bits(v.to_bits() ^ 1);
+            }
+            Some(p)
+        }
+    };
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        6 => Just(Edit::None),
+        2 => any::<usize>().prop_map(Edit::MoveVertex),
+        1 => any::<usize>().prop_map(Edit::NanVertex),
+        1 => any_physics().prop_map(Edit::SetPhysics),
+        1 => Just(Edit::ClearPhysics),
+        1 => proptest::option::of(0u8..4).prop_map(Edit::SetGeometryType),
+        1 => any::<usize>().prop_map(Edit::Preamble),
+        2 => any::<bool>().prop_map(Edit::SetBlock),
+    ]
+}
+
+/// The source model as a blob of the given kind, read back.
+fn from_source(m0: &CsgMesh, source: &Source) -> Option<CsgMesh> {
+    match source {
+        Source::Memory => Some(m0.clone()),
+        Source::Block(trailing) => {
+            let mut b = b"CSGPHS\0\0\0\0BLOCK".to_vec();
+            b.extend_from_slice(trailing);
+            CsgMesh::read(&b).ok()
+        }
+        Source::Version(v) => CsgMesh::read(&m0.to_csgphs(*v).ok()?.write().ok()?).ok(),
+        Source::V8(q) => {
+            let mut p = if q.first_hull_raw && !m0.hulls.is_empty() {
+                let rest = CsgMesh {
+                    hulls: m0.hulls[1..].to_vec(),
+                    ..CsgMesh::default()
+                };
+                let mut p = rest.to_v8_payload().ok()?;
+                let decoded = p.hulls().ok()?;
+                let raw_n = decoded.len() - p.hull_count as usize;
+                let mut raw = vec![m0.hulls[0].clone()];
+                raw.extend_from_slice(&decoded[..raw_n]);
+                p.raw_hulls = raw_block(&raw);
+                p
+            } else {
+                values_only(m0).to_v8_payload().ok()?
+            };
+            p.bits
+                .extend(std::iter::repeat_n(0x5Au8, 4 * usize::from(q.pad_words)));
+            let used = p.bit_count % 32;
+            if q.junk_high_bit && used != 0 {
+                let last = (p.bit_count / 32) as usize;
+                p.bits[4 * last + 3] |= 0x80;
+            }
+            if q.bbox_nudge {
+                p.bbox_min[0] = f32::from_bits(p.bbox_min[0].to_bits() ^ 1);
+            }
+            if q.max_nudge {
+                p.max_hull_vertices += 1;
+            }
+            let bytes = p.to_bytes().ok()?;
+            let frame = if q.raw_frame {
+                raw_frame(&bytes)
+            } else {
+                p.compress().ok()?
+            };
+            let blob = v8_blob(m0.geometry_type.unwrap_or(0), q.reserved, frame);
+            CsgMesh::read(&blob).ok()
+        }
+    }
+}
+
+fn apply(m: &mut CsgMesh, edit: &Edit) {
+    let n = m.hulls.len();
+    match *edit {
+        Edit::None => {}
+        Edit::MoveVertex(k) | Edit::NanVertex(k) if n > 0 => {
+            if let Some(p) = m.hulls[k % n].positions.first_mut() {
+                p[1] = match edit {
+                    Edit::NanVertex(_) => f32::NAN,
+                    _ => p[1] + 0.5,
+                };
+            }
+        }
+        Edit::SetPhysics(p) => m.physics = Some(p),
+        Edit::ClearPhysics => m.physics = None,
+        Edit::SetGeometryType(g) => m.geometry_type = g,
+        Edit::Preamble(k) if n > 0 => m.hulls[k % n].preambles[0] = vec![1, 2, 3],
+        Edit::SetBlock(b) => m.block = b,
+        _ => {}
+    }
+}
+
+/// The loss report is honest and complete: for any model (built in memory, read from any
+/// version, or read from a version 8 blob whose frame and payload `meshcodec` would not
+/// write, then edited or not) and any target, converting, reading back and comparing
+/// finds a difference (in `block` or in the bytes written for any version, which covers
+/// values and every layout choice that can be written again) exactly when the report is
+/// not empty.
+#[test]
+fn loss_report_lists_something_exactly_when_the_round_trip_differs() {
+    use proptest::test_runner::{Config, TestRunner};
+    use std::cell::RefCell;
+    let seen: RefCell<HashMap<LossKind, usize>> = RefCell::default();
+    let counts = RefCell::new((0usize, 0usize));
+    let strategy = (model(), physics_choice(), source(), edit());
+    let mut runner = TestRunner::new(Config {
+        cases: 1000,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(mut m0, physics, source, edit)| {
+            with_physics(&mut m0, &physics);
+            let Some(mut m) = from_source(&m0, &source) else {
+                return Ok(());
+            };
+            apply(&mut m, &edit);
+            for target in CSGPHS_VERSIONS {
+                let losses = m.losses(target);
+                let bytes = m.to_csgphs(target).unwrap().write().unwrap();
+                let back = CsgMesh::read(&bytes).unwrap();
+                let diff = difference(&m, &back);
+                prop_assert_eq!(
+                    losses.is_empty(),
+                    diff.is_none(),
+                    "{:?} → {}: losses {:?}, difference {:?}",
+                    &source,
+                    target,
+                    &losses,
+                    &diff
+                );
+                let mut c = counts.borrow_mut();
+                if losses.is_empty() {
+                    c.0 += 1;
+                } else {
+                    c.1 += 1;
+                }
+                for l in &losses {
+                    *seen.borrow_mut().entry(l.kind).or_default() += 1;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let (lossless, lossy) = counts.into_inner();
+    assert!(lossless > 1000 && lossy > 1000, "{lossless} {lossy}");
+    let seen = seen.into_inner();
+    for kind in [
+        LossKind::CsgHulls,
+        LossKind::CsgGeometryType,
+        LossKind::CsgPhysics,
+        LossKind::CsgHullLayout,
+        LossKind::CsgEncoding,
+    ] {
+        assert!(
+            seen.get(&kind).is_some_and(|&n| n > 5),
+            "{kind:?}: {seen:?}"
+        );
+    }
+}
+
+/// Carry-over: an unedited model writes its source again; after one vertex moves, the
+/// payload, the frame and the physics info are derived afresh and describe the edit, while
+/// the geometry type and the reserved byte stay.
+#[test]
+fn editing_one_vertex_refreshes_payload_frame_and_physics() {
+    let mut n = 0;
+    for path in blobs() {
+        let (bytes, raw, model) = load(&path);
+        let Some(k) = model.hulls.iter().rposition(|h| !h.positions.is_empty()) else {
+            continue;
+        };
+        assert_eq!(
+            model.to_csgphs(raw.version).unwrap().write().unwrap(),
+            bytes
+        );
+        let mut edited = model.clone();
+        edited.hulls[k].positions[0][0] += 0.25;
+        let what = path.display().to_string();
+        if let CsgBody::Compressed(c) = &raw.body {
+            let out = edited.to_csgphs(8).unwrap();
+            let CsgBody::Compressed(e) = &out.body else {
+                unreachable!()
+            };
+            assert_eq!((e.geometry_type, e.reserved), (c.geometry_type, c.reserved));
+            // Fresh: what the values alone give, in a frame libzstd made.
+            let fresh = values_only(&edited).to_v8_payload().unwrap();
+            assert_eq!(edited.to_v8_payload().unwrap(), fresh, "{what}");
+            assert_eq!(e.frame, fresh.compress().unwrap(), "{what}");
+            assert_ne!(e.frame, c.frame);
+            let back = CsgMesh::read(&out.write().unwrap()).unwrap();
+            assert_eq!(back.hulls, edited.hulls, "{what}");
+            assert!(edited.losses(8).is_empty(), "{:?}", edited.losses(8));
+        }
+        if let Some(stored) = model.physics {
+            // Unedited: the stored value, bit for bit; edited: what the new hulls give.
+            let physics = |m: &CsgMesh| m.to_csgphs(7).unwrap().physics().copied().unwrap();
+            assert_eq!(physics(&model), stored);
+            assert_eq!(physics(&edited), edited.computed_physics(), "{what}");
+            assert_ne!(physics(&edited), stored);
+            // A value set by hand is data: written as it is.
+            let mut set = edited.clone();
+            let mine = PhysicsInfo {
+                volume: 42.0,
+                ..stored
+            };
+            set.physics = Some(mine);
+            assert_eq!(physics(&set), mine);
+        }
+        n += 1;
+    }
+    assert!(n >= 8, "{n}");
+}
+
+/// A hull that the source stored plainly stays plain while it is unchanged, even when the
+/// rest of the payload is encoded afresh; from the values alone it would be coded.
+#[test]
+fn a_hull_stored_plainly_stays_plain_while_unchanged() {
+    let tetra = CsgHull::new(
+        vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ],
+        vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
+    );
+    let bits = |n: u32| {
+        (0..n)
+            .map(|i| [i as f32, (i * i) as f32, 0.5])
+            .collect::<Vec<_>>()
+    };
+    let (octa_n, octa) = triangulation(&[(0, 1), (0, 2)]);
+    let other = CsgHull::new(bits(octa_n as u32), octa);
+    let coded = CsgMesh {
+        hulls: vec![other.clone()],
+        ..CsgMesh::default()
+    };
+    let mut p = coded.to_v8_payload().unwrap();
+    p.raw_hulls = raw_block(std::slice::from_ref(&tetra));
+    let blob = v8_blob(0, 0, p.compress().unwrap());
+    let model = CsgMesh::read(&blob).unwrap();
+    assert_eq!(model.hulls.len(), 2);
+    assert_eq!(model.to_csgphs(8).unwrap().write().unwrap(), blob);
+    let mut edited = model.clone();
+    edited.hulls[1].positions[0][2] = 7.0;
+    let fresh = edited.to_v8_payload().unwrap();
+    assert_eq!(fresh.hull_count, 1);
+    assert_eq!(fresh.raw_hulls, p.raw_hulls);
+    assert_eq!(values_only(&edited).to_v8_payload().unwrap().hull_count, 2);
+    // Going to 7 cannot keep it plain: writing 8 again would code it. Listed.
+    let losses = model.losses(7);
+    assert!(
+        losses.iter().any(|l| l.kind == LossKind::CsgEncoding
+            && l.detail.contains("which hulls are stored plainly")),
+        "{losses:?}"
+    );
+}
+
+/// The connectivity buffer is whole 32-bit words and nothing more, for odd and even word
+/// counts and a bit count that fills its last word: the size field at byte 28 of the
+/// payload says `4·⌈B/32⌉`, and a reader finds the vertex array right after.
+#[test]
+fn v8_connectivity_buffer_is_whole_words() {
+    let tetra = |x: f32| {
+        CsgHull::new(
+            vec![
+                [x, 0.0, 0.0],
+                [x + 1.0, 0.0, 0.0],
+                [x, 1.0, 0.0],
+                [x, 0.0, 1.0],
+            ],
+            vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
+        )
+    };
+    let flat = CsgHull::new(
+        vec![[0.0, 5.0, 0.0], [1.0, 5.0, 0.0], [1.0, 5.0, 1.0]],
+        vec![[0, 1, 2], [0, 2, 1]],
+    );
+    // Tetrahedra take 7 bits each: 1 → 7 bits (1 word), 5 → 35 (2), 10 → 70 (3),
+    // 14 → 98 (4); none → 0 bits (only a plain hull).
+    for (tetras, bits, words) in [(1, 7, 1), (5, 35, 2), (10, 70, 3), (14, 98, 4), (0, 0, 0)] {
+        let mut hulls: Vec<CsgHull> = (0..tetras).map(|i| tetra(2.0 * i as f32)).collect();
+        if tetras == 0 {
+            hulls.push(flat.clone());
+        }
+        let model = CsgMesh {
+            hulls,
+            ..CsgMesh::default()
+        };
+        let p = model.to_v8_payload().unwrap();
+        assert_eq!((p.bit_count, p.bits.len()), (bits, 4 * words), "{tetras}");
+        let bytes = p.to_bytes().unwrap();
+        let field = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        assert_eq!(field(24), bits);
+        assert_eq!(field(28) as usize, 4 * words);
+        assert_eq!(
+            bytes.len(),
+            60 + field(20) as usize + 4 * words + 12 * 4 * tetras
+        );
+        let back = CsgMesh::read(&model.to_csgphs(8).unwrap().write().unwrap()).unwrap();
+        assert_eq!(surfaces(&back), surfaces(&model));
+    }
+    // 32 bits exactly: three tetrahedra and a bipyramid (11 bits) fill one word; no
+    // second word follows.
+    let fixture = common::fixture_dir("csgphs").join("csgphs8-full-word.bin");
+    let (_, raw, model) = load(&fixture);
+    let p = raw.payload(&Limits::default()).unwrap().unwrap();
+    assert_eq!((p.bit_count, p.bits.len()), (32, 4));
+    assert_eq!(values_only(&model).to_v8_payload().unwrap(), p);
+}

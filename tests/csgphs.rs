@@ -496,3 +496,47 @@ fn info_falls_back_to_stored_counts() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["hulls"], 3);
 }
+
+/// The connectivity buffer of a version 8 payload: its size at byte 28 must be whole
+/// 32-bit words (an error that names the offset otherwise), at least `4·⌈B/32⌉`; a longer
+/// buffer (the 8-byte padding of meshcodec's first writer) is read and written back as is.
+#[test]
+fn v8_connectivity_size_field_is_checked() {
+    use meshcodec::roblox::csg_model::CsgMesh;
+    use meshcodec::roblox::csgphs::V8Payload;
+    let dir = common::fixture_dir("csgphs");
+    // 3 words (76 bits), hand-assembled by make_csgphs.py.
+    let c = Csgphs::read(&std::fs::read(dir.join("csgphs8-odd-words.bin")).unwrap()).unwrap();
+    let bytes = c.decompress(&Limits::default()).unwrap().unwrap();
+    let field = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!((field(&bytes, 24), field(&bytes, 28)), (76, 12));
+    let p = V8Payload::read_bytes(&bytes).unwrap();
+    assert_eq!(p.to_bytes().unwrap(), bytes);
+    // Not whole words: refused, naming byte 28.
+    let mut odd = bytes.clone();
+    odd[28..32].copy_from_slice(&10u32.to_le_bytes());
+    let e = V8Payload::read_bytes(&odd).unwrap_err();
+    assert_eq!(e.offset(), Some(28), "{e}");
+    assert!(e.to_string().contains("multiple of 4"), "{e}");
+    // Too few words for the bits: the payload parses (the sizes add up) but its hulls do
+    // not decode.
+    let mut short = p.clone();
+    short.bits.truncate(8);
+    let e = short.hulls().unwrap_err();
+    assert!(e.to_string().contains("76 bits need 12 bytes"), "{e}");
+    // A longer buffer: read, decoded, and written back byte for byte.
+    let padded = Csgphs::read(&std::fs::read(dir.join("csgphs8-padded.bin")).unwrap()).unwrap();
+    let p = padded.payload(&Limits::default()).unwrap().unwrap();
+    assert_eq!((p.bit_count, p.bits.len()), (30, 8));
+    let model = CsgMesh::from_csgphs(&padded, &Limits::default()).unwrap();
+    assert_eq!(model.hulls.len(), 2);
+    assert_eq!(model.to_csgphs(8).unwrap(), padded);
+    // Leaving version 8, the padding is listed: writing 8 again gives 4 bytes.
+    let losses = model.losses(7);
+    assert!(
+        losses
+            .iter()
+            .any(|l| l.detail.contains("8-byte connectivity buffer for 30 bits")),
+        "{losses:?}"
+    );
+}
