@@ -489,13 +489,13 @@ impl CsgMesh {
                 format!("non-standard preambles of {odd} hulls (CSGPHS 8 has none)"),
             );
         }
-        let (payload, plan) = self.v8_written().ok()?;
+        let (payload, source) = self.v8_written().ok()?;
         let after = payload.hulls().ok()?;
         if same_geometry(&after, &self.hulls) {
             return Some(after);
         }
         let mut said = false;
-        if let Some(plan) = plan {
+        if let Carried::Fresh(plan) = source {
             if plan.renumbered > 0 {
                 said = true;
                 loss(
@@ -540,7 +540,8 @@ impl CsgMesh {
             // Both write version 8 afresh from the same hulls, or the hulls are lost.
             return;
         }
-        let (Ok((ours, _)), Ok((theirs, _))) = (self.v8_written(), fresh_v8(after, &[])) else {
+        let (Ok((ours, source)), Ok((theirs, _))) = (self.v8_written(), fresh_v8(after, &[]))
+        else {
             return;
         };
         let (Ok(a), Ok(b)) = (ours.to_bytes(), theirs.to_bytes()) else {
@@ -557,8 +558,7 @@ impl CsgMesh {
             );
             return;
         }
-        let carried = CsgLayout::reused(self.layout.v8.as_ref(), &self.hulls);
-        if let Some(e) = carried {
+        if let Carried::Reused(e) = source {
             if theirs.compress().is_ok_and(|f| f != e.frame) {
                 loss(
                     LossKind::CsgEncoding,
@@ -601,9 +601,9 @@ impl CsgMesh {
             8 => CsgBody::Compressed(Compressed {
                 geometry_type,
                 reserved: self.layout.reserved.unwrap_or(0),
-                frame: match CsgLayout::reused(self.layout.v8.as_ref(), &self.hulls) {
-                    Some(e) => e.frame.clone(),
-                    None => self.v8_written()?.0.compress()?,
+                frame: match self.v8_written()? {
+                    (_, Carried::Reused(e)) => e.frame.clone(),
+                    (payload, Carried::Fresh(_)) => payload.compress()?,
                 },
             }),
             v => {
@@ -637,10 +637,10 @@ impl CsgMesh {
         fresh_v8(&self.hulls, &keep).map(|(p, _)| p)
     }
 
-    /// The payload to write, and the plan when it is encoded afresh.
-    fn v8_written(&self) -> Result<(V8Payload, Option<V8Plan>)> {
+    /// The payload to write, and where it comes from.
+    fn v8_written(&self) -> Result<(V8Payload, Carried<'_>)> {
         if let Some(e) = CsgLayout::reused(self.layout.v8.as_ref(), &self.hulls) {
-            return Ok((e.payload.clone(), None));
+            return Ok((e.payload.clone(), Carried::Reused(e)));
         }
         let keep = self
             .layout
@@ -648,8 +648,16 @@ impl CsgMesh {
             .as_ref()
             .map(V8Encoding::raw_hulls)
             .unwrap_or_default();
-        fresh_v8(&self.hulls, &keep).map(|(p, plan)| (p, Some(plan)))
+        fresh_v8(&self.hulls, &keep).map(|(p, plan)| (p, Carried::Fresh(plan)))
     }
+}
+
+/// Where a version 8 payload to write comes from.
+enum Carried<'a> {
+    /// The source's, which still describes the hulls (its frame goes with it).
+    Reused(&'a V8Encoding),
+    /// Encoded afresh by this plan.
+    Fresh(V8Plan),
 }
 
 fn physics_from(hulls: &[CsgHull]) -> PhysicsInfo {
