@@ -2,7 +2,7 @@
 
 mod common;
 
-use meshcodec::roblox::convert::LossKind;
+use meshcodec::roblox::convert::{CoreMesh, LossKind, WriteOptions};
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{Body, ChunkData, FileMesh, Version};
 
@@ -121,7 +121,11 @@ fn every_file_converts_to_every_version_keeping_lod0_geometry() {
 }
 
 fn kinds(mesh: &Mesh, target: Version) -> Vec<LossKind> {
-    mesh.losses(target).into_iter().map(|l| l.kind).collect()
+    mesh.losses(target)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.kind)
+        .collect()
 }
 
 #[test]
@@ -137,23 +141,32 @@ fn loss_reports_name_exactly_what_the_target_cannot_hold() {
     assert_eq!(
         kinds(&facs, Version::V3_00),
         [
+            LossKind::LodInfo,
             LossKind::Skeleton,
             LossKind::Skinning,
             LossKind::Facs,
-            LossKind::LodInfo
         ]
     );
     assert_eq!(
         kinds(&facs, Version::V2_00),
         [
+            LossKind::Lods,
+            LossKind::LodInfo,
             LossKind::Skeleton,
             LossKind::Skinning,
             LossKind::Facs,
-            LossKind::Lods,
-            LossKind::LodInfo
         ]
     );
-    assert!(kinds(&facs, Version::V7_00).contains(&LossKind::NormalPrecision));
+    // 7.00 keeps the normals (COREMESH v1) unless Draco is forced.
+    assert_eq!(kinds(&facs, Version::V7_00), []);
+    let draco = WriteOptions {
+        core_mesh: CoreMesh::Draco,
+    };
+    let c = facs.convert_with(Version::V7_00, &draco).unwrap();
+    assert_eq!(
+        c.losses.iter().map(|l| l.kind).collect::<Vec<_>>(),
+        [LossKind::NormalPrecision]
+    );
     // Colours and tangents in text; HSR flags below 6.00.
     let colored = read("v2.00-40b.mesh", "filemesh");
     let k = kinds(&colored, Version::V1_01);
@@ -188,7 +201,7 @@ fn dropping_lods_keeps_lod0() {
     assert_eq!(mesh.lods.offsets, [0, 6, 9, 10]);
     let v2 = Mesh::read(&mesh.to_file(Version::V2_00).unwrap().write().unwrap()).unwrap();
     assert_eq!(v2.faces, mesh.faces[0..6]);
-    let l = mesh.losses(Version::V2_00);
+    let l = mesh.losses(Version::V2_00).unwrap();
     assert_eq!(l.len(), 1);
     assert_eq!(
         l[0].detail,
