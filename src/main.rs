@@ -309,6 +309,13 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
             info.trailing_bytes
         );
     }
+    let n = info.non_finite;
+    if !n.is_empty() {
+        println!(
+            "not finite: {} positions, {} normals, {} UVs hold NaN or infinity (kept as read)",
+            n.positions, n.normals, n.uvs
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

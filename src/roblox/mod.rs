@@ -28,7 +28,7 @@ pub use chunks::{
     Chunk, ChunkData, CoreMeshV1, CoreMeshV2, FacsV1, FileMeshV6, HsrAvisV1, LodsV1, SkinningV1,
 };
 pub use facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
-pub use info::{ChunkInfo, FacsInfo, Info};
+pub use info::{ChunkInfo, FacsInfo, Info, NonFiniteCounts};
 pub use records::{
     Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex, Vertex36,
 };
