@@ -481,7 +481,7 @@ fn ms14_losses(m: &Ms14Mesh, body: &ClassicMesh, target: MeshVersion) -> Result<
         out.push(Loss {
             kind: LossKind::UnigineSpatialTree,
             detail: format!(
-                "{}: {target} does not store them, and converting back to ms14 would not \
+                "{}: {target} does not store these, and converting back to ms14 would not \
                  give them again",
                 parts.join(", ")
             ),
