@@ -79,7 +79,10 @@ enum Command {
     /// colours, as the source stores them (no axis change); in glTF also skins (FileMesh
     /// bones, UNIGINE bones), morph targets (UNIGINE targets, STF blendshapes) and
     /// UNIGINE animations (ms10–ms12 embedded ones; a .anim file exports its skeleton
-    /// and clips, to glTF only), one key per frame at 30 frames per second.
+    /// and clips, to glTF only), one key per frame at 30 frames per second. Only the
+    /// vertices the exported faces use are written (in their order); values that are not
+    /// finite become 0 (scales 1) and zero normals (0, 0, 1): each such change is printed
+    /// as a note on stderr, and the export still succeeds.
     Export {
         /// Input file (FileMesh, CSGPHS, UNIGINE mesh or animation, STF).
         input: PathBuf,
@@ -728,6 +731,11 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
         scene.meshes.len(),
         scene.animations.len()
     );
+    // What the export changed to fit the format (unused vertices left out, values that
+    // are not finite replaced): said, not an error.
+    for note in &scene.notes {
+        eprintln!("meshcodec: {}: note: {note}", input.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -623,6 +623,7 @@ mod tests {
                 primitives: prims,
             }],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         }
     }
@@ -992,6 +993,7 @@ mod tests {
     fn a_skeleton_alone_is_written() {
         let s = Scene {
             skeleton: Some(skeleton()),
+            notes: Vec::new(),
             ..Scene::default()
         };
         let (doc, bin) = build(&s).expect("build");
@@ -1002,6 +1004,7 @@ mod tests {
         // An empty skeleton is none.
         let s = Scene {
             skeleton: Some(super::super::Skeleton::default()),
+            notes: Vec::new(),
             ..Scene::default()
         };
         let (doc, _) = build(&s).expect("build");
