@@ -1266,3 +1266,35 @@ proptest! {
         }
     }
 }
+
+/// Values that are not finite are kept as read (any NaN payload), and `info` counts them.
+#[test]
+fn non_finite_values_are_kept_and_counted() {
+    let dir = common::fixture_dir("unigine");
+    let file = UnigineMesh::read(&std::fs::read(dir.join("ms11-skinned.mesh")).unwrap()).unwrap();
+    assert!(file.info(&Limits::default()).unwrap().non_finite.is_empty());
+    let mut c = file.classic().unwrap().clone();
+    let odd_nan = f32::from_bits(0x7fc0_1234);
+    c.data[0].targets[0].positions[1] = [odd_nan, 0.0, f32::INFINITY];
+    c.data[0].uv0[0][1] = f32::NEG_INFINITY;
+    c.bind_pose[2].scale[0] = f32::NAN;
+    let m = UnigineMesh {
+        version: MeshVersion::Ms11,
+        body: MeshBody::Classic(c),
+    };
+    let bytes = m.write().unwrap();
+    let again = UnigineMesh::read(&bytes).unwrap();
+    assert_eq!(again.write().unwrap(), bytes);
+    let p = again.classic().unwrap().data[0].targets[0].positions[1];
+    assert_eq!(p[0].to_bits(), 0x7fc0_1234);
+    let n = again.info(&Limits::default()).unwrap().non_finite;
+    assert_eq!((n.positions, n.uvs, n.bind_pose), (1, 1, 1));
+    // And through ms14.
+    let ms14 = again.to_version(MeshVersion::Ms14).unwrap();
+    let n = UnigineMesh::read(&ms14.write().unwrap())
+        .unwrap()
+        .info(&Limits::default())
+        .unwrap()
+        .non_finite;
+    assert_eq!((n.positions, n.uvs, n.bind_pose), (1, 1, 1));
+}

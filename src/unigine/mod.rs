@@ -247,6 +247,50 @@ pub struct MeshInfo {
     pub animations: Vec<String>,
     /// Per surface.
     pub surface_list: Vec<SurfaceInfo>,
+    /// Values that are not finite (NaN, ±∞), kept as read.
+    pub non_finite: NonFiniteCounts,
+}
+
+/// How many entries hold a NaN or an infinity. Reading and writing keep them; export
+/// replaces them (and says so).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NonFiniteCounts {
+    /// Positions (of every morph target) with a component that is not finite.
+    pub positions: usize,
+    /// Entries of both UV sets with a component that is not finite.
+    pub uvs: usize,
+    /// Bind pose transforms with a value that is not finite.
+    pub bind_pose: usize,
+}
+
+impl NonFiniteCounts {
+    fn of(b: &ClassicMesh) -> NonFiniteCounts {
+        fn bad<'a>(xs: impl IntoIterator<Item = &'a f32>) -> bool {
+            xs.into_iter().any(|x| !x.is_finite())
+        }
+        let count = |n: usize, x: bool| n + usize::from(x);
+        NonFiniteCounts {
+            positions: b
+                .data
+                .iter()
+                .flat_map(|d| &d.targets)
+                .flat_map(|t| &t.positions)
+                .fold(0, |n, p| count(n, bad(p))),
+            uvs: b
+                .data
+                .iter()
+                .flat_map(|d| d.uv0.iter().chain(&d.uv1))
+                .fold(0, |n, uv| count(n, bad(uv))),
+            bind_pose: b.bind_pose.iter().fold(0, |n, t| {
+                count(n, bad(t.position.iter().chain(&t.rotation).chain(&t.scale)))
+            }),
+        }
+    }
+
+    /// True when every value is finite.
+    pub fn is_empty(&self) -> bool {
+        *self == NonFiniteCounts::default()
+    }
 }
 
 /// Counts of one surface.
@@ -317,6 +361,7 @@ impl UnigineMesh {
             bone_names: b.bones.iter().map(|x| x.name.text()).collect(),
             animations: b.animation_names.iter().map(cint::UString::text).collect(),
             surface_list,
+            non_finite: NonFiniteCounts::of(&b),
         })
     }
 }
