@@ -54,8 +54,9 @@
 //! are left out, and so are meshes left without primitives; a scene with nothing to write
 //! gives a document whose only scene is empty (`{}`), with no buffer.
 //!
-//! Values that glTF cannot hold (NaN or infinite coordinates) are errors, not silently
-//! changed.
+//! Values that glTF cannot hold (NaN or infinite coordinates) are errors here, not
+//! silently changed: the adapters replace them first, and say so
+//! ([`Scene::prepare`](super::Scene::prepare), [`Scene::notes`](super::Scene::notes)).
 
 use std::collections::HashMap;
 

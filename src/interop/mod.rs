@@ -25,6 +25,11 @@
 //! UNIGINE morph targets and STF blendshapes become [`MorphTarget`]s: per-vertex
 //! position deltas ([`Primitive::morph_targets`]), written as glTF morph targets; OBJ
 //! ignores them.
+//!
+//! Every adapter ends with [`Scene::prepare`]: each primitive keeps only the vertices
+//! its triangles use (in their original order), values that are not finite are replaced
+//! (0; 1 for a scale) and zero normals become (0, 0, 1). What that changed is listed,
+//! with counts, in [`Scene::notes`] ([`ExportNote`]); the CLI prints the notes.
 
 pub mod gltf;
 pub mod import;
