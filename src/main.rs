@@ -356,6 +356,13 @@ fn info_unigine(path: &Path, m: &UnigineMesh, json: bool) -> Result<ExitCode, Fa
     if !info.animations.is_empty() {
         println!("animations: {}", info.animations.join(", "));
     }
+    let n = info.non_finite;
+    if n.positions + n.uvs + n.bind_pose > 0 {
+        println!(
+            "not finite: {} positions, {} UVs, {} bind pose transforms hold NaN or infinity (kept as read)",
+            n.positions, n.uvs, n.bind_pose
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
