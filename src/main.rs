@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use meshcodec::roblox::convert::Loss;
+use meshcodec::roblox::convert::{CoreMesh, Loss, WriteOptions};
 use meshcodec::roblox::csg_model::{CsgMesh, CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
 use meshcodec::roblox::csgphs::Csgphs;
 use meshcodec::roblox::model::Mesh;
@@ -60,6 +60,13 @@ enum Command {
         /// Accept a conversion that loses data the target cannot hold.
         #[arg(long)]
         allow_lossy: bool,
+        /// FileMesh 7.00: how to write the core mesh. `auto` keeps the source's Draco
+        /// bitstream or choice where it still applies, else uses Draco when it holds every
+        /// value exactly and is smaller, else COREMESH v1 (never lossy); `draco` always
+        /// compresses (normals quantized to 11 bits, a reported loss when they change);
+        /// `v1` never does.
+        #[arg(long, value_name = "HOW", default_value = "auto", value_parser = parse_coremesh)]
+        coremesh: CoreMesh,
     },
     /// Read and write back each file; exit 1 if any is not byte-identical.
     Verify {
@@ -72,7 +79,10 @@ enum Command {
     /// colours, as the source stores them (no axis change); in glTF also skins (FileMesh
     /// bones, UNIGINE bones), morph targets (UNIGINE targets, STF blendshapes) and
     /// UNIGINE animations (ms10–ms12 embedded ones; a .anim file exports its skeleton
-    /// and clips, to glTF only), one key per frame at 30 frames per second.
+    /// and clips, to glTF only), one key per frame at 30 frames per second. Only the
+    /// vertices the exported faces use are written (in their order); values that are not
+    /// finite become 0 (scales 1) and zero normals (0, 0, 1): each such change is printed
+    /// as a note on stderr, and the export still succeeds.
     Export {
         /// Input file (FileMesh, CSGPHS, UNIGINE mesh or animation, STF).
         input: PathBuf,
@@ -97,9 +107,12 @@ enum Command {
         #[arg(long, value_name = "VER")]
         to: String,
         /// Accept a version that cannot hold everything (1.x: 6 significant digits,
-        /// no colours; 7.00: normals quantized).
+        /// no colours; 7.00 with --coremesh draco: normals quantized).
         #[arg(long)]
         allow_lossy: bool,
+        /// FileMesh 7.00: how to write the core mesh (auto, draco, v1; see `convert`).
+        #[arg(long, value_name = "HOW", default_value = "auto", value_parser = parse_coremesh)]
+        coremesh: CoreMesh,
     },
     /// Print the raw structure of a file as JSON.
     Dump {
@@ -124,7 +137,8 @@ fn main() -> ExitCode {
             output,
             to,
             allow_lossy,
-        } => convert(&input, &output, to.as_deref(), allow_lossy),
+            coremesh,
+        } => convert(&input, &output, to.as_deref(), allow_lossy, coremesh),
         Command::Verify { files } => verify(&files),
         Command::Export { input, output, lod } => export(&input, &output, lod),
         Command::Import {
@@ -132,7 +146,8 @@ fn main() -> ExitCode {
             output,
             to,
             allow_lossy,
-        } => import(&input, &output, &to, allow_lossy),
+            coremesh,
+        } => import(&input, &output, &to, allow_lossy, coremesh),
         Command::Dump { file } => dump(&file),
     };
     match result {
@@ -297,6 +312,13 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
             info.trailing_bytes
         );
     }
+    let n = info.non_finite;
+    if !n.is_empty() {
+        println!(
+            "not finite: {} positions, {} normals, {} UVs hold NaN or infinity (kept as read)",
+            n.positions, n.normals, n.uvs
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -333,6 +355,13 @@ fn info_unigine(path: &Path, m: &UnigineMesh, json: bool) -> Result<ExitCode, Fa
     }
     if !info.animations.is_empty() {
         println!("animations: {}", info.animations.join(", "));
+    }
+    let n = info.non_finite;
+    if n.positions + n.uvs + n.bind_pose > 0 {
+        println!(
+            "not finite: {} positions, {} UVs, {} bind pose transforms hold NaN or infinity (kept as read)",
+            n.positions, n.uvs, n.bind_pose
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -454,7 +483,9 @@ fn convert(
     output: &Path,
     to: Option<&str>,
     allow_lossy: bool,
+    core_mesh: CoreMesh,
 ) -> Result<ExitCode, Failure> {
+    let options = WriteOptions { core_mesh };
     let bytes = match load_any(input)? {
         Loaded::FileMesh(file) => {
             let target = to
@@ -474,14 +505,11 @@ fn convert(
                 Some(target) => {
                     let mesh = Mesh::from_file(&file).map_err(|e| fail(input, e))?;
                     let from = file.version.to_string();
-                    check_losses(
-                        input,
-                        &from,
-                        &target.to_string(),
-                        &mesh.losses(target),
-                        allow_lossy,
-                    )?;
-                    mesh.to_file(target).and_then(|f| f.write())
+                    let c = mesh
+                        .convert_with(target, &options)
+                        .map_err(|e| fail(input, e))?;
+                    check_losses(input, &from, &target.to_string(), &c.losses, allow_lossy)?;
+                    c.file.write()
                 }
             }
         }
@@ -538,6 +566,16 @@ fn convert(
     .map_err(|e| fail(input, e))?;
     std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--coremesh`: how a 7.00 core mesh is written.
+fn parse_coremesh(s: &str) -> Result<CoreMesh, String> {
+    match s {
+        "auto" => Ok(CoreMesh::Auto),
+        "draco" | "v2" => Ok(CoreMesh::Draco),
+        "v1" | "uncompressed" => Ok(CoreMesh::Uncompressed),
+        _ => Err(format!("{s:?}: auto, draco or v1 expected")),
+    }
 }
 
 /// `--to`: a FileMesh or a CSGPHS version (which one must fit the input is checked later).
@@ -700,11 +738,23 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
         scene.meshes.len(),
         scene.animations.len()
     );
+    // What the export changed to fit the format (unused vertices left out, values that
+    // are not finite replaced): said, not an error.
+    for note in &scene.notes {
+        eprintln!("meshcodec: {}: note: {note}", input.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<ExitCode, Failure> {
+fn import(
+    input: &Path,
+    output: &Path,
+    to: &str,
+    allow_lossy: bool,
+    core_mesh: CoreMesh,
+) -> Result<ExitCode, Failure> {
     use meshcodec::interop::import;
+    let options = WriteOptions { core_mesh };
     // A FileMesh version (`4.01`) or a CSGPHS version (`7`).
     let filemesh = to.parse::<Version>().ok();
     let csg = to
@@ -738,17 +788,11 @@ fn import(input: &Path, output: &Path, to: &str, allow_lossy: bool) -> Result<Ex
     };
     let (out, summary) = if let Some(target) = filemesh {
         let mesh = import::to_filemesh(&scene).map_err(|e| fail(input, e))?;
-        check_losses(
-            input,
-            from,
-            &target.to_string(),
-            &mesh.losses(target),
-            allow_lossy,
-        )?;
-        let out = mesh
-            .to_file(target)
-            .and_then(|f| f.write())
+        let c = mesh
+            .convert_with(target, &options)
             .map_err(|e| fail(input, e))?;
+        check_losses(input, from, &target.to_string(), &c.losses, allow_lossy)?;
+        let out = c.file.write().map_err(|e| fail(input, e))?;
         let summary = format!(
             "FileMesh {target}, {} vertices, {} faces",
             mesh.vertices.len(),

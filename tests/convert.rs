@@ -2,7 +2,7 @@
 
 mod common;
 
-use meshcodec::roblox::convert::LossKind;
+use meshcodec::roblox::convert::{CoreMesh, LossKind, WriteOptions};
 use meshcodec::roblox::model::Mesh;
 use meshcodec::roblox::{Body, ChunkData, FileMesh, Version};
 
@@ -121,7 +121,11 @@ fn every_file_converts_to_every_version_keeping_lod0_geometry() {
 }
 
 fn kinds(mesh: &Mesh, target: Version) -> Vec<LossKind> {
-    mesh.losses(target).into_iter().map(|l| l.kind).collect()
+    mesh.losses(target)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.kind)
+        .collect()
 }
 
 #[test]
@@ -137,23 +141,32 @@ fn loss_reports_name_exactly_what_the_target_cannot_hold() {
     assert_eq!(
         kinds(&facs, Version::V3_00),
         [
+            LossKind::LodInfo,
             LossKind::Skeleton,
             LossKind::Skinning,
             LossKind::Facs,
-            LossKind::LodInfo
         ]
     );
     assert_eq!(
         kinds(&facs, Version::V2_00),
         [
+            LossKind::Lods,
+            LossKind::LodInfo,
             LossKind::Skeleton,
             LossKind::Skinning,
             LossKind::Facs,
-            LossKind::Lods,
-            LossKind::LodInfo
         ]
     );
-    assert!(kinds(&facs, Version::V7_00).contains(&LossKind::NormalPrecision));
+    // 7.00 keeps the normals (COREMESH v1) unless Draco is forced.
+    assert_eq!(kinds(&facs, Version::V7_00), []);
+    let draco = WriteOptions {
+        core_mesh: CoreMesh::Draco,
+    };
+    let c = facs.convert_with(Version::V7_00, &draco).unwrap();
+    assert_eq!(
+        c.losses.iter().map(|l| l.kind).collect::<Vec<_>>(),
+        [LossKind::NormalPrecision]
+    );
     // Colours and tangents in text; HSR flags below 6.00.
     let colored = read("v2.00-40b.mesh", "filemesh");
     let k = kinds(&colored, Version::V1_01);
@@ -188,7 +201,7 @@ fn dropping_lods_keeps_lod0() {
     assert_eq!(mesh.lods.offsets, [0, 6, 9, 10]);
     let v2 = Mesh::read(&mesh.to_file(Version::V2_00).unwrap().write().unwrap()).unwrap();
     assert_eq!(v2.faces, mesh.faces[0..6]);
-    let l = mesh.losses(Version::V2_00);
+    let l = mesh.losses(Version::V2_00).unwrap();
     assert_eq!(l.len(), 1);
     assert_eq!(
         l[0].detail,
@@ -272,4 +285,290 @@ fn many_bones_are_split_into_subsets_of_at_most_26() {
         }
         assert_eq!((v, f), (120, 40), "{target}");
     }
+}
+
+/// Every binary fixture and corpus file, to every version whose conversion reports no
+/// loss, and back: the original bytes. (A conversion with losses is refused by the CLI
+/// without --allow-lossy.)
+#[test]
+fn up_and_back_is_byte_identical_wherever_nothing_is_reported() {
+    let (mut same, mut lossy) = (0, 0);
+    for path in common::fixtures_and_corpus_filemeshes() {
+        let bytes = std::fs::read(&path).unwrap();
+        let file = FileMesh::read(&bytes).unwrap();
+        if file.version.is_text() {
+            continue;
+        }
+        let mesh = Mesh::from_file(&file).unwrap();
+        for target in Version::ALL {
+            if target == file.version {
+                continue;
+            }
+            let c = mesh
+                .convert(target)
+                .unwrap_or_else(|e| panic!("{} → {target}: {e}", path.display()));
+            if !c.losses.is_empty() {
+                lossy += 1;
+                continue;
+            }
+            let there = Mesh::read(&c.file.write().unwrap()).unwrap();
+            let back = there
+                .convert(file.version)
+                .unwrap_or_else(|e| panic!("{} → {target} → back: {e}", path.display()));
+            let again = back.file.write().unwrap();
+            assert!(
+                again == bytes,
+                "{} → {target} → {}: differs at byte {:?}",
+                path.display(),
+                file.version,
+                again.iter().zip(&bytes).position(|(a, b)| a != b)
+            );
+            same += 1;
+        }
+    }
+    eprintln!("{same} round trips byte-identical, {lossy} conversions reported losses");
+    assert!(same >= 60, "{same}");
+}
+
+/// A real file with something the model does not interpret: carried where the target
+/// has a place for it, else named in the report — never dropped with an empty report.
+#[test]
+fn nothing_the_model_does_not_read_is_dropped_in_silence() {
+    let corpus = common::corpus();
+    let pick = |corpus_name: &str, fixture: &str| -> Vec<u8> {
+        match &corpus {
+            Some(dir) => std::fs::read(dir.join("roblox").join(corpus_name)).unwrap(),
+            None => std::fs::read(common::fixture_dir("filemesh").join(fixture))
+                .or_else(|_| std::fs::read(common::fixture_dir("chunked").join(fixture)))
+                .unwrap(),
+        }
+    };
+    // Carried where the target has a place, reported where it does not.
+    let check = |what: &str, bytes: &[u8], carried: &[Version], lost: &[(Version, LossKind)]| {
+        let mesh = Mesh::read(bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for &t in carried {
+            let c = mesh.convert(t).unwrap();
+            assert!(c.losses.is_empty(), "{what} → {t}: {:?}", c.losses);
+            let back = Mesh::read(&c.file.write().unwrap()).unwrap();
+            let again = back.convert(mesh.stored.version.unwrap()).unwrap();
+            assert!(
+                again.losses.is_empty(),
+                "{what} → {t} → back: {:?}",
+                again.losses
+            );
+            assert!(again.file.write().unwrap() == bytes, "{what} → {t} → back");
+        }
+        for &(t, kind) in lost {
+            let c = mesh.convert(t).unwrap();
+            assert!(
+                c.losses.iter().any(|l| l.kind == kind),
+                "{what} → {t}: {kind:?} expected in {:?}",
+                c.losses
+            );
+        }
+    };
+    // An unknown chunk in a 7.00 file (after its LODS) and in a 6.00 file.
+    let v7 = pick("v7.00-127279296594138.mesh", "v7.00-coremesh-v1.mesh");
+    let mut with_chunk = v7.clone();
+    with_chunk.extend_from_slice(b"EXTRA\0\0\0");
+    with_chunk.extend_from_slice(&3u32.to_le_bytes());
+    with_chunk.extend_from_slice(&5u32.to_le_bytes());
+    with_chunk.extend_from_slice(b"hello");
+    check(
+        "7.00 + unknown chunk",
+        &with_chunk,
+        &[Version::V6_00],
+        &[
+            (Version::V5_00, LossKind::Chunks),
+            (Version::V4_01, LossKind::Chunks),
+        ],
+    );
+    let v6 = Mesh::read(&with_chunk)
+        .unwrap()
+        .to_file(Version::V6_00)
+        .unwrap()
+        .write()
+        .unwrap();
+    check(
+        "6.00 + unknown chunk",
+        &v6,
+        &[Version::V7_00],
+        &[(Version::V5_00, LossKind::Chunks)],
+    );
+    // Trailing bytes after a 5.00 file and a longer header in a 4.01 file (real ones
+    // when the corpus is there).
+    let v5 = pick("v5.00-15256456161.mesh", "v5.00-facs.mesh");
+    let mut trailing = v5.clone();
+    trailing.extend_from_slice(b"\x01\x02\x03");
+    check(
+        "5.00 + trailing bytes",
+        &trailing,
+        &[],
+        &[
+            (Version::V6_00, LossKind::TrailingBytes),
+            (Version::V7_00, LossKind::TrailingBytes),
+            (Version::V4_01, LossKind::Facs),
+        ],
+    );
+    let v4 = pick("v4.01-sphere.mesh", "v4.01-nobones.mesh");
+    let mut longer = v4.clone();
+    let size = u16::from_le_bytes([v4[13], v4[14]]);
+    longer[13..15].copy_from_slice(&(size + 4).to_le_bytes());
+    for (i, b) in [0xAB, 0xCD, 0xEF, 0x01].into_iter().enumerate() {
+        longer.insert(13 + usize::from(size) + i, b);
+    }
+    check(
+        "4.01 + 4 header bytes",
+        &longer,
+        &[Version::V4_00],
+        &[
+            (Version::V5_00, LossKind::HeaderBytes),
+            (Version::V6_00, LossKind::HeaderBytes),
+        ],
+    );
+    let mut trailing4 = v4.clone();
+    trailing4.push(7);
+    check(
+        "4.01 + trailing byte",
+        &trailing4,
+        &[Version::V4_00, Version::V5_00],
+        &[(Version::V7_00, LossKind::TrailingBytes)],
+    );
+}
+
+/// Edits invalidate exactly what they touch: a moved vertex gives a fresh Draco bitstream,
+/// a changed weight fresh subsets, a changed FACS value a re-quantized block; the rest
+/// is carried.
+#[test]
+fn edits_recompute_only_what_they_invalidate() {
+    use meshcodec::roblox::stored::StoredCore;
+    let v7 = common::fixture_dir("chunked").join("v7.00-draco-grid-272.mesh");
+    let bytes = std::fs::read(v7).unwrap();
+    let mesh = Mesh::read(&bytes).unwrap();
+    let Some(StoredCore::Draco(blob)) = &mesh.stored.core else {
+        panic!("a Draco core mesh expected")
+    };
+    // Unchanged: the stored bitstream (from another encoder) is reused as it is.
+    assert_eq!(
+        mesh.to_file(Version::V7_00).unwrap().write().unwrap(),
+        bytes
+    );
+    // A moved vertex: the stored bitstream no longer decodes to the data.
+    let mut moved = mesh.clone();
+    moved.vertices[5].position[1] += 0.25;
+    let out = moved.to_file(Version::V7_00).unwrap();
+    let back = Mesh::read(&out.write().unwrap()).unwrap();
+    assert_eq!(back.vertices[5].position, moved.vertices[5].position);
+    assert_eq!(back.vertices, moved.vertices);
+    if let Some(StoredCore::Draco(b)) = &back.stored.core {
+        assert_ne!(b, blob);
+    }
+
+    // Skinning: the stored subsets and envelope bytes are reused until a weight changes.
+    let v5 = common::fixture_dir("filemesh").join("v5.00-facs.mesh");
+    let bytes = std::fs::read(v5).unwrap();
+    let mesh = Mesh::read(&bytes).unwrap();
+    assert_eq!(
+        mesh.to_file(Version::V5_00).unwrap().write().unwrap(),
+        bytes
+    );
+    let stored = mesh.stored.skin.clone().unwrap();
+    let mut edited = mesh.clone();
+    let skin = edited.skinning.as_mut().unwrap();
+    let v = skin
+        .iter()
+        .position(|s| s.influences[1].weight > 0)
+        .unwrap();
+    skin[v].influences[0].weight += skin[v].influences[1].weight;
+    skin[v].influences[1] = Default::default();
+    let back = Mesh::read(&edited.to_file(Version::V5_00).unwrap().write().unwrap()).unwrap();
+    assert_eq!(back.skinning, edited.skinning);
+    assert_ne!(
+        back.stored.skin.as_ref().unwrap().envelopes,
+        stored.envelopes
+    );
+    // A FACS value on the stored grid keeps the stored ranges; one off it re-quantizes.
+    let mut f = mesh.clone();
+    let rig = f.facs.as_mut().unwrap();
+    let (a, b) = (rig.poses[0][0].position[0], rig.poses[1][0].position[0]);
+    rig.poses[0][0].position[0] = b;
+    rig.poses[1][0].position[0] = a;
+    let c = f.convert(Version::V5_00).unwrap();
+    assert!(c.losses.is_empty(), "{:?}", c.losses);
+    rig_changed(&mut f);
+    let c = f.convert(Version::V5_00).unwrap();
+    assert_eq!(
+        c.losses.iter().map(|l| l.kind).collect::<Vec<_>>(),
+        [LossKind::Facs],
+        "{:?}",
+        c.losses
+    );
+}
+
+/// Puts a value off every quantization grid into the rig.
+fn rig_changed(m: &mut Mesh) {
+    let rig = m.facs.as_mut().unwrap();
+    rig.poses[0][0].rotation[2] = 1.0e9 + 0.123;
+    rig.encodings = [meshcodec::roblox::model::MatrixEncoding::Quantized; 6];
+}
+
+/// Values that are not finite: kept by every binary version without a word (7.00 writes
+/// COREMESH v1), replaced by 0 and reported where the target cannot hold them (text,
+/// forced Draco).
+#[test]
+fn non_finite_values_are_kept_or_replaced_and_reported() {
+    let mut bytes = std::fs::read(common::fixture_dir("filemesh").join("v3.01-lods.mesh")).unwrap();
+    // Vertex 0's normal x and vertex 1's position y (40-byte vertices after a 16-byte
+    // header).
+    let vertex = |i: usize| 13 + 16 + 40 * i;
+    bytes[vertex(0) + 12..vertex(0) + 16].copy_from_slice(&f32::NAN.to_le_bytes());
+    bytes[vertex(1) + 4..vertex(1) + 8].copy_from_slice(&f32::INFINITY.to_le_bytes());
+    let file = FileMesh::read(&bytes).unwrap();
+    assert_eq!(file.write().unwrap(), bytes);
+    let info = file.info().unwrap();
+    assert_eq!(
+        (
+            info.non_finite.positions,
+            info.non_finite.normals,
+            info.non_finite.uvs
+        ),
+        (1, 1, 0)
+    );
+    let mesh = Mesh::from_file(&file).unwrap();
+    for t in [
+        Version::V4_01,
+        Version::V5_00,
+        Version::V6_00,
+        Version::V7_00,
+    ] {
+        let c = mesh.convert(t).unwrap();
+        assert!(c.losses.is_empty(), "{t}: {:?}", c.losses);
+        let back = Mesh::read(&c.file.write().unwrap()).unwrap();
+        assert!(back.vertices[0].normal[0].is_nan());
+        assert_eq!(back.vertices[1].position[1], f32::INFINITY);
+    }
+    let draco = WriteOptions {
+        core_mesh: CoreMesh::Draco,
+    };
+    let c = mesh.convert_with(Version::V7_00, &draco).unwrap();
+    assert!(
+        c.losses.iter().any(|l| l.kind == LossKind::NonFinite),
+        "{:?}",
+        c.losses
+    );
+    let back = Mesh::read(&c.file.write().unwrap()).unwrap();
+    // 0, then quantized to the 11-bit grid.
+    assert!(
+        back.vertices[0].normal[0].abs() < 1e-3,
+        "{:?}",
+        back.vertices[0].normal
+    );
+    // Positions are not quantized by Draco: the infinity survives.
+    assert_eq!(back.vertices[1].position[1], f32::INFINITY);
+    let c = mesh.convert(Version::V1_01).unwrap();
+    assert!(
+        c.losses.iter().any(|l| l.kind == LossKind::NonFinite),
+        "{:?}",
+        c.losses
+    );
 }

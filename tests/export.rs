@@ -161,6 +161,20 @@ fn cases() -> Vec<Case> {
         name: name.into(),
         primitives,
     };
+    // Values that are not finite, and vertices only another LOD uses (a 3.01 file built
+    // here), and an UNIGINE mesh with NaN in its geometry, bind pose and keys.
+    let mesh301 = meshcodec::roblox::model::Mesh::read(&non_finite_301()).expect("3.01");
+    for lod in 0..2 {
+        cases.push(Case {
+            label: format!("made: 3.01 with NaN, LOD {lod}"),
+            scene: interop::from_filemesh(&mesh301, "nan", lod).expect("3.01 export"),
+        });
+    }
+    cases.push(Case {
+        label: "made: UNIGINE with NaN".into(),
+        scene: interop::from_unigine(&non_finite_unigine(), "nan", &Limits::default())
+            .expect("UNIGINE export"),
+    });
     cases.push(Case {
         label: "made: empty scene".into(),
         scene: Scene::default(),
@@ -173,6 +187,7 @@ fn cases() -> Vec<Case> {
                 mesh("points", vec![points.clone()]),
             ],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
@@ -184,6 +199,7 @@ fn cases() -> Vec<Case> {
                 mesh("two", vec![points.clone(), tri.clone(), tri.clone()]),
             ],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
@@ -230,6 +246,7 @@ fn cases() -> Vec<Case> {
                 mesh("static", vec![tri.clone()]),
             ],
             skeleton: Some(skeleton.clone()),
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
@@ -260,6 +277,7 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: vec![mesh("long", vec![long])],
             skeleton: Some(chain),
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
@@ -304,6 +322,7 @@ fn cases() -> Vec<Case> {
                 mesh("points", vec![morphed_points]),
             ],
             skeleton: Some(skeleton.clone()),
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
@@ -319,6 +338,7 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: vec![mesh("static", vec![tri])],
             skeleton: Some(skeleton.clone()),
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
@@ -328,6 +348,7 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: Vec::new(),
             skeleton: Some(skeleton.clone()),
+            notes: Vec::new(),
             animations: vec![
                 interop::Animation {
                     name: "move".into(),
@@ -374,10 +395,77 @@ fn cases() -> Vec<Case> {
         scene: Scene {
             meshes: vec![mesh("points", vec![points])],
             skeleton: Some(skeleton),
+            notes: Vec::new(),
             animations: Vec::new(),
         },
     });
     cases
+}
+
+/// A 3.01 FileMesh built here (from the spec: header, 40-byte vertices, faces, LOD
+/// offsets) with 6 vertices: LOD 0 (2 faces) uses vertices 0–3, LOD 1 (1 face) vertices
+/// 1, 4, 5. LOD 0: vertex 1 has a zero normal, vertex 2 the normal (NaN, NaN, NaN),
+/// vertex 3 (2, +∞, 0). Only LOD 1: vertex 4 has the position (NaN, +∞, 1) and a NaN
+/// normal x, vertex 5 the UV (−∞, 0.5).
+fn non_finite_301() -> Vec<u8> {
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    #[rustfmt::skip]
+    let vertices: [([f32; 3], [f32; 3], [f32; 2]); 6] = [
+        ([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0]),
+        ([1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0]),
+        ([1.0, 1.0, 0.0], [nan, nan, nan], [1.0, 1.0]),
+        ([0.0, 1.0, 0.0], [2.0, inf, 0.0], [0.0, 1.0]),
+        ([nan, inf, 1.0], [nan, 0.0, 1.0], [0.5, 0.5]),
+        ([2.0, 0.0, 0.5], [0.0, 1.0, 0.0], [-inf, 0.5]),
+    ];
+    let faces: [[u32; 3]; 3] = [[0, 1, 2], [0, 2, 3], [1, 4, 5]];
+    let lods: [u32; 3] = [0, 2, 3];
+    let mut b = b"version 3.01\n".to_vec();
+    b.extend(16u16.to_le_bytes()); // sizeof_MeshHeader
+    b.push(40); // sizeof_Vertex
+    b.push(12); // sizeof_Face
+    b.extend(4u16.to_le_bytes()); // sizeof_LodOffset
+    b.extend((lods.len() as u16).to_le_bytes());
+    b.extend((vertices.len() as u32).to_le_bytes());
+    b.extend((faces.len() as u32).to_le_bytes());
+    for (p, n, uv) in vertices {
+        for x in p.iter().chain(&n).chain(&uv) {
+            b.extend(x.to_le_bytes());
+        }
+        b.extend([127, 127, 127, 0]); // no tangent
+        b.extend([255, 128, 0, 255]); // colour
+    }
+    for x in faces.iter().flatten().chain(&lods) {
+        b.extend(x.to_le_bytes());
+    }
+    b
+}
+
+/// The ms11 fixture with an embedded animation, with values that are not finite: a
+/// position and a UV of a used vertex, a bind pose translation and scale, and a key's
+/// translation and scale.
+fn non_finite_unigine() -> meshcodec::unigine::UnigineMesh {
+    use meshcodec::unigine::{MeshBody, UnigineMesh};
+    let path = common::fixture_dir("unigine").join("ms11-embedded-anim.mesh");
+    let mut m = UnigineMesh::read(&std::fs::read(path).expect("read")).expect("ms11");
+    let MeshBody::Classic(c) = &mut m.body else {
+        panic!("ms11 expected")
+    };
+    let d = &mut c.data[0];
+    let used = d.coordinate_indices[0] as usize;
+    d.targets[0].positions[used] = [f32::NAN, 0.5, f32::NEG_INFINITY];
+    d.uv0[d.triangle_indices[0] as usize][1] = f32::NAN;
+    c.bind_pose[0].position[1] = f32::INFINITY;
+    c.bind_pose[0].scale[2] = f32::NAN;
+    let a = &mut c.animations[0];
+    let k = a
+        .keys
+        .iter_mut()
+        .find(|k| k.mask.tx() && k.mask.sy())
+        .expect("a key with translation x and scale y");
+    k.translation[0] = f32::NAN;
+    k.scale[1] = f32::INFINITY;
+    m
 }
 
 /// A joint as the made cases give it: name, parent, translation, rotation, scale.
@@ -1639,12 +1727,18 @@ fn skins_match_their_sources() {
                     let mesh = meshcodec::roblox::model::Mesh::read(&bytes).expect("read");
                     let scene = interop::from_filemesh(&mesh, name, 0).expect("export");
                     let n = mesh.skeleton.len();
+                    // The export holds only the vertices LOD 0's faces use, in order.
+                    let lod0 = &mesh.faces[mesh.lods.lod0(mesh.faces.len())];
+                    let used: std::collections::BTreeSet<usize> =
+                        lod0.iter().flatten().map(|&i| i as usize).collect();
                     let expect = mesh
                         .skinning
                         .iter()
                         .map(|skin| {
                             skin.iter()
-                                .map(|s| {
+                                .enumerate()
+                                .filter(|(i, _)| used.contains(i))
+                                .map(|(_, s)| {
                                     let raw: Vec<(i64, f64)> = s
                                         .influences
                                         .iter()
@@ -1690,9 +1784,11 @@ fn skins_match_their_sources() {
                             at += usize::from(k);
                             per_position.push(expected_weights(&raw, n));
                         }
+                        // The export holds only the triangle vertices a corner names.
                         expect.push(
                             coord
                                 .iter()
+                                .filter(|c| c.is_some())
                                 .map(|c| {
                                     c.and_then(|c| per_position.get(c).cloned())
                                         .unwrap_or_else(|| vec![(0, 1.0)])
@@ -2246,4 +2342,184 @@ fn animations_match_their_sources() {
     eprintln!("{files} animation sources: {clips_seen} clips, {channels_seen} channels");
     let min = if common::corpus().is_some() { 6 } else { 3 };
     assert!(files >= min, "only {files} animation sources");
+}
+
+// ---------------------------------------------------------------- non-finite values
+
+/// The notes of a scene as (kind, what the sentence says, count).
+fn notes_of(scene: &Scene) -> Vec<(interop::NoteKind, String, usize)> {
+    scene
+        .notes
+        .iter()
+        .map(|n| (n.kind, n.detail.clone(), n.count))
+        .collect()
+}
+
+/// The count of the note whose sentence contains `needle` (0 when there is none).
+fn note_count(scene: &Scene, kind: interop::NoteKind, needle: &str) -> usize {
+    scene
+        .notes
+        .iter()
+        .filter(|n| n.kind == kind && n.detail.contains(needle))
+        .map(|n| n.count)
+        .sum()
+}
+
+/// A 3.01 file with NaN and infinities, in a vertex only LOD 1 uses and in normals of
+/// LOD 0: each LOD exports only its own vertices (in their order), values that are not
+/// finite become 0, zero normals (0, 0, 1), and the notes count each (the Khronos
+/// validator checks these exports too, in `khronos_validator_accepts_every_export`).
+#[test]
+fn non_finite_values_and_unused_vertices() {
+    use interop::NoteKind::{NonFinite, UnusedVertices, ZeroNormals};
+    let mesh = meshcodec::roblox::model::Mesh::read(&non_finite_301()).expect("3.01");
+    // Reading keeps the values as they are.
+    assert!(mesh.vertices[4].position[0].is_nan());
+
+    let lod0 = interop::from_filemesh(&mesh, "nan", 0).expect("LOD 0");
+    let p = &lod0.meshes[0].primitives[0];
+    assert_eq!(p.positions.len(), 4, "only vertices 0-3");
+    assert_eq!(
+        bits(&p.positions),
+        bits(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0]
+        ])
+    );
+    assert_eq!(p.triangles, vec![[0, 1, 2], [0, 2, 3]]);
+    let normals = p.normals.as_ref().expect("normals");
+    assert_eq!(
+        bits(normals),
+        bits(&[
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0]
+        ])
+    );
+    assert_eq!(p.uvs.as_ref().map(Vec::len), Some(4));
+    assert_eq!(
+        note_count(&lod0, UnusedVertices, "vertices"),
+        2,
+        "{:?}",
+        notes_of(&lod0)
+    );
+    assert_eq!(
+        note_count(&lod0, NonFinite, "normal"),
+        4,
+        "{:?}",
+        notes_of(&lod0)
+    );
+    assert_eq!(
+        note_count(&lod0, ZeroNormals, "normal"),
+        2,
+        "{:?}",
+        notes_of(&lod0)
+    );
+    assert_eq!(lod0.notes.len(), 3, "{:?}", notes_of(&lod0));
+
+    let lod1 = interop::from_filemesh(&mesh, "nan", 1).expect("LOD 1");
+    let p = &lod1.meshes[0].primitives[0];
+    assert_eq!(p.positions.len(), 3, "only vertices 1, 4, 5");
+    assert_eq!(
+        bits(&p.positions),
+        bits(&[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.5]])
+    );
+    assert_eq!(p.triangles, vec![[0, 1, 2]]);
+    assert_eq!(
+        bits(p.uvs.as_ref().expect("UVs")),
+        bits(&[[1.0, 0.0], [0.5, 0.5], [0.0, 0.5]])
+    );
+    assert_eq!(note_count(&lod1, UnusedVertices, "vertices"), 3);
+    assert_eq!(note_count(&lod1, NonFinite, "position"), 2);
+    assert_eq!(note_count(&lod1, NonFinite, "normal"), 1);
+    assert_eq!(note_count(&lod1, NonFinite, "UV"), 1);
+    // Vertex 1's zero normal; vertex 4's (NaN, 0, 1) is (0, 0, 1) once the NaN is 0.
+    assert_eq!(note_count(&lod1, ZeroNormals, "normal"), 1);
+    assert_eq!(
+        bits(p.normals.as_ref().expect("normals")),
+        bits(&[[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    );
+
+    // Both write to glTF, GLB and OBJ, and decode back to what the scene holds.
+    for (lod, scene) in [(0, &lod0), (1, &lod1)] {
+        let text = gltf::to_gltf(scene).expect("gltf");
+        let (doc, bin) = read_gltf(&text);
+        check_gltf(&text, &doc, &bin, scene, &format!("LOD {lod}"));
+        check_obj(
+            &obj::to_obj(scene).expect("obj"),
+            scene,
+            &format!("LOD {lod}"),
+        );
+    }
+
+    // UNIGINE: geometry, bind pose and animation keys.
+    let m = non_finite_unigine();
+    let scene = interop::from_unigine(&m, "nan", &Limits::default()).expect("UNIGINE export");
+    // The NaN position is shared: each triangle vertex whose corners name it gets it.
+    let d = &m.classic().expect("ms11").data[0];
+    let sharing: std::collections::BTreeSet<u32> = d
+        .coordinate_indices
+        .iter()
+        .zip(&d.triangle_indices)
+        .filter(|(c, _)| **c == d.coordinate_indices[0])
+        .map(|(_, t)| *t)
+        .collect();
+    assert!(sharing.len() >= 2, "{sharing:?}");
+    let want = 2 * sharing.len();
+    assert_eq!(
+        note_count(&scene, NonFinite, "position"),
+        want,
+        "{:?}",
+        notes_of(&scene)
+    );
+    assert_eq!(note_count(&scene, NonFinite, "UV"), 1);
+    assert_eq!(note_count(&scene, NonFinite, "bind pose"), 2);
+    assert_eq!(note_count(&scene, NonFinite, "animation translation"), 1);
+    assert_eq!(note_count(&scene, NonFinite, "animation scale"), 1);
+    assert!(scene
+        .notes
+        .iter()
+        .any(|n| n.detail.contains("written as 1")));
+    let text = gltf::to_gltf(&scene).expect("gltf");
+    let (doc, bin) = read_gltf(&text);
+    check_gltf(&text, &doc, &bin, &scene, "UNIGINE with NaN");
+    // A clean file has no notes.
+    let clean = meshcodec::unigine::UnigineMesh::read(
+        &std::fs::read(common::fixture_dir("unigine").join("ms11-embedded-anim.mesh")).unwrap(),
+    )
+    .unwrap();
+    let scene = interop::from_unigine(&clean, "clean", &Limits::default()).unwrap();
+    assert!(scene.notes.is_empty(), "{:?}", notes_of(&scene));
+}
+
+/// The CLI exports the 3.01 file (exit 0) and prints each note on stderr.
+#[test]
+fn cli_prints_the_notes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("nan.mesh");
+    std::fs::write(&input, non_finite_301()).expect("write");
+    for (lod, out, notes) in [("0", "a.gltf", 3), ("1", "b.glb", 5), ("1", "c.obj", 5)] {
+        let o = Command::new(env!("CARGO_BIN_EXE_meshcodec"))
+            .arg("export")
+            .arg(&input)
+            .arg(dir.path().join(out))
+            .args(["--lod", lod])
+            .output()
+            .expect("run meshcodec");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains(": note: ")).collect();
+        assert_eq!(lines.len(), notes, "{err}");
+        assert!(lines.iter().all(|l| l.starts_with("meshcodec: ")), "{err}");
+        let unused = if lod == "0" { 2 } else { 3 };
+        assert!(
+            err.contains(&format!(
+                "note: {unused} vertices that no exported triangle uses were left out"
+            )),
+            "{err}"
+        );
+    }
 }

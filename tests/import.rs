@@ -191,7 +191,7 @@ fn cli_import() {
     let m = Mesh::read(&std::fs::read(&out).unwrap()).unwrap();
     let orig = Mesh::read(&std::fs::read(&src).unwrap()).unwrap();
     assert_eq!(m.faces.len(), lod0(&orig).len());
-    // 7.00 quantizes normals: refused unless --allow-lossy.
+    // 7.00 keeps every value (COREMESH v1 where Draco would move the normals) …
     let o = run(&[
         "import".as_ref(),
         glb.as_os_str(),
@@ -199,15 +199,22 @@ fn cli_import() {
         "--to".as_ref(),
         "7.00".as_ref(),
     ]);
+    assert!(o.status.success(), "{o:?}");
+    let v7 = Mesh::read(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v7.faces.len(), lod0(&orig).len());
+    // … and forced Draco quantizes the normals: refused unless --allow-lossy.
+    let draco = ["--coremesh".as_ref(), "draco".as_ref()];
+    let args = [
+        "import".as_ref(),
+        glb.as_os_str(),
+        out.as_os_str(),
+        "--to".as_ref(),
+        "7.00".as_ref(),
+    ];
+    let o = run(&[&args[..], &draco[..]].concat());
     assert_eq!(o.status.code(), Some(1), "{o:?}");
-    let o = run(&[
-        "import".as_ref(),
-        glb.as_os_str(),
-        out.as_os_str(),
-        "--to".as_ref(),
-        "7.00".as_ref(),
-        "--allow-lossy".as_ref(),
-    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("quantized to 11 bits"));
+    let o = run(&[&args[..], &draco[..], &["--allow-lossy".as_ref()][..]].concat());
     assert!(o.status.success(), "{o:?}");
     // Collision data: one hull per primitive, any CSGPHS version.
     let o = run(&[

@@ -54,8 +54,9 @@
 //! are left out, and so are meshes left without primitives; a scene with nothing to write
 //! gives a document whose only scene is empty (`{}`), with no buffer.
 //!
-//! Values that glTF cannot hold (NaN or infinite coordinates) are errors, not silently
-//! changed.
+//! Values that glTF cannot hold (NaN or infinite coordinates) are errors here, not
+//! silently changed: the adapters replace them first, and say so
+//! ([`Scene::prepare`](super::Scene::prepare), [`Scene::notes`](super::Scene::notes)).
 
 use std::collections::HashMap;
 
@@ -623,6 +624,7 @@ mod tests {
                 primitives: prims,
             }],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         }
     }
@@ -992,6 +994,7 @@ mod tests {
     fn a_skeleton_alone_is_written() {
         let s = Scene {
             skeleton: Some(skeleton()),
+            notes: Vec::new(),
             ..Scene::default()
         };
         let (doc, bin) = build(&s).expect("build");
@@ -1002,6 +1005,7 @@ mod tests {
         // An empty skeleton is none.
         let s = Scene {
             skeleton: Some(super::super::Skeleton::default()),
+            notes: Vec::new(),
             ..Scene::default()
         };
         let (doc, _) = build(&s).expect("build");

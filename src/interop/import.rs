@@ -231,8 +231,7 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
     }
     Ok(Scene {
         meshes,
-        skeleton: None,
-        animations: Vec::new(),
+        ..Scene::default()
     })
 }
 
@@ -472,8 +471,7 @@ pub fn read_obj(text: &str) -> Result<Scene> {
             name: String::new(),
             primitives: prims,
         }],
-        skeleton: None,
-        animations: Vec::new(),
+        ..Scene::default()
     })
 }
 

@@ -25,6 +25,11 @@
 //! UNIGINE morph targets and STF blendshapes become [`MorphTarget`]s: per-vertex
 //! position deltas ([`Primitive::morph_targets`]), written as glTF morph targets; OBJ
 //! ignores them.
+//!
+//! Every adapter ends with [`Scene::prepare`]: each primitive keeps only the vertices
+//! its triangles use (in their original order), values that are not finite are replaced
+//! (0; 1 for a scale) and zero normals become (0, 0, 1). What that changed is listed,
+//! with counts, in [`Scene::notes`] ([`ExportNote`]); the CLI prints the notes.
 
 pub mod gltf;
 pub mod import;
@@ -46,6 +51,128 @@ pub struct Scene {
     /// Animations of the skeleton's joints (glTF animations); empty when the source
     /// has none. OBJ ignores them.
     pub animations: Vec<Animation>,
+    /// What the adapter changed so that glTF and OBJ can hold the data (vertices no
+    /// triangle uses left out, values that are not finite replaced …), with counts;
+    /// empty when nothing changed. See [`Scene::prepare`].
+    pub notes: Vec<ExportNote>,
+}
+
+/// Something an export changed so that glTF and OBJ can hold the data, and how often.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExportNote {
+    /// What changed.
+    pub kind: NoteKind,
+    /// How many vertices, components or normals it concerns (the detail says which).
+    pub count: usize,
+    /// One sentence for a person, with the count.
+    pub detail: String,
+}
+
+impl std::fmt::Display for ExportNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+/// The kinds of [`ExportNote`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[non_exhaustive]
+pub enum NoteKind {
+    /// Vertices that no exported triangle uses, left out; the others keep their order
+    /// and are renumbered.
+    UnusedVertices,
+    /// Numbers that are not finite (NaN, ±∞), replaced: by 0, or by 1 for a scale.
+    NonFinite,
+    /// Normals of zero length (once any component that is not finite became 0),
+    /// replaced by (0, 0, 1).
+    ZeroNormals,
+}
+
+/// What the adapters and [`Scene::prepare`] change, counted, per kind and per what
+/// (`"position"`, `"bind pose"` …) with the value put in.
+#[derive(Debug, Default)]
+pub(crate) struct Fixes {
+    counts: Vec<(NoteKind, &'static str, &'static str, usize)>,
+}
+
+impl Fixes {
+    fn add(&mut self, kind: NoteKind, what: &'static str, with: &'static str, n: usize) {
+        if n == 0 {
+            return;
+        }
+        match self
+            .counts
+            .iter_mut()
+            .find(|(k, w, r, _)| (*k, *w, *r) == (kind, what, with))
+        {
+            Some(entry) => entry.3 += n,
+            None => self.counts.push((kind, what, with, n)),
+        }
+    }
+
+    /// `x`, or `with` (counted as a `what` component) when `x` is not finite.
+    pub(crate) fn finite<T: Finite>(&mut self, what: &'static str, x: T, with: T) -> T {
+        if x.finite() {
+            return x;
+        }
+        let name = if with.is_one() { "1" } else { "0" };
+        self.add(NoteKind::NonFinite, what, name, 1);
+        with
+    }
+
+    fn into_notes(self) -> Vec<ExportNote> {
+        self.counts
+            .into_iter()
+            .map(|(kind, what, with, count)| {
+                // "1 vertex … was", "2 vertices … were".
+                let one = count == 1;
+                let (was, s) = if one { ("was", "") } else { ("were", "s") };
+                let detail = match kind {
+                    NoteKind::UnusedVertices => format!(
+                        "{count} {} that no exported triangle uses {was} left out",
+                        if one { "vertex" } else { "vertices" }
+                    ),
+                    NoteKind::NonFinite => format!(
+                        "{count} {what} component{s} that {was} not finite (NaN or infinite) \
+                         {was} written as {with}"
+                    ),
+                    NoteKind::ZeroNormals => format!(
+                        "{count} normal{s} of zero length (once components that were not \
+                         finite became 0) {was} written as (0, 0, 1)"
+                    ),
+                };
+                ExportNote {
+                    kind,
+                    count,
+                    detail,
+                }
+            })
+            .collect()
+    }
+}
+
+/// `f32` and `f64`, for [`Fixes::finite`].
+pub(crate) trait Finite: Copy {
+    fn finite(self) -> bool;
+    fn is_one(self) -> bool;
+}
+
+impl Finite for f32 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn is_one(self) -> bool {
+        self == 1.0
+    }
+}
+
+impl Finite for f64 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn is_one(self) -> bool {
+        self == 1.0
+    }
 }
 
 /// The frame rate at which UNIGINE animation frames are laid out in time: frame `f` is
@@ -281,6 +408,55 @@ impl Skeleton {
 }
 
 impl Scene {
+    /// Makes the scene fit glTF and OBJ, and adds to [`Scene::notes`] what that changed
+    /// (with counts). The adapters (`from_*`) call it; call it on a scene built by hand
+    /// before writing, as the writers refuse values that are not finite.
+    ///
+    /// 1. Each primitive keeps only the vertices its triangles use, in their original
+    ///    order, renumbered; normals, UVs, colours, joints, weights and morph target
+    ///    deltas follow. (A primitive with an index out of range is left as it is, for
+    ///    [`Primitive::check`] to report.)
+    /// 2. Components that are not finite (NaN, ±∞) become 0: of positions, normals, UVs,
+    ///    colours, skin weights, morph target deltas, animated translations and rotations;
+    ///    animated scales become 1.
+    /// 3. Normals are scaled to unit length (glTF requires it); a normal of zero length
+    ///    (a zero one, or one with no finite component) becomes (0, 0, 1).
+    /// 4. A vertex with a skin weight replaced is scaled to sum to 1 again, or bound to
+    ///    joint 0 with weight 1 when no weight is left.
+    /// 5. Animated rotations are normalised; a zero one becomes the identity.
+    pub fn prepare(&mut self) {
+        self.prepare_with(Fixes::default());
+    }
+
+    /// [`Scene::prepare`], adding what the adapter already counted.
+    pub(crate) fn prepare_with(&mut self, mut fixes: Fixes) {
+        for p in self.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+            p.drop_unused_vertices(&mut fixes);
+            p.replace_non_finite(&mut fixes);
+        }
+        for c in self.animations.iter_mut().flat_map(|a| &mut a.channels) {
+            match &mut c.values {
+                ChannelValues::Translation(v) => {
+                    for x in v.iter_mut().flatten() {
+                        *x = fixes.finite("animation translation", *x, 0.0);
+                    }
+                }
+                ChannelValues::Scale(v) => {
+                    for x in v.iter_mut().flatten() {
+                        *x = fixes.finite("animation scale", *x, 1.0);
+                    }
+                }
+                ChannelValues::Rotation(v) => {
+                    for q in v.iter_mut() {
+                        let r = q.map(|x| f64::from(fixes.finite("animation rotation", x, 0.0)));
+                        *q = skin::normalize_quat(r).map(|x| x as f32);
+                    }
+                }
+            }
+        }
+        self.notes.extend(fixes.into_notes());
+    }
+
     /// Checks every primitive ([`Primitive::check`]), the skeleton
     /// ([`Skeleton::check`]) and every animation ([`Animation::check`]), and that every
     /// joint index names a joint.
@@ -416,21 +592,102 @@ impl Primitive {
         Ok(())
     }
 
-    /// Drops the normals if any is zero or not finite; makes the others unit length.
-    /// (glTF requires unit normals; real files have zero ones.)
-    pub(crate) fn normalize_normals(&mut self) {
-        if let Some(ns) = &mut self.normals {
-            let mut ok = true;
-            for n in ns.iter_mut() {
-                let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-                if !len.is_finite() || len < 1e-12 {
-                    ok = false;
-                    break;
-                }
-                *n = n.map(|c| c / len);
+    /// Keeps only the vertices the triangles use (see [`Scene::prepare`]).
+    fn drop_unused_vertices(&mut self, fixes: &mut Fixes) {
+        const UNUSED: u32 = u32::MAX;
+        let n = self.positions.len();
+        let mut index = vec![UNUSED; n];
+        for &i in self.triangles.iter().flatten() {
+            match index.get_mut(i as usize) {
+                Some(slot) => *slot = 0,
+                // Out of range: left for `check` to report.
+                None => return,
             }
-            if !ok {
-                self.normals = None;
+        }
+        let mut kept = 0u32;
+        for slot in &mut index {
+            if *slot != UNUSED {
+                *slot = kept;
+                kept += 1;
+            }
+        }
+        let kept = kept as usize;
+        if kept == n {
+            return;
+        }
+        fixes.add(NoteKind::UnusedVertices, "vertices", "", n - kept);
+        fn keep<T>(v: &mut Vec<T>, index: &[u32]) {
+            // Arrays of another length are left for `check` to report.
+            if v.len() == index.len() {
+                let mut k = index.iter();
+                v.retain(|_| k.next().is_some_and(|&i| i != UNUSED));
+            }
+        }
+        keep(&mut self.positions, &index);
+        for v in self.normals.iter_mut() {
+            keep(v, &index);
+        }
+        for v in self.uvs.iter_mut() {
+            keep(v, &index);
+        }
+        for v in self.colors.iter_mut() {
+            keep(v, &index);
+        }
+        for v in self.joints.iter_mut() {
+            keep(v, &index);
+        }
+        for v in self.weights.iter_mut() {
+            keep(v, &index);
+        }
+        for t in &mut self.morph_targets {
+            keep(&mut t.position_deltas, &index);
+        }
+        for i in self.triangles.iter_mut().flatten() {
+            *i = index.get(*i as usize).copied().unwrap_or(*i);
+        }
+    }
+
+    /// Replaces values glTF cannot hold and makes normals unit length (see
+    /// [`Scene::prepare`]).
+    fn replace_non_finite(&mut self, fixes: &mut Fixes) {
+        for x in self.positions.iter_mut().flatten() {
+            *x = fixes.finite("position", *x, 0.0);
+        }
+        for n in self.normals.iter_mut().flatten() {
+            let v = n.map(|x| f64::from(fixes.finite("normal", x, 0.0)));
+            let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            *n = if len > 0.0 && len.is_finite() {
+                v.map(|x| (x / len) as f32)
+            } else {
+                fixes.add(NoteKind::ZeroNormals, "normals", "", 1);
+                [0.0, 0.0, 1.0]
+            };
+        }
+        for x in self.uvs.iter_mut().flatten().flatten() {
+            *x = fixes.finite("UV", *x, 0.0);
+        }
+        for x in self.colors.iter_mut().flatten().flatten() {
+            *x = fixes.finite("colour", *x, 0.0);
+        }
+        for x in self
+            .morph_targets
+            .iter_mut()
+            .flat_map(|t| &mut t.position_deltas)
+            .flatten()
+        {
+            *x = fixes.finite("morph target delta", *x, 0.0);
+        }
+        if let (Some(joints), Some(weights)) = (&mut self.joints, &mut self.weights) {
+            for (j, w) in joints.iter_mut().zip(weights.iter_mut()) {
+                if w.iter().all(|x| x.is_finite()) {
+                    continue;
+                }
+                let kept = w.map(|x| fixes.finite("skin weight", x, 0.0));
+                let influences = j
+                    .iter()
+                    .zip(kept)
+                    .map(|(&j, w)| (usize::from(j), f64::from(w)));
+                (*j, *w) = skin::vertex_skin(influences, usize::MAX);
             }
         }
     }
@@ -483,8 +740,8 @@ pub fn from_filemesh(mesh: &crate::roblox::model::Mesh, name: &str, lod: usize) 
         triangles: faces.to_vec(),
         ..Primitive::default()
     };
-    prim.normalize_normals();
-    let skeleton = filemesh_skeleton(&mesh.skeleton)?;
+    let mut fixes = Fixes::default();
+    let skeleton = filemesh_skeleton(&mesh.skeleton, &mut fixes)?;
     if let (Some(s), Some(skin)) = (&skeleton, &mesh.skinning) {
         let (joints, weights) = (0..v.len())
             .map(|i| {
@@ -498,29 +755,35 @@ pub fn from_filemesh(mesh: &crate::roblox::model::Mesh, name: &str, lod: usize) 
         prim.joints = Some(joints);
         prim.weights = Some(weights);
     }
-    Ok(Scene {
+    let mut scene = Scene {
         meshes: vec![ExportMesh {
             name: name.to_string(),
             primitives: vec![prim],
         }],
         skeleton,
-        animations: Vec::new(),
-    })
+        ..Scene::default()
+    };
+    scene.prepare_with(fixes);
+    Ok(scene)
 }
 
 /// The skeleton of FileMesh bones (world space), `None` without bones.
-fn filemesh_skeleton(bones: &[crate::roblox::model::MeshBone]) -> Result<Option<Skeleton>> {
+fn filemesh_skeleton(
+    bones: &[crate::roblox::model::MeshBone],
+    fixes: &mut Fixes,
+) -> Result<Option<Skeleton>> {
     if bones.is_empty() {
         return Ok(None);
     }
     let parents: Vec<Option<usize>> = bones.iter().map(|b| b.parent.map(usize::from)).collect();
     let parents = skin::sane_parents(&parents);
+    let mut bone = |x: f32| f64::from(fixes.finite("bone", x, 0.0));
     let world: Vec<([f64; 3], [f64; 4])> = bones
         .iter()
         .map(|b| {
             (
-                b.position.map(f64::from),
-                skin::mat3_to_quat(b.rotation.map(f64::from)),
+                b.position.map(&mut bone),
+                skin::mat3_to_quat(b.rotation.map(&mut bone)),
             )
         })
         .collect();
@@ -546,12 +809,12 @@ fn filemesh_skeleton(bones: &[crate::roblox::model::MeshBone]) -> Result<Option<
             }
         })
         .collect();
-    skin::skeleton_from_local(joints).map(Some)
+    skin::skeleton_from_local(joints, fixes).map(Some)
 }
 
 /// CSGPHS collision hulls as a scene: one primitive per hull.
 pub fn from_csg(model: &crate::roblox::csg_model::CsgMesh, name: &str) -> Scene {
-    Scene {
+    let mut scene = Scene {
         meshes: vec![ExportMesh {
             name: name.to_string(),
             primitives: model
@@ -566,9 +829,10 @@ pub fn from_csg(model: &crate::roblox::csg_model::CsgMesh, name: &str) -> Scene 
                 })
                 .collect(),
         }],
-        skeleton: None,
-        animations: Vec::new(),
-    }
+        ..Scene::default()
+    };
+    scene.prepare();
+    scene
 }
 
 /// A UNIGINE mesh as a scene: one primitive per surface (morph target 0).
@@ -610,7 +874,9 @@ pub fn from_unigine(
     limits: &Limits,
 ) -> Result<Scene> {
     let body = mesh.classic_view(limits)?;
-    let skeleton = unigine_skeleton(&body.bones, &body.bind_pose)?;
+    let mut fixes = Fixes::default();
+    let bind_pose = unigine_finite_pose(&body.bind_pose, &mut fixes);
+    let skeleton = unigine_skeleton(&body.bones, &bind_pose, &mut fixes)?;
     let joint_count = skeleton.as_ref().map_or(0, |s| s.joints.len());
     let animations = body
         .animation_names
@@ -618,14 +884,13 @@ pub fn from_unigine(
         .zip(&body.animations)
         .filter_map(|(n, a)| {
             let keys: Vec<StoredKey> = a.keys.iter().map(StoredKey::embedded).collect();
-            unigine_clip(
-                n.text(),
-                &a.bones,
-                a.frame_count,
-                &keys,
-                &body.bind_pose,
-                joint_count,
-            )
+            let clip = Clip {
+                name: n.text(),
+                bones: &a.bones,
+                frames: a.frame_count,
+                keys: &keys,
+            };
+            unigine_clip(clip, &bind_pose, joint_count, &mut fixes)
         })
         .collect();
     let skinned = joint_count > 0 && body.data.iter().any(|d| !d.weights.counts.is_empty());
@@ -681,7 +946,7 @@ pub fn from_unigine(
             colors: (d.colors.len() == nt && nt > 0).then(|| {
                 d.colors
                     .iter()
-                    .map(|c| c.map(|x| f32::from(x) / 255.0))
+                    .map(|c| c.map(crate::unigine::quant::unorm8_to_f32))
                     .collect()
             }),
             triangles,
@@ -690,14 +955,32 @@ pub fn from_unigine(
             morph_targets: unigine_morph_targets(h, d, &coordinate_of),
         });
     }
-    Ok(Scene {
+    let mut scene = Scene {
         meshes: vec![ExportMesh {
             name: name.to_string(),
             primitives,
         }],
         skeleton,
         animations,
-    })
+        notes: Vec::new(),
+    };
+    scene.prepare_with(fixes);
+    Ok(scene)
+}
+
+/// The bind pose with every value that is not finite replaced (counted as `bind pose`
+/// components): positions and rotation components by 0, scales by 1.
+fn unigine_finite_pose(
+    pose: &[crate::unigine::mesh::Transform],
+    fixes: &mut Fixes,
+) -> Vec<crate::unigine::mesh::Transform> {
+    pose.iter()
+        .map(|t| crate::unigine::mesh::Transform {
+            position: t.position.map(|x| fixes.finite("bind pose", x, 0.0)),
+            rotation: t.rotation.map(|x| fixes.finite("bind pose", x, 0.0)),
+            scale: t.scale.map(|x| fixes.finite("bind pose", x, 1.0)),
+        })
+        .collect()
 }
 
 /// A surface's morph targets after target 0, as deltas from target 0 per triangle vertex
@@ -748,6 +1031,7 @@ fn unigine_bind_pose(
 fn unigine_skeleton(
     bones: &[crate::unigine::mesh::Bone],
     bind_pose: &[crate::unigine::mesh::Transform],
+    fixes: &mut Fixes,
 ) -> Result<Option<Skeleton>> {
     if bones.is_empty() {
         return Ok(None);
@@ -766,7 +1050,7 @@ fn unigine_skeleton(
             }
         })
         .collect();
-    skin::skeleton_from_local(joints).map(Some)
+    skin::skeleton_from_local(joints, fixes).map(Some)
 }
 
 /// A UNIGINE animation file as a scene: its skeleton and one [`Animation`] per clip,
@@ -785,7 +1069,9 @@ pub fn from_unigine_anim(anim: &crate::unigine::anim::UnigineAnim, name: &str) -
         UnigineAnim::An10(f) => (&f.bones, &f.bind_pose),
         UnigineAnim::An11(f) => (&f.bones, &f.bind_pose),
     };
-    let skeleton = unigine_skeleton(bones, bind_pose)?;
+    let mut fixes = Fixes::default();
+    let bind_pose = unigine_finite_pose(bind_pose, &mut fixes);
+    let skeleton = unigine_skeleton(bones, &bind_pose, &mut fixes)?;
     let joints = skeleton.as_ref().map_or(0, |s| s.joints.len());
     let animations = match anim {
         UnigineAnim::An10(f) => f
@@ -794,29 +1080,36 @@ pub fn from_unigine_anim(anim: &crate::unigine::anim::UnigineAnim, name: &str) -
             .zip(&f.animations)
             .filter_map(|(n, a)| {
                 let keys: Vec<StoredKey> = a.keys.iter().map(|k| StoredKey::an10(k, a)).collect();
-                unigine_clip(n.text(), &a.bones, a.frame_count, &keys, bind_pose, joints)
+                let clip = Clip {
+                    name: n.text(),
+                    bones: &a.bones,
+                    frames: a.frame_count,
+                    keys: &keys,
+                };
+                unigine_clip(clip, &bind_pose, joints, &mut fixes)
             })
             .collect(),
         UnigineAnim::An11(f) => {
             let a = &f.animation;
             let keys: Vec<StoredKey> = a.keys.iter().map(StoredKey::an11).collect();
-            unigine_clip(
-                name.to_string(),
-                &a.bones,
-                a.frame_count,
-                &keys,
-                bind_pose,
-                joints,
-            )
-            .into_iter()
-            .collect()
+            let clip = Clip {
+                name: name.to_string(),
+                bones: &a.bones,
+                frames: a.frame_count,
+                keys: &keys,
+            };
+            unigine_clip(clip, &bind_pose, joints, &mut fixes)
+                .into_iter()
+                .collect()
         }
     };
-    Ok(Scene {
-        meshes: Vec::new(),
+    let mut scene = Scene {
         skeleton,
         animations,
-    })
+        ..Scene::default()
+    };
+    scene.prepare_with(fixes);
+    Ok(scene)
 }
 
 /// The components one UNIGINE key stores (`None`: absent), decoded.
@@ -845,7 +1138,7 @@ fn flagged<T: Copy>(
 
 /// An i16 rotation as stored: each component / 32767.
 fn i16_rotation(r: [i16; 4]) -> [f64; 4] {
-    r.map(|x| f64::from(x) / 32767.0)
+    r.map(|x| f64::from(crate::unigine::quant::snorm16_to_f32(x)))
 }
 
 impl StoredKey {
@@ -886,17 +1179,31 @@ impl StoredKey {
 /// One bone's translations, rotations and scales, a value per frame.
 type Tracks = (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<[f32; 3]>);
 
+/// A UNIGINE clip as stored: `keys` are frame-major, `bones.len()` per frame.
+struct Clip<'a> {
+    name: String,
+    bones: &'a [i16],
+    frames: u32,
+    keys: &'a [StoredKey],
+}
+
 /// One UNIGINE clip as an animation (see [`from_unigine`]); `None` when it has nothing
 /// glTF can hold (no frames, no animated bone in the skeleton, no stored component).
-/// `keys` are frame-major, `bones.len()` per frame; `joints` the skeleton's size.
+/// `joints` is the skeleton's size; `bind_pose` finite. Stored components of exported
+/// bones that are not finite are replaced (counted in `fixes`): translations and
+/// rotation components by 0, scales by 1.
 fn unigine_clip(
-    name: String,
-    bones: &[i16],
-    frames: u32,
-    keys: &[StoredKey],
+    clip: Clip,
     bind_pose: &[crate::unigine::mesh::Transform],
     joints: usize,
+    fixes: &mut Fixes,
 ) -> Option<Animation> {
+    let Clip {
+        name,
+        bones,
+        frames,
+        keys,
+    } = clip;
     let n = bones.len();
     let stores = |f: &dyn Fn(&StoredKey) -> bool| keys.iter().any(f);
     let paths = [
@@ -941,18 +1248,30 @@ fn unigine_clip(
             )
         })
         .collect();
+    let mut is_exported = vec![false; n];
+    for &(slot, _) in &exported {
+        if let Some(e) = is_exported.get_mut(slot) {
+            *e = true;
+        }
+    }
     let mut frame_keys = keys.chunks(n.max(1));
     for _ in 0..frames {
         let these = frame_keys.next().unwrap_or_default();
-        for (s, k) in state.iter_mut().zip(these) {
+        for ((s, k), _) in state
+            .iter_mut()
+            .zip(these)
+            .zip(&is_exported)
+            .filter(|(_, e)| **e)
+        {
             for (v, x) in s.0.iter_mut().zip(k.translation) {
-                *v = x.unwrap_or(*v);
+                *v = x.map_or(*v, |x| fixes.finite("animation translation", x, 0.0));
             }
             if let Some(r) = k.rotation {
+                let r = r.map(|x| fixes.finite("animation rotation", x, 0.0));
                 s.1 = skin::normalize_quat(r).map(|x| x as f32);
             }
             for (v, x) in s.2.iter_mut().zip(k.scale) {
-                *v = x.unwrap_or(*v);
+                *v = x.map_or(*v, |x| fixes.finite("animation scale", x, 1.0));
             }
         }
         for ((slot, _), out) in exported.iter().zip(&mut values) {
@@ -1053,7 +1372,7 @@ pub fn from_stf(file: &crate::stf::StfContainer) -> Result<Scene> {
             .iter()
             .map(|t| t.map(|c| m.face_corners.get(c as usize).copied().unwrap_or(0) as u32))
             .collect();
-        let mut prim = Primitive {
+        let prim = Primitive {
             name: m.name.clone(),
             positions,
             normals: m
@@ -1072,15 +1391,15 @@ pub fn from_stf(file: &crate::stf::StfContainer) -> Result<Scene> {
             morph_targets,
             ..Primitive::default()
         };
-        prim.normalize_normals();
         meshes.push(ExportMesh {
             name: m.name,
             primitives: vec![prim],
         });
     }
-    Ok(Scene {
+    let mut scene = Scene {
         meshes,
-        skeleton: None,
-        animations: Vec::new(),
-    })
+        ..Scene::default()
+    };
+    scene.prepare();
+    Ok(scene)
 }

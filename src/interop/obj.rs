@@ -163,6 +163,7 @@ mod tests {
                 },
             ],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         };
         let text = to_obj(&scene).expect("obj");
@@ -195,6 +196,7 @@ mod tests {
                 primitives: vec![p.clone()],
             }],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         })
         .expect("obj");
@@ -220,6 +222,7 @@ mod tests {
                 primitives: vec![p],
             }],
             skeleton: None,
+            notes: Vec::new(),
             animations: Vec::new(),
         };
         assert!(to_obj(&scene(p)).is_err());
@@ -247,6 +250,7 @@ mod tests {
                 primitives: vec![p],
             }],
             skeleton,
+            notes: Vec::new(),
             animations: Vec::new(),
         };
         let skeleton = super::super::Skeleton {

@@ -5,7 +5,7 @@
 //! Matrices are 4×4, stored column-major as glTF stores them: element (row r, column c)
 //! is at `c * 4 + r`. Quaternions are (x, y, z, w).
 
-use super::{Joint, Skeleton};
+use super::{Fixes, Joint, Skeleton};
 use crate::error::{Error, ErrorKind, Result};
 
 /// A 4×4 matrix, column-major.
@@ -278,19 +278,29 @@ pub(crate) fn world_matrices(local: &[Mat4], parents: &[Option<usize>]) -> Vec<M
 /// rotations normalised, values rounded to `f32`, and each inverse bind matrix the
 /// inverse of the joint's world matrix as the rounded local transforms compose.
 ///
-/// Fails if a value is not finite or a world matrix is singular (a zero scale).
-pub(crate) fn skeleton_from_local(joints: Vec<LocalJoint>) -> Result<Skeleton> {
+/// Values that are not finite (also once rounded to `f32`) are replaced and counted in
+/// `fixes` as `bind pose` components: translations and rotation components by 0, scales
+/// by 1.
+///
+/// Fails if a world matrix is singular (a zero scale).
+pub(crate) fn skeleton_from_local(joints: Vec<LocalJoint>, fixes: &mut Fixes) -> Result<Skeleton> {
     let parents = sane_parents(&joints.iter().map(|j| j.parent).collect::<Vec<_>>());
     let mut out: Vec<Joint> = joints
         .into_iter()
         .zip(&parents)
-        .map(|(j, &parent)| Joint {
-            name: j.name,
-            parent,
-            translation: j.translation.map(|x| x as f32),
-            rotation: normalize_quat(j.rotation).map(|x| x as f32),
-            scale: j.scale.map(|x| x as f32),
-            inverse_bind_matrix: IDENTITY.map(|x| x as f32),
+        .map(|(j, &parent)| {
+            let mut f = |x: f64, with: f32| fixes.finite("bind pose", x as f32, with);
+            let translation = j.translation.map(|x| f(x, 0.0));
+            let rotation = j.rotation.map(|x| f64::from(f(x, 0.0)));
+            let scale = j.scale.map(|x| f(x, 1.0));
+            Joint {
+                name: j.name,
+                parent,
+                translation,
+                rotation: normalize_quat(rotation).map(|x| x as f32),
+                scale,
+                inverse_bind_matrix: IDENTITY.map(|x| x as f32),
+            }
         })
         .collect();
     let local: Vec<Mat4> = out.iter().map(local_matrix).collect();
@@ -535,22 +545,25 @@ mod tests {
             rotation: r,
             scale: s,
         };
-        let s = skeleton_from_local(vec![
-            j(
-                "child",
-                Some(1),
-                [1.0, 2.0, 3.0],
-                [0.0, 0.0, 2.0, 2.0],
-                [1.0; 3],
-            ),
-            j(
-                "root",
-                None,
-                [0.0, 5.0, 0.0],
-                [0.3, 0.1, 0.0, 1.0],
-                [2.0, 2.0, 2.0],
-            ),
-        ])
+        let s = skeleton_from_local(
+            vec![
+                j(
+                    "child",
+                    Some(1),
+                    [1.0, 2.0, 3.0],
+                    [0.0, 0.0, 2.0, 2.0],
+                    [1.0; 3],
+                ),
+                j(
+                    "root",
+                    None,
+                    [0.0, 5.0, 0.0],
+                    [0.3, 0.1, 0.0, 1.0],
+                    [2.0, 2.0, 2.0],
+                ),
+            ],
+            &mut Fixes::default(),
+        )
         .expect("skeleton");
         assert_eq!(s.joints[0].parent, Some(1));
         let h = std::f32::consts::FRAC_1_SQRT_2;
@@ -562,7 +575,10 @@ mod tests {
             assert!(close(&mul(&ibm, w), &IDENTITY, 1e-6), "{}", j.name);
             assert_eq!([ibm[3], ibm[7], ibm[11], ibm[15]], [0.0, 0.0, 0.0, 1.0]);
         }
-        let bad = skeleton_from_local(vec![j("flat", None, [0.0; 3], [0.0; 4], [0.0; 3])]);
+        let bad = skeleton_from_local(
+            vec![j("flat", None, [0.0; 3], [0.0; 4], [0.0; 3])],
+            &mut Fixes::default(),
+        );
         assert!(bad.is_err());
     }
 

@@ -1,20 +1,40 @@
-//! Model → raw: write a [`Mesh`] as any FileMesh version, with the list of what the
-//! target version cannot hold.
+//! Model → raw: write a [`Mesh`] as any FileMesh version, reusing what its source file
+//! stored wherever it still describes the data (see [`stored`](super::stored)), and
+//! report exactly what a conversion loses ([`Mesh::convert`]).
 //!
-//! Defaults when upgrading:
-//! - LOD offsets `[0, numFaces]` when the mesh has none;
-//! - lodType 0 and no high-quality LODs below 4.00, as the mesh carries them above;
-//! - padding byte 0;
-//! - `facsDataFormat` 1 when there is FACS data, else 0;
-//! - tangents `7f 7f 7f 00` ("none");
-//! - colours 255.
+//! # What is written, part by part
 //!
-//! Below 3.00 only LOD 0, the full-detail mesh, is written.
+//! Each part comes from [`Mesh::stored`] when the source stored it and it still
+//! describes the data; otherwise it is built from the values:
 //!
-//! Skinning is laid out per LOD, as real files are: each LOD's vertex range is cut into
-//! contiguous subsets of at most 26 bones, and each vertex's envelope indexes the subset
-//! that holds it. Vertices are never reordered.
+//! | part | from the source, when it still describes the data | otherwise |
+//! |---|---|---|
+//! | 2.00/3.0x vertex size | 36 or 40 as read (36 only while every colour is white) | 2.00: 36 when every colour is white, else 40; 3.0x: 40 |
+//! | header bytes beyond the known fields | carried between versions with the same header layout (2.00; 3.0x; 4.0x; 5.00) | none |
+//! | 4.0x/5.00 padding byte | as read | 0 |
+//! | 3.0x `sizeof_LodOffset` | as read | 4 |
+//! | bytes after the last structure | carried to 2.00–5.00 | none |
+//! | LOD offsets | as stored, even empty | `[0, numFaces]` when the source had no LOD offsets |
+//! | 7.00 COREMESH | the Draco bitstream if it decodes to the vertices and faces; the v1/v2 choice of a 7.00 source | Draco (Roblox's settings) when it reproduces every value and is smaller than v1, else v1 |
+//! | 6.00 COREMESH | — | v1 (the spec's 6.00 chunk version) |
+//! | bones, name table, subsets, envelopes | as stored, if they resolve to the skeleton and skinning and each subset's faces use only its vertices | one name table in bone order; each LOD's vertex range cut into subsets of at most 26 bones |
+//! | FACS | the block as stored, if it dequantizes to the rig; per matrix, the stored range if every value lies on its grid | u16 over the values' min and max (raw where the rig says raw) |
+//! | `facsDataFormat` | as read | 1 |
+//! | HSRAVIS | as stored, if it holds the flags | the flags, padding bits 0 |
+//! | chunks | the source's order, chunks the model does not read kept whole | COREMESH, LODS, SKINNING, FACS, HSRAVIS |
+//! | 1.x text | the source's number format, and each `w` | [`TextFormat::canonical`], `w` 0 |
+//!
+//! Below 3.00 only LOD 0, the full-detail mesh, is written; below 4.00 no skeleton; below
+//! 5.00 no FACS; below 6.00 no HSR flags. Text has one vertex per face corner.
+//!
+//! Values a target cannot hold are replaced: in text, a number that is not finite is
+//! written as 0; in a forced Draco core mesh ([`CoreMesh::Draco`]), a normal component
+//! that is not finite becomes 0 before quantization. Both show in the loss report.
+//!
+//! Which of these rules are guesses (fitted to the real files, not documented by Roblox)
+//! is said in `docs/filemesh-conversion.md`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -23,15 +43,16 @@ use super::chunks::{
     Chunk, ChunkData, CoreMeshV1, CoreMeshV2, FacsV1, FileMeshV6, HsrAvisV1, LodsV1, SkinningV1,
 };
 use super::facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
-use super::model::{FacsRig, MatrixEncoding, Mesh, Tangent};
+use super::model::{self, FacsRig, MatrixEncoding, Mesh, MeshVertex, SameBits};
 use super::records::{
-    Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex, Vertex36,
+    Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex,
 };
+use super::stored::{ChunkKind, ChunkSlot, HeaderLayout, StoredCore, StoredFacs};
 use super::text::{FileMeshV1, TextFormat, VertexV1};
 use super::v2::{FileMeshV2, LodOffsetsV3, VertexArray};
 use super::v4::FileMeshV4;
 use super::{Body, FileMesh, Version};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Limits, Result};
 
 /// Something a target version cannot hold.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -62,7 +83,7 @@ pub enum LossKind {
     Tangents,
     /// HSR "always visible" flags (below 6.00).
     Hsr,
-    /// Normals quantized to 11 bits (7.00 Draco).
+    /// Normals quantized to 11 bits (a Draco core mesh that cannot hold them exactly).
     NormalPrecision,
     /// Numbers rounded to 6 significant digits (1.x text).
     TextPrecision,
@@ -82,6 +103,27 @@ pub enum LossKind {
     UnigineTangents,
     /// UNIGINE: ms14's spatial trees, edge flags, leaf size and memory estimate.
     UnigineSpatialTree,
+    /// Values that are not finite (NaN, ±∞), replaced where the target cannot hold them.
+    NonFinite,
+    /// Header bytes the model does not interpret: bytes beyond a header's known fields,
+    /// the 4.0x/5.00 padding byte, 3.0x's `sizeof_LodOffset`.
+    HeaderBytes,
+    /// Bytes after the last structure.
+    TrailingBytes,
+    /// Chunks the model does not interpret (unknown types or versions, second chunks of
+    /// a kind), or the chunk order.
+    Chunks,
+    /// How the source laid out data the target holds, where writing the source version
+    /// again would not give it back: vertex size, COREMESH encoding, subsets and envelope
+    /// bytes, FACS quantization, HSR padding bits, LOD offsets.
+    Layout,
+    /// The `w` of 1.x texture coordinates (binary versions have none).
+    TextW,
+    /// Shared vertices: text has one vertex per face corner.
+    VertexSharing,
+    /// Vertex values changed in another way (should not happen; reported for
+    /// completeness).
+    Values,
     /// CSGPHS: how the source encoded what the format leaves open, where the target cannot
     /// record it and writing the source version again would not derive it: the version 8
     /// zstd frame, payload layout and reserved byte, the bytes after `BLOCK`.
@@ -94,125 +136,80 @@ impl fmt::Display for Loss {
     }
 }
 
+/// How to write a 7.00 core mesh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CoreMesh {
+    /// The source's Draco bitstream or v1/v2 choice where it still applies; otherwise
+    /// Draco when it holds every value exactly and is smaller, else COREMESH v1. Never
+    /// loses a value.
+    #[default]
+    Auto,
+    /// Always Draco (COREMESH v2), as Roblox's upload pipeline writes: normals are
+    /// quantized to 11 bits (a reported loss when they change).
+    Draco,
+    /// Always COREMESH v1 (uncompressed).
+    Uncompressed,
+}
+
+/// Options for [`Mesh::to_file_with`] and [`Mesh::convert_with`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// How a 7.00 core mesh is written.
+    pub core_mesh: CoreMesh,
+}
+
+/// The result of [`Mesh::convert`]: the file, and what it lost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conversion {
+    /// The mesh written as the target version.
+    pub file: FileMesh,
+    /// Everything the target changed or dropped (empty: reading `file` gives the same
+    /// values, and writing the source version from it gives the source's layout).
+    pub losses: Vec<Loss>,
+}
+
 impl Mesh {
-    /// What writing this mesh as `target` would lose (empty: nothing).
-    pub fn losses(&self, target: Version) -> Vec<Loss> {
-        let mut out = Vec::new();
-        let mut loss = |kind, detail: String| out.push(Loss { kind, detail });
-        if !target.has_skinning() {
-            if !self.skeleton.is_empty() {
-                loss(
-                    LossKind::Skeleton,
-                    format!("{} bones ({target} has no skeleton)", self.skeleton.len()),
-                );
-            }
-            if self.skinning.is_some() {
-                loss(
-                    LossKind::Skinning,
-                    format!("skinning of {} vertices", self.vertices.len()),
-                );
-            }
-        }
-        if !target.has_facs() && self.facs.is_some() {
-            loss(LossKind::Facs, format!("FACS data ({target} has none)"));
-        }
-        if !target.has_lods() {
-            let lod0 = self.lods.lod0(self.faces.len());
-            let dropped = self.faces.len() - lod0.len();
-            if dropped > 0 {
-                loss(
-                    LossKind::Lods,
-                    format!("{dropped} faces of LODs other than LOD 0 ({target} has no LODs)"),
-                );
-            }
-        }
-        if !target.has_skinning()
-            && (self.lods.lod_type != 0 || self.lods.num_high_quality_lods != 0)
-        {
-            loss(
-                LossKind::LodInfo,
-                format!(
-                    "lodType {} and numHighQualityLODs {}",
-                    self.lods.lod_type, self.lods.num_high_quality_lods
-                ),
-            );
-        }
-        if target.is_text() {
-            let colored = self.vertices.iter().filter(|v| v.color != [255; 4]).count();
-            if colored > 0 {
-                loss(LossKind::Colors, format!("colours of {colored} vertices"));
-            }
-            let tangents = self.vertices.iter().filter(|v| v.tangent.is_some()).count();
-            if tangents > 0 {
-                loss(
-                    LossKind::Tangents,
-                    format!("tangents of {tangents} vertices"),
-                );
-            }
-            let inexact = self.text_inexact(target);
-            if inexact > 0 {
-                loss(
-                    LossKind::TextPrecision,
-                    format!("{inexact} numbers rounded to 6 significant digits"),
-                );
-            }
-        }
-        if !target.is_chunked() {
-            if let Some(h) = &self.hsr_always_visible {
-                loss(
-                    LossKind::Hsr,
-                    format!("{} HSR always-visible flags", h.len()),
-                );
-            }
-        }
-        if target == Version::V7_00 && !self.vertices.is_empty() {
-            loss(
-                LossKind::NormalPrecision,
-                "normals quantized to 11 bits by Draco".to_string(),
-            );
-        }
-        out
+    /// What writing this mesh as `target` would lose (empty: nothing). This converts
+    /// and compares (see [`Mesh::convert`]); use that to keep the file too.
+    pub fn losses(&self, target: Version) -> Result<Vec<Loss>> {
+        Ok(self.convert(target)?.losses)
     }
 
-    /// Numbers that the canonical text format would not reproduce exactly.
-    fn text_inexact(&self, target: Version) -> usize {
-        let fmt = TextFormat::canonical();
-        let mut s = String::new();
-        let mut changed = |x: f32| {
-            s.clear();
-            fmt.write_number(x, &mut s).is_err()
-                || s.parse::<f32>()
-                    .map_or(true, |y| y.to_bits() != x.to_bits())
-        };
-        let faces = self.lod0_faces();
-        let mut n = 0;
-        for f in faces {
-            for &i in f {
-                let Some(v) = self.vertices.get(i as usize) else {
-                    continue;
-                };
-                let t = text_vertex(v, target);
-                n += t
-                    .position
-                    .iter()
-                    .chain(&t.normal)
-                    .chain(&t.uvw)
-                    .filter(|&&x| changed(x))
-                    .count();
-            }
-        }
-        n
+    /// Writes the mesh as `target` and reports what that loses, with default options.
+    pub fn convert(&self, target: Version) -> Result<Conversion> {
+        self.convert_with(target, &WriteOptions::default())
+    }
+
+    /// Writes the mesh as `target` and reports what that loses.
+    ///
+    /// The report is found by doing: the file is read back and compared with this mesh,
+    /// value by value (bit for bit), and, when the mesh was read from a binary file,
+    /// part by part with what writing that source version again would give (so a
+    /// layout choice the target cannot record, such as a 2.00 file's 40-byte vertices
+    /// going through 4.00, is reported when it would not come back). An empty report
+    /// means the conversion changes nothing.
+    pub fn convert_with(&self, target: Version, options: &WriteOptions) -> Result<Conversion> {
+        let file = self.to_file_with(target, options)?;
+        let back = Mesh::from_file(&FileMesh::read(&file.write()?)?)?;
+        let mut losses = Vec::new();
+        super::losses::compare(self, &back, target, &mut losses)?;
+        Ok(Conversion { file, losses })
     }
 
     /// Writes the mesh as `target`, dropping what the version cannot hold (see
-    /// [`Mesh::losses`]).
+    /// [`Mesh::convert`] for the report).
     pub fn to_file(&self, target: Version) -> Result<FileMesh> {
+        self.to_file_with(target, &WriteOptions::default())
+    }
+
+    /// [`Mesh::to_file`] with options.
+    pub fn to_file_with(&self, target: Version, options: &WriteOptions) -> Result<FileMesh> {
         self.check_indices()?;
         let body = match target {
-            Version::V1_00 | Version::V1_01 => Body::V1(self.to_text(target)?),
+            Version::V1_00 | Version::V1_01 => Body::V1(self.to_text(target)),
             Version::V2_00 | Version::V3_00 | Version::V3_01 => Body::V2(self.to_v2(target)),
             Version::V4_00 | Version::V4_01 | Version::V5_00 => Body::V4(self.to_v4(target)?),
-            Version::V6_00 | Version::V7_00 => Body::V6(self.to_v6(target)?),
+            Version::V6_00 | Version::V7_00 => Body::V6(self.to_v6(target, options)?),
         };
         Ok(FileMesh {
             version: target,
@@ -231,30 +228,18 @@ impl Mesh {
         }
     }
 
-    fn raw_vertices(&self) -> Vec<Vertex> {
-        self.vertices
-            .iter()
-            .map(|v| Vertex {
-                position: v.position,
-                normal: v.normal,
-                uv: v.uv,
-                tangent: Tangent::to_bytes(v.tangent),
-                color: v.color,
-            })
-            .collect()
+    pub(crate) fn raw_vertices(&self) -> Vec<Vertex> {
+        self.vertices.iter().map(MeshVertex::to_raw).collect()
     }
 
-    fn raw_faces(&self, faces: &[[u32; 3]]) -> Vec<Face> {
+    fn raw_faces(faces: &[[u32; 3]]) -> Vec<Face> {
         faces.iter().map(|&indices| Face { indices }).collect()
     }
 
-    /// Offsets to write where the version has LODs: the mesh's, or `[0, numFaces]`.
-    fn lod_offsets(&self) -> Vec<u32> {
-        if self.lods.offsets.is_empty() {
-            vec![0, self.faces.len() as u32]
-        } else {
-            self.lods.offsets.clone()
-        }
+    pub(crate) fn lod0_faces(&self) -> &[[u32; 3]] {
+        self.faces
+            .get(self.lods.lod0(self.faces.len()))
+            .unwrap_or_default()
     }
 
     /// Face ranges of the LODs; an empty first range (`[0, 0]`) means one LOD of every face.
@@ -278,120 +263,408 @@ impl Mesh {
         }
     }
 
-    fn lod0_faces(&self) -> &[[u32; 3]] {
-        self.faces
-            .get(self.lods.lod0(self.faces.len()))
-            .unwrap_or_default()
+    // ---- The parts, per target version. Writing and the loss report both use these. ----
+
+    /// `sizeof_FileMeshVertex` for a 2.00/3.0x target (40 for later versions).
+    pub(crate) fn vertex_size_for(&self, target: Version) -> u8 {
+        if target.has_skinning() || target.is_chunked() || target.is_text() {
+            return 40;
+        }
+        let white = self.vertices.iter().all(|v| v.color == [255; 4]);
+        match self.stored.vertex_size {
+            Some(36) if white => 36,
+            Some(_) => 40,
+            None if target == Version::V2_00 && white => 36,
+            None => 40,
+        }
     }
 
-    fn to_text(&self, target: Version) -> Result<FileMeshV1> {
+    /// Header bytes beyond the known fields, for a target with a header.
+    pub(crate) fn header_tail_for(&self, target: Version) -> &[u8] {
+        match (&self.stored.header_tail, HeaderLayout::of(target)) {
+            (Some(t), Some(layout)) if t.layout == layout => &t.bytes,
+            _ => &[],
+        }
+    }
+
+    /// The 4.0x/5.00 padding byte.
+    pub(crate) fn padding_for(&self) -> u8 {
+        self.stored.padding.unwrap_or(0)
+    }
+
+    /// 3.0x `sizeof_LodOffset`.
+    pub(crate) fn sizeof_lod_offset_for(&self) -> u16 {
+        self.stored.sizeof_lod_offset.unwrap_or(4)
+    }
+
+    /// Bytes after the last structure (2.00–5.00).
+    pub(crate) fn trailing_for(&self, target: Version) -> &[u8] {
+        if target.is_text() || target.is_chunked() {
+            &[]
+        } else {
+            &self.stored.trailing
+        }
+    }
+
+    /// Whether the source had a place for LOD offsets (so an empty list is data, not a
+    /// gap to fill).
+    fn lods_were_stored(&self) -> bool {
+        match (self.stored.version, &self.stored.chunks) {
+            (Some(v), Some(slots)) if v.is_chunked() => {
+                slots.contains(&ChunkSlot::Model(ChunkKind::Lods))
+            }
+            (Some(v), _) => v.has_lods(),
+            (None, _) => false,
+        }
+    }
+
+    /// LOD offsets for a target with LODs: as stored, or `[0, numFaces]` when the source
+    /// had none.
+    pub(crate) fn lod_offsets_for(&self) -> Vec<u32> {
+        if self.lods.offsets.is_empty() && !self.lods_were_stored() {
+            vec![0, self.faces.len() as u32]
+        } else {
+            self.lods.offsets.clone()
+        }
+    }
+
+    /// Bones, name table, subsets and envelopes: the stored ones while they still
+    /// describe the skeleton, skinning and faces, else built anew.
+    pub(crate) fn skin_for(&self) -> Result<Cow<'_, SkinningV1>> {
+        match &self.stored.skin {
+            Some(s) if self.skin_describes(s) => Ok(Cow::Borrowed(s)),
+            _ => Ok(Cow::Owned(self.raw_skinning()?)),
+        }
+    }
+
+    /// True when a stored skin resolves to this mesh's skeleton and skinning, and its
+    /// subsets fit the faces (each face in a subset's range uses only its vertices).
+    fn skin_describes(&self, s: &SkinningV1) -> bool {
+        if !model::bones(&s.bones, &s.bone_names).same_bits(&self.skeleton) {
+            return false;
+        }
+        let skinning = if s.bones.is_empty() {
+            if !s.envelopes.is_empty() {
+                return false;
+            }
+            None
+        } else {
+            if s.envelopes.len() != self.vertices.len() {
+                return false;
+            }
+            match model::skinning(&s.envelopes, &s.subsets, s.bones.len()) {
+                Ok(k) => Some(k),
+                Err(_) => return false,
+            }
+        };
+        if skinning != self.skinning {
+            return false;
+        }
+        let (nf, nv) = (self.faces.len() as u64, self.vertices.len() as u64);
+        s.subsets.iter().all(|sub| {
+            let faces = u64::from(sub.faces_begin)
+                ..u64::from(sub.faces_begin) + u64::from(sub.faces_length);
+            let verts = u64::from(sub.verts_begin)
+                ..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
+            faces.end <= nf
+                && verts.end <= nv
+                && self
+                    .faces
+                    .get(faces.start as usize..faces.end as usize)
+                    .unwrap_or_default()
+                    .iter()
+                    .flatten()
+                    .all(|&i| verts.contains(&u64::from(i)))
+        })
+    }
+
+    /// The FACS section to write where the target has FACS: the stored one while it
+    /// still holds the rig (or, without a rig, stored bytes the model does not read),
+    /// else the rig encoded anew.
+    pub(crate) fn facs_section_for(&self) -> Result<Option<StoredFacs>> {
+        let stored = self.stored.facs.as_ref();
+        match (&self.facs, stored) {
+            (Some(rig), Some(s)) => {
+                if let Facs::Data(d) = &s.facs {
+                    if model::facs(d).is_ok_and(|r| r.same_bits(rig)) {
+                        return Ok(Some(s.clone()));
+                    }
+                }
+                let block = match &s.facs {
+                    Facs::Data(d) => Some(d),
+                    _ => None,
+                };
+                Ok(Some(StoredFacs {
+                    format: s.format.filter(|&f| f != 0).or(Some(1)),
+                    facs: Facs::Data(facs_data(rig, block)?),
+                }))
+            }
+            (Some(rig), None) => Ok(Some(StoredFacs {
+                format: Some(1),
+                facs: Facs::Data(facs_data(rig, None)?),
+            })),
+            // Bytes the model does not read (5.00 `facsDataFormat` 0, or not one block), or
+            // an empty section whose format is not 0.
+            (None, Some(s))
+                if matches!(s.facs, Facs::Opaque(_)) || s.format.is_some_and(|f| f != 0) =>
+            {
+                Ok(Some(s.clone()))
+            }
+            (None, _) => Ok(None),
+        }
+    }
+
+    /// The HSRAVIS payload: the stored one while it holds the flags.
+    pub(crate) fn hsr_for(&self) -> Result<Option<Cow<'_, HsrAvisV1>>> {
+        let Some(flags) = &self.hsr_always_visible else {
+            return Ok(None);
+        };
+        match &self.stored.hsr {
+            Some(h) if &h.flags() == flags => Ok(Some(Cow::Borrowed(h))),
+            _ => Ok(Some(Cow::Owned(HsrAvisV1::from_flags(flags)?))),
+        }
+    }
+
+    /// The COREMESH payload for a chunked target (see the module docs).
+    pub(crate) fn core_for(&self, target: Version, options: &WriteOptions) -> Result<ChunkData> {
+        let vertices = self.raw_vertices();
+        let faces = Self::raw_faces(&self.faces);
+        let stored_blob = match &self.stored.core {
+            Some(StoredCore::Draco(b)) => Some(b),
+            _ => None,
+        };
+        let reuse_blob = |blob: &Vec<u8>| {
+            super::draco::decode(blob, &Limits::default()).is_ok_and(|(v, f)| {
+                bytemuck::cast_slice::<Vertex, u8>(&v)
+                    == bytemuck::cast_slice::<Vertex, u8>(&vertices)
+                    && f == faces
+            })
+        };
+        let v1 = |vertices, faces| ChunkData::CoreMeshV1(CoreMeshV1 { vertices, faces });
+        match (options.core_mesh, target) {
+            (CoreMesh::Uncompressed, _) | (CoreMesh::Auto, Version::V6_00) => {
+                return Ok(v1(vertices, faces))
+            }
+            (CoreMesh::Draco, _) => {
+                if let Some(b) = stored_blob.filter(|b| reuse_blob(b)) {
+                    return Ok(draco_chunk(b.clone()));
+                }
+                let mut vertices = vertices;
+                for v in &mut vertices {
+                    for x in &mut v.normal {
+                        if !x.is_finite() {
+                            *x = 0.0;
+                        }
+                    }
+                }
+                return Ok(draco_chunk(super::draco::encode(&vertices, &faces)?));
+            }
+            (CoreMesh::Auto, _) => {}
+        }
+        if let Some(b) = stored_blob.filter(|b| reuse_blob(b)) {
+            return Ok(draco_chunk(b.clone()));
+        }
+        if self.stored.core == Some(StoredCore::Uncompressed) {
+            return Ok(v1(vertices, faces));
+        }
+        // Draco only where it keeps every value (a normal that is not finite, or off the
+        // 11-bit grid, keeps the mesh uncompressed).
+        let lossless = vertices
+            .iter()
+            .all(|v| v.normal.iter().all(|x| x.is_finite()));
+        if lossless {
+            let blob = super::draco::encode(&vertices, &faces)?;
+            let exact = super::draco::decode(&blob, &Limits::default()).is_ok_and(|(v, f)| {
+                bytemuck::cast_slice::<Vertex, u8>(&v)
+                    == bytemuck::cast_slice::<Vertex, u8>(&vertices)
+                    && f == faces
+            });
+            let v1_size = 8 + vertices.len() * 40 + faces.len() * 12;
+            if exact && (stored_blob.is_some() || 4 + blob.len() < v1_size) {
+                return Ok(draco_chunk(blob));
+            }
+        }
+        Ok(v1(vertices, faces))
+    }
+
+    /// The chunks of a 6.00/7.00 target, in the source's order where there is one.
+    pub(crate) fn chunks_for(&self, target: Version, options: &WriteOptions) -> Result<Vec<Chunk>> {
+        Ok(self
+            .planned_chunks(target, options)?
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect())
+    }
+
+    /// [`Mesh::chunks_for`], each chunk with the kind the model wrote it for (`None` for
+    /// a chunk kept whole).
+    pub(crate) fn planned_chunks(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+    ) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
+        let stored_slots = match (self.stored.version, &self.stored.chunks) {
+            (Some(v), Some(s)) if v.is_chunked() => Some(s.as_slice()),
+            _ => None,
+        };
+        let mut slots: Vec<ChunkSlot> = match stored_slots {
+            Some(s) => s.to_vec(),
+            None => ChunkKind::ALL
+                .iter()
+                .map(|&k| ChunkSlot::Model(k))
+                .collect(),
+        };
+        // Kinds the mesh has now but the source had no chunk for go where Roblox puts
+        // them: after the last chunk of an earlier kind.
+        for kind in ChunkKind::ALL {
+            if slots.contains(&ChunkSlot::Model(kind)) {
+                continue;
+            }
+            let at = slots
+                .iter()
+                .rposition(|s| matches!(s, ChunkSlot::Model(k) if *k < kind))
+                .map_or(0, |i| i + 1);
+            slots.insert(at, ChunkSlot::Model(kind));
+        }
+        let lods_slot = stored_slots.is_none_or(|s| s.contains(&ChunkSlot::Model(ChunkKind::Lods)));
+        let mut chunks = Vec::with_capacity(slots.len());
+        for slot in slots {
+            let kind = match slot {
+                ChunkSlot::Kept(c) => {
+                    chunks.push((None, *c));
+                    continue;
+                }
+                ChunkSlot::Model(kind) => kind,
+            };
+            let data = match kind {
+                ChunkKind::CoreMesh => Some(self.core_for(target, options)?),
+                ChunkKind::Lods => {
+                    let has = !self.lods.offsets.is_empty()
+                        || self.lods.lod_type != 0
+                        || self.lods.num_high_quality_lods != 0;
+                    (lods_slot || has).then(|| {
+                        ChunkData::LodsV1(LodsV1 {
+                            lod_type: self.lods.lod_type,
+                            num_high_quality_lods: self.lods.num_high_quality_lods,
+                            lod_offsets: self.lod_offsets_for(),
+                        })
+                    })
+                }
+                ChunkKind::Skinning => {
+                    let skin = self.skin_for()?;
+                    let stored = self.stored.skin.is_some()
+                        && stored_slots
+                            .is_some_and(|s| s.contains(&ChunkSlot::Model(ChunkKind::Skinning)));
+                    (stored || !skin.bones.is_empty() || !skin.envelopes.is_empty())
+                        .then(|| ChunkData::SkinningV1(skin.into_owned()))
+                }
+                ChunkKind::Facs => self
+                    .facs_section_for()?
+                    // A FACS chunk has no facsDataFormat: bytes 5.00 marked "no valid
+                    // FACS data" cannot go there.
+                    .filter(|s| s.format != Some(0) && s.facs != Facs::None)
+                    .filter(|s| s.facs.check_format(1).is_ok())
+                    .map(|s| ChunkData::FacsV1(FacsV1 { facs: s.facs })),
+                ChunkKind::HsrAvis => self
+                    .hsr_for()?
+                    .map(|h| ChunkData::HsrAvisV1(h.into_owned())),
+            };
+            if let Some(d) = data {
+                chunks.push((Some(kind), Chunk::new(d)));
+            }
+        }
+        Ok(chunks)
+    }
+
+    /// The text body: LOD 0's faces, one vertex per corner.
+    pub(crate) fn to_text(&self, target: Version) -> FileMeshV1 {
+        let stored = self.stored.text.as_ref();
+        let w = stored
+            .map(|t| t.w.as_slice())
+            .filter(|w| w.len() == self.vertices.len())
+            .unwrap_or_default();
         let faces = self
             .lod0_faces()
             .iter()
             .map(|f| {
                 f.map(|i| {
+                    let w = w.get(i as usize).copied().unwrap_or(0.0);
                     self.vertices
                         .get(i as usize)
-                        .map(|v| text_vertex(v, target))
+                        .map(|v| text_vertex(v, w, target))
                         .unwrap_or_default()
                 })
             })
             .collect();
-        Ok(FileMeshV1::new(faces))
+        FileMeshV1::with_format(faces, stored.map_or(TextFormat::canonical(), |t| t.format))
     }
 
     fn to_v2(&self, target: Version) -> FileMeshV2 {
         let raw = self.raw_vertices();
-        let vertices = if raw.iter().all(|v| v.color == [255; 4]) {
-            VertexArray::Size36(
-                raw.iter()
-                    .map(|v| Vertex36 {
-                        position: v.position,
-                        normal: v.normal,
-                        uv: v.uv,
-                        tangent: v.tangent,
-                    })
-                    .collect(),
-            )
+        let vertices = if self.vertex_size_for(target) == 36 {
+            VertexArray::Size36(raw.iter().map(|&v| v.into()).collect())
         } else {
             VertexArray::Size40(raw)
         };
         let (faces, lods) = if target.has_lods() {
             (
-                self.raw_faces(&self.faces),
+                Self::raw_faces(&self.faces),
                 Some(LodOffsetsV3 {
-                    sizeof_lod_offset: 4,
-                    lod_offsets: self.lod_offsets(),
+                    sizeof_lod_offset: self.sizeof_lod_offset_for(),
+                    lod_offsets: self.lod_offsets_for(),
                 }),
             )
         } else {
-            (self.raw_faces(self.lod0_faces()), None)
+            (Self::raw_faces(self.lod0_faces()), None)
         };
         FileMeshV2 {
-            header_tail: Vec::new(),
+            header_tail: self.header_tail_for(target).to_vec(),
             vertices,
             faces,
             lods,
-            trailing: Vec::new(),
+            trailing: self.trailing_for(target).to_vec(),
         }
     }
 
     fn to_v4(&self, target: Version) -> Result<FileMeshV4> {
-        let skin = self.raw_skinning()?;
-        let (facs_data_format, facs) = match (&self.facs, target.has_facs()) {
-            (Some(rig), true) => (1, Facs::Data(facs_data(rig)?)),
+        let skin = self.skin_for()?.into_owned();
+        let (facs_data_format, facs) = match self.facs_section_for()? {
+            Some(s) if target.has_facs() => {
+                let format = match (&s.facs, s.format) {
+                    (_, Some(f)) => f,
+                    (Facs::None, None) => 0,
+                    (_, None) => 1,
+                };
+                (format, s.facs)
+            }
             _ => (0, Facs::None),
         };
         Ok(FileMeshV4 {
             lod_type: self.lods.lod_type,
             num_high_quality_lods: self.lods.num_high_quality_lods,
-            unused_padding: 0,
+            unused_padding: self.padding_for(),
             facs_data_format,
-            header_tail: Vec::new(),
+            header_tail: self.header_tail_for(target).to_vec(),
             vertices: self.raw_vertices(),
             envelopes: skin.envelopes,
-            faces: self.raw_faces(&self.faces),
-            lod_offsets: self.lod_offsets(),
+            faces: Self::raw_faces(&self.faces),
+            lod_offsets: self.lod_offsets_for(),
             bones: skin.bones,
             bone_names: skin.bone_names,
             subsets: skin.subsets,
             facs,
-            trailing: Vec::new(),
+            trailing: self.trailing_for(target).to_vec(),
         })
     }
 
-    fn to_v6(&self, target: Version) -> Result<FileMeshV6> {
-        let core = CoreMeshV1 {
-            vertices: self.raw_vertices(),
-            faces: self.raw_faces(&self.faces),
-        };
-        let mut chunks = vec![Chunk::new(if target == Version::V7_00 {
-            ChunkData::CoreMeshV2(CoreMeshV2::encode(&core)?)
-        } else {
-            ChunkData::CoreMeshV1(core)
-        })];
-        chunks.push(Chunk::new(ChunkData::LodsV1(LodsV1 {
-            lod_type: self.lods.lod_type,
-            num_high_quality_lods: self.lods.num_high_quality_lods,
-            lod_offsets: self.lod_offsets(),
-        })));
-        if self.skinning.is_some() || !self.skeleton.is_empty() {
-            chunks.push(Chunk::new(ChunkData::SkinningV1(self.raw_skinning()?)));
-        }
-        if let Some(rig) = &self.facs {
-            chunks.push(Chunk::new(ChunkData::FacsV1(FacsV1 {
-                facs: Facs::Data(facs_data(rig)?),
-            })));
-        }
-        if let Some(flags) = &self.hsr_always_visible {
-            chunks.push(Chunk::new(ChunkData::HsrAvisV1(HsrAvisV1::from_flags(
-                flags,
-            )?)));
-        }
-        Ok(FileMeshV6 { chunks })
+    fn to_v6(&self, target: Version, options: &WriteOptions) -> Result<FileMeshV6> {
+        Ok(FileMeshV6 {
+            chunks: self.chunks_for(target, options)?,
+        })
     }
 
-    /// Bones, name table, subsets (one per LOD) and envelopes.
+    /// Bones, name table, subsets (per LOD, at most 26 bones each) and envelopes, built
+    /// from the skeleton and skinning.
     fn raw_skinning(&self) -> Result<SkinningV1> {
         let mut out = SkinningV1::default();
         for b in &self.skeleton {
@@ -417,8 +690,8 @@ impl Mesh {
                 self.vertices.len()
             )));
         }
-        // One subset per LOD: its faces, the vertex range they use, the bones of those
-        // vertices. Each vertex belongs to the first subset whose range holds it.
+        // Per LOD: its faces, the vertex range they use, the bones of those vertices.
+        // Each vertex belongs to the first subset whose range holds it.
         let mut owner: Vec<Option<usize>> = vec![None; self.vertices.len()];
         for (a, b) in self.lod_ranges() {
             let faces = self.faces.get(a..b).unwrap_or_default();
@@ -489,6 +762,10 @@ impl Mesh {
     }
 }
 
+fn draco_chunk(draco: Vec<u8>) -> ChunkData {
+    ChunkData::CoreMeshV2(CoreMeshV2 { draco })
+}
+
 /// A subset over vertices `start..end` with `table` as its bones (face range set later).
 fn subset(start: usize, end: usize, table: &[u16]) -> Subset {
     let mut bone_indices = [0xFFFF; 26];
@@ -532,12 +809,15 @@ fn assign_faces(subsets: &mut [Subset], faces: &[[u32; 3]], base: usize) {
     }
 }
 
-fn text_vertex(v: &super::model::MeshVertex, target: Version) -> VertexV1 {
+/// A model vertex as a text vertex point: 1.00 positions doubled, V flipped, numbers that
+/// are not finite written as 0 (text cannot hold them).
+pub(crate) fn text_vertex(v: &MeshVertex, w: f32, target: Version) -> VertexV1 {
     let scale = if target == Version::V1_00 { 2.0 } else { 1.0 };
+    let finite = |x: f32| if x.is_finite() { x } else { 0.0 };
     VertexV1 {
-        position: v.position.map(|x| x * scale),
-        normal: v.normal,
-        uvw: [v.uv[0], 1.0 - v.uv[1], 0.0],
+        position: v.position.map(|x| finite(x * scale)),
+        normal: v.normal.map(finite),
+        uvw: [finite(v.uv[0]), finite(1.0 - v.uv[1]), finite(w)],
     }
 }
 
@@ -549,8 +829,9 @@ fn too_big(what: &str) -> Error {
     inconsistent(format!("{what} too large"))
 }
 
-/// The FACS block of a rig; matrices quantized (version 2) unless they came raw.
-fn facs_data(rig: &FacsRig) -> Result<FacsData> {
+/// The FACS block of a rig: matrices raw where the rig says raw, else quantized to u16;
+/// a matrix of `stored` keeps its range when every value lies on its grid.
+fn facs_data(rig: &FacsRig, stored: Option<&FacsData>) -> Result<FacsData> {
     let blob = |names: &[String]| {
         names
             .iter()
@@ -564,6 +845,7 @@ fn facs_data(rig: &FacsRig) -> Result<FacsData> {
             "FACS poses do not match the face bones".into(),
         ));
     }
+    let stored_matrices = stored.map(|d| d.quantized_transforms.matrices());
     let matrix = |k: usize| -> Result<QuantizedMatrix> {
         let value = |r: usize, c: usize| {
             let p = rig
@@ -579,9 +861,15 @@ fn facs_data(rig: &FacsRig) -> Result<FacsData> {
             .flat_map(|r| (0..cols).map(move |c| (r, c)))
             .map(|(r, c)| value(r, c))
             .collect();
+        let range = stored_matrices
+            .and_then(|m| m.get(k).copied())
+            .and_then(|m| match m.data {
+                MatrixData::Quantized { min, max, .. } => Some((min, max)),
+                MatrixData::Raw(_) => None,
+            });
         let data = match rig.encodings.get(k).copied().unwrap_or_default() {
             MatrixEncoding::Raw => MatrixData::Raw(values),
-            MatrixEncoding::Quantized => quantize(&values),
+            MatrixEncoding::Quantized => quantize(&values, range),
         };
         Ok(QuantizedMatrix {
             rows: u32::try_from(rows).map_err(|_| too_big("FACS rows"))?,
@@ -613,8 +901,21 @@ fn facs_data(rig: &FacsRig) -> Result<FacsData> {
     })
 }
 
-/// Version-2 quantization: u16 steps between the values' min and max.
-fn quantize(values: &[f32]) -> MatrixData {
+/// Version-2 quantization: u16 steps over `range` when every value lies exactly on its
+/// grid (a stored range the values came from), else over the values' min and max.
+fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
+    if let Some((min, max)) = range {
+        let q: Option<Vec<u16>> = values
+            .iter()
+            .map(|&v| {
+                let q = super::facs::quantize_value(min, max, v);
+                (super::facs::dequantize_value(min, max, q).to_bits() == v.to_bits()).then_some(q)
+            })
+            .collect();
+        if let Some(values) = q {
+            return MatrixData::Quantized { min, max, values };
+        }
+    }
     let min = values.iter().copied().fold(f32::INFINITY, f32::min);
     let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let (min, max) = if min.is_finite() && max.is_finite() {
@@ -622,16 +923,9 @@ fn quantize(values: &[f32]) -> MatrixData {
     } else {
         (0.0, 0.0)
     };
-    let precision = (max - min) / 65535.0;
     let values = values
         .iter()
-        .map(|&v| {
-            if precision > 0.0 {
-                ((v - min) / precision).round().clamp(0.0, 65535.0) as u16
-            } else {
-                0
-            }
-        })
+        .map(|&v| super::facs::quantize_value(min, max, v))
         .collect();
     MatrixData::Quantized { min, max, values }
 }

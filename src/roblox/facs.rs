@@ -229,8 +229,7 @@ impl MatrixData {
         match self {
             MatrixData::Raw(v) => v.get(i).copied(),
             MatrixData::Quantized { min, max, values } => {
-                let precision = (max - min) / 65535.0;
-                values.get(i).map(|&q| min + f32::from(q) * precision)
+                values.get(i).map(|&q| dequantize_value(*min, *max, q))
             }
         }
     }
@@ -287,6 +286,37 @@ impl BinWrite for MatrixData {
             }
         }
     }
+}
+
+/// A version-2 matrix value: `min + q × precision`, `precision = (max − min) / 65535`,
+/// in f32 as the spec gives it.
+pub fn dequantize_value(min: f32, max: f32, q: u16) -> f32 {
+    let precision = (max - min) / 65535.0;
+    min + f32::from(q) * precision
+}
+
+/// The inverse of [`dequantize_value`]: the step whose value is `value`, bit for bit,
+/// whenever one is (so `quantize_value(min, max, dequantize_value(min, max, q)) == q`
+/// for every `q` whose value no other step shares); else the nearest step.
+pub fn quantize_value(min: f32, max: f32, value: f32) -> u16 {
+    let precision = (max - min) / 65535.0;
+    if precision.is_nan() || precision <= 0.0 || precision.is_infinite() {
+        // Every step has the value `min`: step 0 is as good as any.
+        return 0;
+    }
+    let guess = ((value - min) / precision).round();
+    let guess = if guess.is_nan() {
+        0.0
+    } else {
+        guess.clamp(0.0, 65535.0)
+    } as i32;
+    // The f32 arithmetic of the division can land one or two steps off: look around
+    // for the step that decodes to exactly this value.
+    [0, -1, 1, -2, 2]
+        .into_iter()
+        .filter_map(|d| u16::try_from(guess + d).ok())
+        .find(|&q| dequantize_value(min, max, q).to_bits() == value.to_bits())
+        .unwrap_or(guess.clamp(0, 65535) as u16)
 }
 
 /// The FACS section of a 5.00 mesh (`facsDataSize` bytes after the subsets).

@@ -54,6 +54,45 @@ pub struct Info {
     pub chunks: Option<Vec<ChunkInfo>>,
     /// Bytes after the last structure.
     pub trailing_bytes: usize,
+    /// Vertices with values that are not finite (kept as read; see
+    /// [`NonFiniteCounts`]).
+    pub non_finite: NonFiniteCounts,
+}
+
+/// How many vertices hold a NaN or an infinity, per attribute (of the core mesh; every
+/// LOD). They are kept as read; a target that cannot hold them (text, forced Draco)
+/// writes 0 instead and says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NonFiniteCounts {
+    /// Vertices with a position component that is not finite.
+    pub positions: usize,
+    /// Vertices with a normal component that is not finite.
+    pub normals: usize,
+    /// Vertices with a texture coordinate that is not finite.
+    pub uvs: usize,
+}
+
+impl NonFiniteCounts {
+    /// Adds a vertex's position, normal and UV.
+    fn add(&mut self, position: &[f32], normal: &[f32], uv: &[f32]) {
+        let bad = |xs: &[f32]| usize::from(xs.iter().any(|x| !x.is_finite()));
+        self.positions += bad(position);
+        self.normals += bad(normal);
+        self.uvs += bad(uv);
+    }
+
+    fn of(vertices: &[super::Vertex]) -> Self {
+        let mut n = NonFiniteCounts::default();
+        for v in vertices {
+            n.add(&v.position, &v.normal, &v.uv);
+        }
+        n
+    }
+
+    /// True when every value is finite.
+    pub fn is_empty(&self) -> bool {
+        *self == NonFiniteCounts::default()
+    }
 }
 
 /// One chunk of a 6.00/7.00 file.
@@ -145,11 +184,15 @@ impl FileMesh {
             Body::V1(b) => {
                 info.faces = b.num_faces();
                 info.vertices = b.num_faces() * 3;
+                for v in b.faces.iter().flatten() {
+                    info.non_finite.add(&v.position, &v.normal, &v.uvw[..2]);
+                }
             }
             Body::V2(b) => {
                 info.vertices = b.vertices.len();
                 info.faces = b.faces.len();
                 info.vertex_size = Some(b.vertices.vertex_size());
+                info.non_finite = NonFiniteCounts::of(&b.vertices.to_vertices());
                 info.header_size = Some(
                     usize::from(super::FileMeshHeaderV2::known_size(self.version.has_lods()))
                         + b.header_tail.len(),
@@ -159,6 +202,7 @@ impl FileMesh {
                 info.vertices = b.vertices.len();
                 info.faces = b.faces.len();
                 info.vertex_size = Some(40);
+                info.non_finite = NonFiniteCounts::of(&b.vertices);
                 info.header_size = Some(
                     usize::from(super::FileMeshHeaderV4::known_size(self.version.has_facs()))
                         + b.header_tail.len(),
@@ -191,6 +235,7 @@ impl FileMesh {
                             info.vertex_size = Some(40);
                             info.vertices = m.vertices.len();
                             info.faces = m.faces.len();
+                            info.non_finite = NonFiniteCounts::of(&m.vertices);
                         }
                         ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
                             // The bitstream follows the payload's u32 length.
@@ -201,6 +246,7 @@ impl FileMesh {
                             info.vertex_size = Some(40);
                             info.vertices = core.vertices.len();
                             info.faces = core.faces.len();
+                            info.non_finite = NonFiniteCounts::of(&core.vertices);
                         }
                         ChunkData::LodsV1(l) if info.lod_type.is_none() => {
                             info.lod_type = Some(l.lod_type);

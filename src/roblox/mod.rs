@@ -13,8 +13,10 @@ pub mod edgebreaker;
 pub mod facs;
 pub mod facs_eval;
 mod info;
+mod losses;
 pub mod model;
 pub mod records;
+pub mod stored;
 pub mod text;
 pub mod v2;
 pub mod v4;
@@ -26,7 +28,7 @@ pub use chunks::{
     Chunk, ChunkData, CoreMeshV1, CoreMeshV2, FacsV1, FileMeshV6, HsrAvisV1, LodsV1, SkinningV1,
 };
 pub use facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
-pub use info::{ChunkInfo, FacsInfo, Info};
+pub use info::{ChunkInfo, FacsInfo, Info, NonFiniteCounts};
 pub use records::{
     Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex, Vertex36,
 };

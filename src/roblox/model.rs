@@ -9,14 +9,21 @@
 //! - decodes Draco;
 //! - dequantizes FACS matrices.
 //!
-//! (Writing a model back to any version, with a loss report, is the next step of this
-//! layer.)
+//! It also records, in [`Mesh::stored`], how the file encoded what its format leaves
+//! open and the bytes the model does not interpret, so that writing changes nothing that
+//! need not change (see [`stored`](super::stored), "Carry-over").
+//!
+//! Writing a model as any version, and the loss report of a conversion, are in
+//! [`convert`](super::convert).
 
 use serde::Serialize;
 
-use super::chunks::ChunkData;
+use super::chunks::{Chunk, ChunkData, SkinningV1};
 use super::facs::{Facs, FacsData, MatrixData, QuantizedMatrix};
 use super::records::{name_at, split_names, Bone, Envelope, Subset, Vertex};
+use super::stored::{
+    ChunkKind, ChunkSlot, HeaderLayout, HeaderTail, Stored, StoredCore, StoredFacs, StoredText,
+};
 use super::{Body, FileMesh, Version};
 use crate::error::{Error, ErrorKind, Limits, Result};
 
@@ -37,6 +44,11 @@ pub struct Mesh {
     pub facs: Option<FacsRig>,
     /// HSR "always visible" flag per face (6.00+ `HSRAVIS`).
     pub hsr_always_visible: Option<Vec<bool>>,
+    /// How the source file encoded what its format leaves open, and the bytes the model
+    /// does not interpret; writing reuses each part while it still describes the data
+    /// (see [`stored`](super::stored)). Empty for a mesh built from scratch.
+    #[serde(skip)]
+    pub stored: Stored,
 }
 
 /// One vertex, in model units (1.00 positions halved) and binary-version UV space.
@@ -205,22 +217,47 @@ impl Mesh {
 
     /// The model of a raw file.
     pub fn from_file_with_limits(file: &FileMesh, limits: &Limits) -> Result<Mesh> {
-        match &file.body {
-            Body::V1(b) => Ok(from_text(b, file.version)),
-            Body::V2(b) => Ok(Mesh {
-                vertices: b.vertices.to_vertices().iter().map(vertex).collect(),
-                faces: b.faces.iter().map(|f| f.indices).collect(),
-                lods: Lods {
-                    offsets: b
-                        .lods
-                        .as_ref()
-                        .map(|l| l.lod_offsets.clone())
-                        .unwrap_or_default(),
-                    ..Lods::default()
-                },
-                ..Mesh::default()
-            }),
+        let mut m = match &file.body {
+            Body::V1(b) => from_text(b, file.version),
+            Body::V2(b) => {
+                let layout = if file.version.has_lods() {
+                    HeaderLayout::V3
+                } else {
+                    HeaderLayout::V2
+                };
+                Mesh {
+                    vertices: b.vertices.to_vertices().iter().map(vertex).collect(),
+                    faces: b.faces.iter().map(|f| f.indices).collect(),
+                    lods: Lods {
+                        offsets: b
+                            .lods
+                            .as_ref()
+                            .map(|l| l.lod_offsets.clone())
+                            .unwrap_or_default(),
+                        ..Lods::default()
+                    },
+                    stored: Stored {
+                        vertex_size: Some(b.vertices.vertex_size()),
+                        sizeof_lod_offset: b.lods.as_ref().map(|l| l.sizeof_lod_offset),
+                        header_tail: tail(layout, &b.header_tail),
+                        trailing: b.trailing.clone(),
+                        ..Stored::default()
+                    },
+                    ..Mesh::default()
+                }
+            }
             Body::V4(b) => {
+                let layout = if file.version.has_facs() {
+                    HeaderLayout::V5
+                } else {
+                    HeaderLayout::V4
+                };
+                let skin = SkinningV1 {
+                    envelopes: b.envelopes.clone(),
+                    bones: b.bones.clone(),
+                    bone_names: b.bone_names.clone(),
+                    subsets: b.subsets.clone(),
+                };
                 let mut m = Mesh {
                     vertices: b.vertices.iter().map(vertex).collect(),
                     faces: b.faces.iter().map(|f| f.indices).collect(),
@@ -229,69 +266,122 @@ impl Mesh {
                         num_high_quality_lods: b.num_high_quality_lods,
                         offsets: b.lod_offsets.clone(),
                     },
-                    skeleton: bones(&b.bones, &b.bone_names),
                     ..Mesh::default()
                 };
-                if !b.bones.is_empty() {
-                    m.skinning = Some(skinning(&b.envelopes, &b.subsets, b.bones.len())?);
-                }
+                read_skin(&mut m, &skin)?;
                 if let Facs::Data(d) = &b.facs {
                     m.facs = Some(facs(d)?);
                 }
-                Ok(m)
+                m.stored = Stored {
+                    header_tail: tail(layout, &b.header_tail),
+                    padding: Some(b.unused_padding),
+                    trailing: b.trailing.clone(),
+                    skin: Some(skin),
+                    facs: file.version.has_facs().then(|| StoredFacs {
+                        format: Some(b.facs_data_format),
+                        facs: b.facs.clone(),
+                    }),
+                    ..Stored::default()
+                };
+                m
             }
             Body::V6(b) => {
                 let mut m = Mesh::default();
-                let mut skin = None;
-                // The first chunk of each kind counts, as the engine reads it.
-                let (mut core, mut lods, mut face) = (false, false, false);
+                let mut slots = Vec::with_capacity(b.chunks.len());
+                // The first chunk of each kind counts, as the engine reads it; the others
+                // are kept whole.
                 for c in &b.chunks {
-                    match &c.data {
-                        ChunkData::CoreMeshV1(cm) if !core => {
-                            core = true;
-                            m.vertices = cm.vertices.iter().map(vertex).collect();
-                            m.faces = cm.faces.iter().map(|f| f.indices).collect();
+                    let kind = match &c.data {
+                        ChunkData::CoreMeshV1(_) | ChunkData::CoreMeshV2(_) => ChunkKind::CoreMesh,
+                        ChunkData::LodsV1(_) => ChunkKind::Lods,
+                        ChunkData::SkinningV1(_) => ChunkKind::Skinning,
+                        ChunkData::FacsV1(_) => ChunkKind::Facs,
+                        ChunkData::HsrAvisV1(_) => ChunkKind::HsrAvis,
+                        ChunkData::Unknown(_) => {
+                            slots.push(ChunkSlot::Kept(Box::new(c.clone())));
+                            continue;
                         }
-                        ChunkData::CoreMeshV2(cm) if !core => {
-                            core = true;
-                            let cm = cm.decode(limits)?;
-                            m.vertices = cm.vertices.iter().map(vertex).collect();
-                            m.faces = cm.faces.iter().map(|f| f.indices).collect();
-                        }
-                        ChunkData::LodsV1(l) if !lods => {
-                            lods = true;
-                            m.lods = Lods {
-                                lod_type: l.lod_type,
-                                num_high_quality_lods: l.num_high_quality_lods,
-                                offsets: l.lod_offsets.clone(),
-                            };
-                        }
-                        ChunkData::SkinningV1(s) if skin.is_none() => skin = Some(s),
-                        ChunkData::FacsV1(f) if !face => {
-                            face = true;
-                            if let Facs::Data(d) = &f.facs {
-                                m.facs = Some(facs(d)?);
-                            }
-                        }
-                        ChunkData::HsrAvisV1(h) if m.hsr_always_visible.is_none() => {
-                            m.hsr_always_visible = Some(h.flags());
-                        }
-                        _ => {}
+                    };
+                    if slots.contains(&ChunkSlot::Model(kind)) {
+                        slots.push(ChunkSlot::Kept(Box::new(c.clone())));
+                        continue;
                     }
+                    slots.push(ChunkSlot::Model(kind));
+                    read_chunk(&mut m, c, file.version, limits)?;
                 }
-                if let Some(s) = skin {
-                    m.skeleton = bones(&s.bones, &s.bone_names);
-                    if !s.bones.is_empty() {
-                        m.skinning = Some(skinning(&s.envelopes, &s.subsets, s.bones.len())?);
-                    }
-                }
-                Ok(m)
+                m.stored.chunks = Some(slots);
+                m
             }
-        }
+        };
+        m.stored.version = Some(file.version);
+        Ok(m)
     }
 }
 
-fn vertex(v: &Vertex) -> MeshVertex {
+/// Header bytes beyond the known fields, if there are any.
+fn tail(layout: HeaderLayout, bytes: &[u8]) -> Option<HeaderTail> {
+    (!bytes.is_empty()).then(|| HeaderTail {
+        layout,
+        bytes: bytes.to_vec(),
+    })
+}
+
+/// Bones and skinning from a stored skin (4.00+ body or SKINNING chunk).
+fn read_skin(m: &mut Mesh, s: &SkinningV1) -> Result<()> {
+    m.skeleton = bones(&s.bones, &s.bone_names);
+    if !s.bones.is_empty() {
+        m.skinning = Some(skinning(&s.envelopes, &s.subsets, s.bones.len())?);
+    }
+    Ok(())
+}
+
+/// Reads the first chunk of a kind into the model, recording how it was stored.
+fn read_chunk(m: &mut Mesh, c: &Chunk, version: Version, limits: &Limits) -> Result<()> {
+    match &c.data {
+        ChunkData::CoreMeshV1(cm) => {
+            m.vertices = cm.vertices.iter().map(vertex).collect();
+            m.faces = cm.faces.iter().map(|f| f.indices).collect();
+            // 6.00 has only version 1 (spec): a choice only in 7.00.
+            if version == Version::V7_00 {
+                m.stored.core = Some(StoredCore::Uncompressed);
+            }
+        }
+        ChunkData::CoreMeshV2(cm) => {
+            let core = cm.decode(limits)?;
+            m.vertices = core.vertices.iter().map(vertex).collect();
+            m.faces = core.faces.iter().map(|f| f.indices).collect();
+            m.stored.core = Some(StoredCore::Draco(cm.draco.clone()));
+        }
+        ChunkData::LodsV1(l) => {
+            m.lods = Lods {
+                lod_type: l.lod_type,
+                num_high_quality_lods: l.num_high_quality_lods,
+                offsets: l.lod_offsets.clone(),
+            };
+        }
+        ChunkData::SkinningV1(s) => {
+            read_skin(m, s)?;
+            m.stored.skin = Some(s.clone());
+        }
+        ChunkData::FacsV1(f) => {
+            if let Facs::Data(d) = &f.facs {
+                m.facs = Some(facs(d)?);
+            }
+            m.stored.facs = Some(StoredFacs {
+                format: None,
+                facs: f.facs.clone(),
+            });
+        }
+        ChunkData::HsrAvisV1(h) => {
+            m.hsr_always_visible = Some(h.flags());
+            m.stored.hsr = Some(h.clone());
+        }
+        ChunkData::Unknown(_) => {}
+    }
+    Ok(())
+}
+
+pub(crate) fn vertex(v: &Vertex) -> MeshVertex {
     MeshVertex {
         position: v.position,
         normal: v.normal,
@@ -305,6 +395,10 @@ fn vertex(v: &Vertex) -> MeshVertex {
 fn from_text(b: &super::FileMeshV1, version: Version) -> Mesh {
     let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
     let mut m = Mesh::default();
+    m.stored.text = Some(StoredText {
+        format: b.format,
+        w: b.faces.iter().flatten().map(|v| v.uvw[2]).collect(),
+    });
     for (i, face) in b.faces.iter().enumerate() {
         let base = (i * 3) as u32;
         m.faces.push([base, base + 1, base + 2]);
@@ -321,11 +415,11 @@ fn from_text(b: &super::FileMeshV1, version: Version) -> Mesh {
     m
 }
 
-fn parent(i: u16) -> Option<u16> {
+pub(crate) fn parent(i: u16) -> Option<u16> {
     (i != 0xFFFF).then_some(i)
 }
 
-fn bones(raw: &[Bone], table: &[u8]) -> Vec<MeshBone> {
+pub(crate) fn bones(raw: &[Bone], table: &[u8]) -> Vec<MeshBone> {
     raw.iter()
         .map(|b| MeshBone {
             name: name_at(table, b.bone_name_index).unwrap_or_default(),
@@ -340,7 +434,7 @@ fn bones(raw: &[Bone], table: &[u8]) -> Vec<MeshBone> {
 
 /// Resolves each envelope's bone bytes through the subset whose vertex range holds the
 /// vertex. Zero-weight slots carry no bone (0).
-fn skinning(
+pub(crate) fn skinning(
     envelopes: &[Envelope],
     subsets: &[Subset],
     num_bones: usize,
@@ -386,7 +480,7 @@ fn skinning(
         .collect()
 }
 
-fn facs(d: &FacsData) -> Result<FacsRig> {
+pub(crate) fn facs(d: &FacsData) -> Result<FacsRig> {
     let q = &d.quantized_transforms;
     let mats = q.matrices();
     let rows = q.px.rows;
@@ -428,4 +522,108 @@ fn facs(d: &FacsData) -> Result<FacsRig> {
         poses,
         encodings: mats.map(enc),
     })
+}
+
+/// Exact equality: floats compare by their bits (so NaN equals the same NaN and −0 differs
+/// from +0), as a byte-exact round trip needs.
+pub(crate) trait SameBits {
+    /// True when both hold the same bits.
+    fn same_bits(&self, other: &Self) -> bool;
+}
+
+impl SameBits for f32 {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+impl<T: SameBits> SameBits for [T] {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.same_bits(b))
+    }
+}
+
+impl<T: SameBits, const N: usize> SameBits for [T; N] {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.as_slice().same_bits(other.as_slice())
+    }
+}
+
+impl<T: SameBits> SameBits for Vec<T> {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.as_slice().same_bits(other.as_slice())
+    }
+}
+
+impl<T: SameBits> SameBits for Option<T> {
+    fn same_bits(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Some(a), Some(b)) => a.same_bits(b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Types without floats: bitwise equality is `==`.
+macro_rules! same_bits_by_eq {
+    ($($t:ty),*) => {$(
+        impl SameBits for $t {
+            fn same_bits(&self, other: &Self) -> bool {
+                self == other
+            }
+        }
+    )*};
+}
+same_bits_by_eq!(u8, u16, u32, bool, String, VertexSkin, MatrixEncoding);
+
+impl SameBits for MeshVertex {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.position.same_bits(&other.position)
+            && self.normal.same_bits(&other.normal)
+            && self.uv.same_bits(&other.uv)
+            && Tangent::to_bytes(self.tangent) == Tangent::to_bytes(other.tangent)
+            && self.color == other.color
+    }
+}
+
+impl SameBits for MeshBone {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.parent == other.parent
+            && self.lod_parent == other.lod_parent
+            && self.culling.same_bits(&other.culling)
+            && self.rotation.same_bits(&other.rotation)
+            && self.position.same_bits(&other.position)
+    }
+}
+
+impl SameBits for BonePose {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.position.same_bits(&other.position) && self.rotation.same_bits(&other.rotation)
+    }
+}
+
+impl SameBits for FacsRig {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.face_bone_names == other.face_bone_names
+            && self.control_names == other.control_names
+            && self.two_pose_correctives == other.two_pose_correctives
+            && self.three_pose_correctives == other.three_pose_correctives
+            && self.poses.same_bits(&other.poses)
+            && self.encodings == other.encodings
+    }
+}
+
+impl MeshVertex {
+    /// The 40-byte record of this vertex (tangent encoded, see [`Tangent::to_bytes`]).
+    pub fn to_raw(&self) -> Vertex {
+        Vertex {
+            position: self.position,
+            normal: self.normal,
+            uv: self.uv,
+            tangent: Tangent::to_bytes(self.tangent),
+            color: self.color,
+        }
+    }
 }

@@ -162,6 +162,18 @@ impl From<Vertex36> for Vertex {
     }
 }
 
+impl From<Vertex> for Vertex36 {
+    /// Drops the colour.
+    fn from(v: Vertex) -> Self {
+        Vertex36 {
+            position: v.position,
+            normal: v.normal,
+            uv: v.uv,
+            tangent: v.tangent,
+        }
+    }
+}
+
 /// Splits a blob of NUL-terminated strings (bone names, FACS names) into its strings,
 /// lossily decoded as UTF-8. A final string without its NUL is included.
 pub fn split_names(blob: &[u8]) -> Vec<String> {

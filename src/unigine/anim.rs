@@ -298,13 +298,38 @@ pub struct QuantBox {
 }
 
 impl QuantBox {
-    /// The value a quantized component stands for.
-    pub fn decode(&self, axis: usize, q: u16) -> f32 {
-        let (min, size) = (
+    /// `min` and `size` of an axis (0 for an axis past 2).
+    fn axis(&self, axis: usize) -> (f32, f32) {
+        (
             self.min.get(axis).copied().unwrap_or_default(),
             self.size.get(axis).copied().unwrap_or_default(),
-        );
+        )
+    }
+
+    /// The value a quantized component stands for: `min + size · q / 65535`, in `f32`.
+    pub fn decode(&self, axis: usize, q: u16) -> f32 {
+        let (min, size) = self.axis(axis);
         min + size * f32::from(q) / 65535.0
+    }
+
+    /// The quantized component that stands for `v`: the inverse of
+    /// [`decode`](Self::decode). For every `q`, `decode(encode(decode(q))) ==
+    /// decode(q)`, and `encode(decode(q)) == q` wherever no smaller integer decodes to the
+    /// same value (two integers decode alike only when `size / 65535` is below the
+    /// spacing of `f32`s near the box). A value between two steps gives the nearer; one
+    /// outside the box the nearest end; NaN gives 0. With a `min` or `size` that is not
+    /// finite, the nearest integer to `(v − min) / size · 65535` (clamped; 0 for NaN).
+    ///
+    /// UNIGINE's writer computes `(int)((v − min) / size · 65535)` from the original
+    /// values; truncating is not the inverse of `decode`, so this does not.
+    pub fn encode(&self, axis: usize, v: f32) -> u16 {
+        let (min, size) = self.axis(axis);
+        if min.is_finite() && size.is_finite() {
+            return super::quant::invert_monotonic(|q| self.decode(axis, q), v).unwrap_or(0);
+        }
+        let t = (f64::from(v) - f64::from(min)) / f64::from(size) * 65535.0;
+        // `as` saturates and maps NaN to 0.
+        t.round() as u16
     }
 }
 

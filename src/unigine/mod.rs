@@ -14,6 +14,7 @@ pub mod cint;
 pub mod lz4;
 pub mod mesh;
 pub mod ms14;
+pub mod quant;
 
 use std::fmt;
 
@@ -24,18 +25,6 @@ use crate::io::{read_all, write_all};
 use crate::roblox::convert::{Loss, LossKind};
 use mesh::ClassicMesh;
 use ms14::{Ms14Mesh, Ms14SurfaceHeader};
-
-/// ms10 stores the tangent w (handedness) in a signed byte scaled by 127; later
-/// versions in an i16 scaled by 32767, like x, y, z.
-const W_BYTE: i32 = 127;
-const W_SHORT: i32 = 32767;
-
-/// A tangent w moved between the byte (ms10) and short (ms11+) scales, rounded.
-fn rescale_w(w: i16, from: i32, to: i32) -> i16 {
-    let num = i32::from(w) * to;
-    let q = (num.abs() + from / 2) / from;
-    (q * num.signum()).clamp(-to, to) as i16
-}
 
 /// A version of the UNIGINE mesh format, named by its magic.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -258,6 +247,50 @@ pub struct MeshInfo {
     pub animations: Vec<String>,
     /// Per surface.
     pub surface_list: Vec<SurfaceInfo>,
+    /// Values that are not finite (NaN, ±∞), kept as read.
+    pub non_finite: NonFiniteCounts,
+}
+
+/// How many entries hold a NaN or an infinity. Reading and writing keep them; export
+/// replaces them (and says so).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NonFiniteCounts {
+    /// Positions (of every morph target) with a component that is not finite.
+    pub positions: usize,
+    /// Entries of both UV sets with a component that is not finite.
+    pub uvs: usize,
+    /// Bind pose transforms with a value that is not finite.
+    pub bind_pose: usize,
+}
+
+impl NonFiniteCounts {
+    fn of(b: &ClassicMesh) -> NonFiniteCounts {
+        fn bad<'a>(xs: impl IntoIterator<Item = &'a f32>) -> bool {
+            xs.into_iter().any(|x| !x.is_finite())
+        }
+        let count = |n: usize, x: bool| n + usize::from(x);
+        NonFiniteCounts {
+            positions: b
+                .data
+                .iter()
+                .flat_map(|d| &d.targets)
+                .flat_map(|t| &t.positions)
+                .fold(0, |n, p| count(n, bad(p))),
+            uvs: b
+                .data
+                .iter()
+                .flat_map(|d| d.uv0.iter().chain(&d.uv1))
+                .fold(0, |n, uv| count(n, bad(uv))),
+            bind_pose: b.bind_pose.iter().fold(0, |n, t| {
+                count(n, bad(t.position.iter().chain(&t.rotation).chain(&t.scale)))
+            }),
+        }
+    }
+
+    /// True when every value is finite.
+    pub fn is_empty(&self) -> bool {
+        *self == NonFiniteCounts::default()
+    }
 }
 
 /// Counts of one surface.
@@ -328,6 +361,7 @@ impl UnigineMesh {
             bone_names: b.bones.iter().map(|x| x.name.text()).collect(),
             animations: b.animation_names.iter().map(cint::UString::text).collect(),
             surface_list,
+            non_finite: NonFiniteCounts::of(&b),
         })
     }
 }
@@ -342,14 +376,7 @@ impl UnigineMesh {
         let b = self.classic_view(&Limits::default())?;
         let mut out = Vec::new();
         if let (MeshBody::Ms14(m), false) = (&self.body, target == MeshVersion::Ms14) {
-            out.push(Loss {
-                kind: LossKind::UnigineSpatialTree,
-                detail: format!(
-                    "the spatial trees and edge flags of {} surface(s), the tree leaf size \
-                     and the memory estimate: {target} does not store them",
-                    m.surfaces.len()
-                ),
-            });
+            out.extend(ms14_losses(m, &b, target)?);
         }
         if !target.embeds_animations() && !b.animation_names.is_empty() {
             out.push(Loss {
@@ -417,18 +444,23 @@ impl UnigineMesh {
                 s.lightmap_resolution = 0;
             }
         }
-        let scales = match (
+        // ms10 stores the tangent w in a signed byte (q / 127), later versions in an i16
+        // (q / 32767) like x, y, z: w is carried to the nearest step of the other scale.
+        let rescale: Option<fn(i16) -> i16> = match (
             self.version == MeshVersion::Ms10,
             target == MeshVersion::Ms10,
         ) {
-            (true, false) => Some((W_BYTE, W_SHORT)),
-            (false, true) => Some((W_SHORT, W_BYTE)),
+            (true, false) => Some(|w| {
+                let byte = w.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
+                quant::tangent_w_to_short(byte)
+            }),
+            (false, true) => Some(|w| i16::from(quant::tangent_w_to_byte(w))),
             _ => None,
         };
-        if let Some((from, to)) = scales {
+        if let Some(rescale) = rescale {
             for t in body.data.iter_mut().flat_map(|d| &mut d.targets) {
                 for tan in &mut t.tangents {
-                    tan[3] = rescale_w(tan[3], from, to);
+                    tan[3] = rescale(tan[3]);
                 }
             }
         }
@@ -442,4 +474,73 @@ impl UnigineMesh {
             body,
         })
     }
+}
+
+/// What an ms14 mesh loses in the ms10–ms13 layout (`body`: its geometry in that
+/// layout): the parts that converting back to ms14 would not give again. The trees,
+/// edge flags and LZ4 blocks are rebuilt as UNIGINE builds them
+/// ([`Ms14Mesh::from_classic`]) and compared with the file's; the leaf size with 4; the
+/// memory estimate with the one written without a source (its formula is unknown).
+fn ms14_losses(m: &Ms14Mesh, body: &ClassicMesh, target: MeshVersion) -> Result<Vec<Loss>> {
+    let limits = Limits::default();
+    let rebuilt = Ms14Mesh::from_classic(body.clone(), None)?;
+    let mut parts = Vec::new();
+    // Per surface: whether its tree differs, and how many of its blocks hold the same
+    // payload as the rebuilt one but compressed otherwise (a stored block, another LZ4
+    // encoder). The geometry is the same by construction: it is rebuilt from itself.
+    let (mut trees, mut blocks) = (0, 0);
+    for i in 0..m.surfaces.len() {
+        let same_tree = matches!(
+            (m.tree(i, &limits), rebuilt.tree(i, &limits)),
+            (Ok(a), Ok(b)) if a == b
+        );
+        if !same_tree {
+            trees += 1;
+        } else if m.blocks.trees.get(i) != rebuilt.blocks.trees.get(i) {
+            blocks += 1;
+        }
+        if m.blocks.geometry.get(i) != rebuilt.blocks.geometry.get(i) {
+            blocks += 1;
+        }
+    }
+    if trees > 0 {
+        parts.push(format!(
+            "the spatial trees and edge flags of {trees} surface(s), which differ from those \
+             UNIGINE's rule builds"
+        ));
+    }
+    if m.tree_leaf_triangles != rebuilt.tree_leaf_triangles {
+        parts.push(format!(
+            "the tree leaf size {} (rebuilt: {})",
+            m.tree_leaf_triangles.0, rebuilt.tree_leaf_triangles.0
+        ));
+    }
+    if m.memory_estimate != rebuilt.memory_estimate {
+        parts.push(format!(
+            "the memory estimate {} (rebuilt: {}; UNIGINE's formula is unknown)",
+            m.memory_estimate, rebuilt.memory_estimate
+        ));
+    }
+    let mut out = Vec::new();
+    if !parts.is_empty() {
+        out.push(Loss {
+            kind: LossKind::UnigineSpatialTree,
+            detail: format!(
+                "{}: {target} does not store these, and converting back to ms14 would not \
+                 give them again",
+                parts.join(", ")
+            ),
+        });
+    }
+    if blocks > 0 {
+        out.push(Loss {
+            kind: LossKind::Layout,
+            detail: format!(
+                "how {blocks} LZ4 block(s) of the ms14 file are compressed (the data is kept; \
+                 converting back to ms14 compresses with UNIGINE's settings, which give other \
+                 bytes)"
+            ),
+        });
+    }
+    Ok(out)
 }

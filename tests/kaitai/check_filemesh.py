@@ -27,7 +27,7 @@ or run this script with --install, which does the same. Then, from the repositor
 
 Environment: KSC_DIR or KSC_PREFIX (npm prefix holding the compiler, default /tmp/ksc),
 MESHCODEC_CORPUS (corpus root), MESHCODEC_BIN (use this meshcodec binary instead of
-building target/release/meshcodec with cargo), CI (true: missing tools fail).
+building the release binary with cargo in its target directory), CI (true: missing tools fail).
 """
 
 from __future__ import annotations
@@ -280,11 +280,28 @@ def schema_view(m, Kind) -> dict:
 # ---------------------------------------------------------------- the CLI's view
 
 
+def cargo_target_dir() -> Path:
+    """Cargo's target directory (CARGO_TARGET_DIR, a config file, or target/)."""
+    if shutil.which("cargo"):
+        r = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
+        if r.returncode == 0:
+            return Path(json.loads(r.stdout)["target_directory"])
+    env = os.environ.get("CARGO_TARGET_DIR")
+    if env:
+        return Path(env) if Path(env).is_absolute() else REPO / env
+    return REPO / "target"
+
+
 def meshcodec_binary(build: bool) -> list[str]:
     env_bin = os.environ.get("MESHCODEC_BIN")
     if env_bin:
         return [env_bin]
-    binary = REPO / "target" / "release" / "meshcodec"
+    binary = cargo_target_dir() / "release" / "meshcodec"
     if build and shutil.which("cargo"):
         subprocess.run(
             ["cargo", "build", "--release", "--quiet", "--bin", "meshcodec"],

@@ -28,11 +28,12 @@ Tools (none is installed by this script):
     (the package is a JavaScript library without a command line; this script drives it
     with a few lines of Node). Another prefix can be given in KSC_DIR.
   - Python packages: pip install kaitaistruct zstandard lz4 pyyaml
-  - the CLI target/release/meshcodec; built with `cargo build --release` when missing.
+  - the CLI, built with `cargo build --release` in cargo's target directory
+    (CARGO_TARGET_DIR is honoured).
 A missing tool skips the check (exit 0), except under CI=true, where it fails.
 
 Environment: MESHCODEC_CORPUS (default ../shared/corpus from the repository root),
-KSC_DIR (default /tmp/ksc), MESHCODEC_BIN (default target/release/meshcodec).
+KSC_DIR (default /tmp/ksc), MESHCODEC_BIN (default: the release build in cargo's target directory).
 """
 
 import io
@@ -159,15 +160,33 @@ def compile_schemas(yaml, node, module, tmp):
     return version
 
 
+def target_dir():
+    """Cargo's target directory (CARGO_TARGET_DIR, a config file, or target/)."""
+    cargo = shutil.which("cargo")
+    if cargo is not None:
+        r = subprocess.run([cargo, "metadata", "--format-version", "1", "--no-deps"],
+                           cwd=REPO, capture_output=True, text=True)
+        if r.returncode == 0:
+            return json.loads(r.stdout)["target_directory"]
+    t = os.environ.get("CARGO_TARGET_DIR")
+    if t:
+        return t if os.path.isabs(t) else os.path.join(REPO, t)
+    return os.path.join(REPO, "target")
+
+
 def find_cli():
-    cli = os.environ.get("MESHCODEC_BIN", os.path.join(REPO, "target", "release", "meshcodec"))
-    if os.path.isfile(cli):
-        return cli
+    if os.environ.get("MESHCODEC_BIN"):
+        return os.environ["MESHCODEC_BIN"]
+    cli = os.path.join(target_dir(), "release", "meshcodec")
     cargo = shutil.which("cargo")
     if cargo is None:
+        if os.path.isfile(cli):
+            return cli
         missing_tool("meshcodec CLI (%s) and cargo to build it" % cli)
+    # Always build: a binary left from an older checkout would check stale code.
     print("building the CLI: cargo build --release", flush=True)
-    r = subprocess.run([cargo, "build", "--release"], cwd=REPO, capture_output=True, text=True)
+    r = subprocess.run([cargo, "build", "--release", "--bin", "meshcodec"], cwd=REPO,
+                       capture_output=True, text=True)
     if r.returncode != 0 or not os.path.isfile(cli):
         print("FAIL cargo build --release:\n" + r.stderr[-4000:])
         print("0 passed, 1 failed")
