@@ -30,8 +30,8 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
-use meshcodec::roblox::csg_model::{CsgHull, CsgMesh};
-use meshcodec::roblox::csgphs::Csgphs;
+use meshcodec::csg::phs::model::{CsgHull, CsgMesh};
+use meshcodec::csg::phs::raw::Csgphs;
 
 const HULLS: usize = 20_000;
 

@@ -30,8 +30,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
-use meshcodec::roblox::draco;
-use meshcodec::roblox::{Face, Vertex};
+use meshcodec::filemesh::raw::draco;
+use meshcodec::filemesh::raw::{Face, Vertex};
 use meshcodec::Limits;
 
 const SIDE: u32 = 710;

@@ -43,7 +43,7 @@ use std::time::Duration;
 use binrw::{BinRead, BinWrite};
 use criterion::measurement::WallTime;
 use criterion::{criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
-use meshcodec::roblox::{
+use meshcodec::filemesh::raw::{
     Body, Bone, Envelope, Face, Facs, FacsData, FileMesh, FileMeshV4, MatrixData, QuantizedMatrix,
     QuantizedTransforms, Subset, ThreePoseCorrective, TwoPoseCorrective, Version, Vertex,
 };

@@ -23,12 +23,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
-use meshcodec::unigine::cint::UString;
-use meshcodec::unigine::mesh::{
+use meshcodec::unigine::raw::cint::UString;
+use meshcodec::unigine::raw::mesh::{
     Bone, BoneWeight, Bounds, ClassicMesh, SurfaceData, SurfaceHeader, TargetData, Transform,
     Weights,
 };
-use meshcodec::unigine::ms14::{Lz4Block, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader};
+use meshcodec::unigine::raw::ms14::{Lz4Block, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader};
 use meshcodec::unigine::{MeshBody, MeshVersion, UnigineMesh};
 use meshcodec::Limits;
 

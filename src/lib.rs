@@ -3,10 +3,12 @@
 // Indexing into input is how panics sneak in: the library uses checked access.
 #![warn(clippy::indexing_slicing)]
 
+pub mod csg;
 pub mod error;
-pub mod interop;
+pub mod filemesh;
 pub(crate) mod io;
-pub mod roblox;
+pub mod loss;
+pub mod scene;
 pub mod stf;
 pub mod unigine;
 
@@ -51,7 +53,7 @@ impl Format {
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     let magic4 = bytes.get(..4);
     let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
-    if roblox::looks_like_filemesh(bytes) {
+    if filemesh::raw::looks_like_filemesh(bytes) {
         Some(Format::FileMesh)
     } else if bytes.starts_with(b"CSGPHS") {
         Some(Format::Csgphs)

@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use meshcodec::roblox::convert::{CoreMesh, Loss, WriteOptions};
-use meshcodec::roblox::csg_model::{CsgMesh, CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
-use meshcodec::roblox::csgphs::Csgphs;
-use meshcodec::roblox::model::Mesh;
-use meshcodec::roblox::{FileMesh, Version};
+use meshcodec::csg::phs::model::{CsgMesh, CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
+use meshcodec::csg::phs::raw::Csgphs;
+use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
+use meshcodec::filemesh::model::Mesh;
+use meshcodec::filemesh::raw::{FileMesh, Version};
+use meshcodec::loss::Loss;
 use meshcodec::stf::StfContainer;
-use meshcodec::unigine::anim::UnigineAnim;
+use meshcodec::unigine::raw::anim::UnigineAnim;
 use meshcodec::unigine::{MeshVersion, UnigineMesh};
 use meshcodec::{detect, Format, Limits};
 
@@ -688,7 +689,7 @@ fn interchange_path(p: &str) -> Result<PathBuf, String> {
 }
 
 fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> {
-    use meshcodec::interop;
+    use meshcodec::scene;
     let name = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -701,12 +702,11 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
     let ext = extension(output);
     let scene = match loaded {
         Loaded::FileMesh(f) => Mesh::from_file_with_limits(&f, &limits)
-            .and_then(|m| interop::from_filemesh(&m, &name, lod)),
-        Loaded::Csgphs(c) => {
-            CsgMesh::from_csgphs(&c, &limits).map(|m| interop::from_csg(&m, &name))
-        }
-        Loaded::UnigineMesh(m) => interop::from_unigine(&m, &name, &limits),
-        Loaded::Stf(s) => interop::from_stf(&s),
+            .and_then(|m| meshcodec::filemesh::scene::to_scene(&m, &name, lod)),
+        Loaded::Csgphs(c) => CsgMesh::from_csgphs(&c, &limits)
+            .map(|m| meshcodec::csg::phs::scene::to_scene(&m, &name)),
+        Loaded::UnigineMesh(m) => meshcodec::unigine::scene::mesh_to_scene(&m, &name, &limits),
+        Loaded::Stf(s) => meshcodec::stf::scene::to_scene(&s),
         Loaded::UnigineAnim(a) => {
             if ext == "obj" {
                 return Err(fail(
@@ -715,14 +715,14 @@ fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> 
                      animations: export it to .gltf or .glb",
                 ));
             }
-            interop::from_unigine_anim(&a, &name)
+            meshcodec::unigine::scene::anim_to_scene(&a, &name)
         }
     }
     .map_err(|e| fail(input, e))?;
     let bytes = match ext.as_str() {
-        "glb" => interop::gltf::to_glb(&scene),
-        "gltf" => interop::gltf::to_gltf(&scene).map(String::into_bytes),
-        _ => interop::obj::to_obj(&scene).map(String::into_bytes),
+        "glb" => scene::gltf::to_glb(&scene),
+        "gltf" => scene::gltf::to_gltf(&scene).map(String::into_bytes),
+        _ => scene::obj::to_obj(&scene).map(String::into_bytes),
     }
     .map_err(|e| fail(input, e))?;
     std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
@@ -753,7 +753,7 @@ fn import(
     allow_lossy: bool,
     core_mesh: CoreMesh,
 ) -> Result<ExitCode, Failure> {
-    use meshcodec::interop::import;
+    use meshcodec::scene::import;
     let options = WriteOptions { core_mesh };
     // A FileMesh version (`4.01`) or a CSGPHS version (`7`).
     let filemesh = to.parse::<Version>().ok();
@@ -787,7 +787,7 @@ fn import(
         "the glTF import"
     };
     let (out, summary) = if let Some(target) = filemesh {
-        let mesh = import::to_filemesh(&scene).map_err(|e| fail(input, e))?;
+        let mesh = meshcodec::filemesh::scene::from_scene(&scene).map_err(|e| fail(input, e))?;
         let c = mesh
             .convert_with(target, &options)
             .map_err(|e| fail(input, e))?;
@@ -801,7 +801,7 @@ fn import(
         (out, summary)
     } else {
         let target = csg.unwrap_or(7);
-        let model = import::to_csg(&scene).map_err(|e| fail(input, e))?;
+        let model = meshcodec::csg::phs::scene::from_scene(&scene).map_err(|e| fail(input, e))?;
         let to = format!("CSGPHS {target}");
         check_losses(input, from, &to, &model.losses(target), allow_lossy)?;
         let out = model
@@ -828,8 +828,8 @@ fn dump(path: &Path) -> Result<ExitCode, Failure> {
                 document: serde_json::Value,
                 meshes: Vec<meshcodec::stf::StfMesh>,
             }
-            let document = meshcodec::stf::mesh::document(&s).map_err(|e| fail(path, e))?;
-            let meshes = meshcodec::stf::mesh::meshes(&s).map_err(|e| fail(path, e))?;
+            let document = meshcodec::stf::model::document(&s).map_err(|e| fail(path, e))?;
+            let meshes = meshcodec::stf::model::meshes(&s).map_err(|e| fail(path, e))?;
             print_json(
                 path,
                 &Dump {
@@ -847,7 +847,7 @@ fn dump(path: &Path) -> Result<ExitCode, Failure> {
                 #[serde(flatten)]
                 raw: &'a Csgphs,
                 #[serde(skip_serializing_if = "Option::is_none")]
-                payload: Option<meshcodec::roblox::csgphs::V8Payload>,
+                payload: Option<meshcodec::csg::phs::raw::V8Payload>,
             }
             print_json(path, &Dump { raw: &c, payload })
         }

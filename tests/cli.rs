@@ -206,7 +206,7 @@ fn damaged_files_end_with_status_1_and_a_message() {
     let mut n = 0;
     for path in common::fixture_files() {
         let bytes = std::fs::read(&path).unwrap();
-        let trailing = meshcodec::roblox::FileMesh::read(&bytes)
+        let trailing = meshcodec::filemesh::raw::FileMesh::read(&bytes)
             .unwrap()
             .trailing()
             .len();

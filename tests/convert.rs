@@ -2,9 +2,10 @@
 
 mod common;
 
-use meshcodec::roblox::convert::{CoreMesh, LossKind, WriteOptions};
-use meshcodec::roblox::model::Mesh;
-use meshcodec::roblox::{Body, ChunkData, FileMesh, Version};
+use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
+use meshcodec::filemesh::model::Mesh;
+use meshcodec::filemesh::raw::{Body, ChunkData, FileMesh, Version};
+use meshcodec::loss::LossKind;
 
 /// Every real 7.00 file with a Draco core mesh: 7.00 → 5.00 → 7.00 gives the same bytes.
 #[test]
@@ -213,7 +214,7 @@ fn dropping_lods_keeps_lod0() {
 /// most 26 bones; skinning comes back equal, and the subsets tile vertices and faces.
 #[test]
 fn many_bones_are_split_into_subsets_of_at_most_26() {
-    use meshcodec::roblox::model::{Influence, Lods, MeshBone, MeshVertex, VertexSkin};
+    use meshcodec::filemesh::model::{Influence, Lods, MeshBone, MeshVertex, VertexSkin};
     // 40 blocks of 3 vertices, block k skinned to bone k (and bone (k+1) % 40 lightly);
     // LOD 0 = blocks 0..30, LOD 1 = blocks 30..40.
     let n = 120;
@@ -441,7 +442,7 @@ fn nothing_the_model_does_not_read_is_dropped_in_silence() {
 /// is carried.
 #[test]
 fn edits_recompute_only_what_they_invalidate() {
-    use meshcodec::roblox::stored::StoredCore;
+    use meshcodec::filemesh::model::stored::StoredCore;
     let v7 = common::fixture_dir("chunked").join("v7.00-draco-grid-272.mesh");
     let bytes = std::fs::read(v7).unwrap();
     let mesh = Mesh::read(&bytes).unwrap();
@@ -509,7 +510,7 @@ fn edits_recompute_only_what_they_invalidate() {
 fn rig_changed(m: &mut Mesh) {
     let rig = m.facs.as_mut().unwrap();
     rig.poses[0][0].rotation[2] = 1.0e9 + 0.123;
-    rig.encodings = [meshcodec::roblox::model::MatrixEncoding::Quantized; 6];
+    rig.encodings = [meshcodec::filemesh::model::MatrixEncoding::Quantized; 6];
 }
 
 /// Values that are not finite: kept by every binary version without a word (7.00 writes

@@ -7,10 +7,10 @@ mod common;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use meshcodec::roblox::convert::LossKind;
-use meshcodec::roblox::csg_model::{CsgHull, CsgLayout, CsgMesh, CSGPHS_VERSIONS};
-use meshcodec::roblox::csgphs::{Compressed, CsgBody, Csgphs, PhysicsInfo, RawHulls, V8Payload};
-use meshcodec::roblox::edgebreaker::{decode_hull, encode_hull, BitReader, BitWriter};
+use meshcodec::csg::phs::edgebreaker::{decode_hull, encode_hull, BitReader, BitWriter};
+use meshcodec::csg::phs::model::{CsgHull, CsgLayout, CsgMesh, CSGPHS_VERSIONS};
+use meshcodec::csg::phs::raw::{Compressed, CsgBody, Csgphs, PhysicsInfo, RawHulls, V8Payload};
+use meshcodec::loss::LossKind;
 use meshcodec::Limits;
 use proptest::prelude::*;
 
@@ -716,7 +716,7 @@ proptest! {
                 8 => {
                     prop_assert_eq!(surfaces(&back), surfaces(&m));
                     let payload = raw.payload(&Limits::default()).unwrap().unwrap();
-                    let again = meshcodec::roblox::csgphs::V8Payload::read_bytes(&payload.to_bytes().unwrap()).unwrap();
+                    let again = meshcodec::csg::phs::raw::V8Payload::read_bytes(&payload.to_bytes().unwrap()).unwrap();
                     prop_assert_eq!(&again, &payload);
                     // Written again from what was read: the same blob.
                     prop_assert_eq!(back.to_csgphs(8).unwrap().write().unwrap(), bytes.clone());

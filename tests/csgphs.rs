@@ -3,7 +3,7 @@
 
 mod common;
 
-use meshcodec::roblox::csgphs::{
+use meshcodec::csg::phs::raw::{
     Compressed, CsgBody, Csgphs, Hull, HullList, PhysicsHulls, PhysicsInfo, TypedPhysicsHulls,
 };
 use meshcodec::{ErrorKind, Limits};
@@ -292,11 +292,11 @@ fn cli_info_json_contract_and_verify() {
 /// common centre of gravity by the parallel-axis theorem.
 #[test]
 fn physics_from_box_hulls_matches_the_analytic_values() {
-    use meshcodec::roblox::csgphs::physics_from_hulls;
+    use meshcodec::csg::phs::raw::physics_from_hulls;
     let c =
         Csgphs::read(&std::fs::read(common::fixture_dir("csgphs").join("csgphs5.bin")).unwrap())
             .unwrap();
-    let model = meshcodec::roblox::csg_model::CsgMesh::from_csgphs(&c, &Limits::default()).unwrap();
+    let model = meshcodec::csg::phs::model::CsgMesh::from_csgphs(&c, &Limits::default()).unwrap();
     let p = physics_from_hulls(
         model
             .hulls
@@ -502,8 +502,8 @@ fn info_falls_back_to_stored_counts() {
 /// buffer (the 8-byte padding of meshcodec's first writer) is read and written back as is.
 #[test]
 fn v8_connectivity_size_field_is_checked() {
-    use meshcodec::roblox::csg_model::CsgMesh;
-    use meshcodec::roblox::csgphs::V8Payload;
+    use meshcodec::csg::phs::model::CsgMesh;
+    use meshcodec::csg::phs::raw::V8Payload;
     let dir = common::fixture_dir("csgphs");
     // 3 words (76 bits), hand-assembled by make_csgphs.py.
     let c = Csgphs::read(&std::fs::read(dir.join("csgphs8-odd-words.bin")).unwrap()).unwrap();

@@ -12,7 +12,7 @@ use std::alloc::System;
 use std::path::PathBuf;
 
 use cap::Cap;
-use meshcodec::roblox::FileMesh;
+use meshcodec::filemesh::raw::FileMesh;
 use meshcodec::ErrorKind;
 
 #[global_allocator]
@@ -136,7 +136,7 @@ fn damaged_input_never_panics_or_overallocates() {
         // Cuts that leave a valid file: inside trailing bytes, or between chunks.
         let mut valid_cuts: Vec<usize> =
             (bytes.len() - mesh.trailing().len()..=bytes.len()).collect();
-        if let meshcodec::roblox::Body::V1(_) = &mesh.body {
+        if let meshcodec::filemesh::raw::Body::V1(_) = &mesh.body {
             // Dropping a final line ending leaves a valid text file.
             for end in [b"\r\n".as_slice(), b"\n"] {
                 if bytes.ends_with(end) {
@@ -144,7 +144,7 @@ fn damaged_input_never_panics_or_overallocates() {
                 }
             }
         }
-        if let meshcodec::roblox::Body::V6(b) = &mesh.body {
+        if let meshcodec::filemesh::raw::Body::V6(b) = &mesh.body {
             let mut at = 13;
             valid_cuts.push(at);
             for c in &b.chunks {
@@ -272,20 +272,20 @@ fn draco_blob_cut_short_is_an_error_when_decoded() {
     let path = dir.join("roblox/v7.00-127279296594138.mesh");
     let bytes = std::fs::read(path).unwrap();
     let mesh = FileMesh::read(&bytes).unwrap();
-    let meshcodec::roblox::Body::V6(body) = &mesh.body else {
+    let meshcodec::filemesh::raw::Body::V6(body) = &mesh.body else {
         panic!()
     };
-    let meshcodec::roblox::ChunkData::CoreMeshV2(core) = &body.chunks[0].data else {
+    let meshcodec::filemesh::raw::ChunkData::CoreMeshV2(core) = &body.chunks[0].data else {
         panic!()
     };
     let mut rng = Rng(42);
     for _ in 0..200 {
         let keep = rng.below(core.draco.len());
         let mut cut = mesh.clone();
-        let meshcodec::roblox::Body::V6(b) = &mut cut.body else {
+        let meshcodec::filemesh::raw::Body::V6(b) = &mut cut.body else {
             panic!()
         };
-        let meshcodec::roblox::ChunkData::CoreMeshV2(c) = &mut b.chunks[0].data else {
+        let meshcodec::filemesh::raw::ChunkData::CoreMeshV2(c) = &mut b.chunks[0].data else {
             panic!()
         };
         c.draco.truncate(keep);
@@ -336,8 +336,8 @@ fn errors_name_offset_and_field() {
 /// the same allocation cap.
 #[test]
 fn damaged_csgphs_never_panics_or_overallocates() {
-    use meshcodec::roblox::csg_model::CsgMesh;
-    use meshcodec::roblox::csgphs::Csgphs;
+    use meshcodec::csg::phs::model::CsgMesh;
+    use meshcodec::csg::phs::raw::Csgphs;
     let _serial = serial();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("csgphs"))
         .unwrap()
@@ -382,7 +382,7 @@ fn damaged_csgphs_never_panics_or_overallocates() {
 /// 0xFF runs through the raw layer under the same allocation cap.
 #[test]
 fn damaged_unigine_never_panics_or_overallocates() {
-    use meshcodec::unigine::anim::UnigineAnim;
+    use meshcodec::unigine::raw::anim::UnigineAnim;
     use meshcodec::unigine::UnigineMesh;
     let _serial = serial();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("unigine"))

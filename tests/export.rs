@@ -14,7 +14,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use meshcodec::interop::{self, gltf, obj, Joint, MorphTarget, Primitive, Scene, Skeleton};
+use meshcodec::scene::{self, gltf, obj, Joint, MorphTarget, Primitive, Scene, Skeleton};
 use meshcodec::{Format, Limits};
 use serde_json::Value;
 
@@ -56,39 +56,43 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
     let what = |e: meshcodec::Error| format!("{}: {e}", path.display());
     let scenes = match meshcodec::detect(&bytes)? {
         Format::FileMesh => {
-            let mesh = meshcodec::roblox::model::Mesh::read(&bytes)
+            let mesh = meshcodec::filemesh::model::Mesh::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
             (0..mesh.lods.count())
                 .map(|lod| {
-                    let scene = interop::from_filemesh(&mesh, &name, lod)
+                    let scene = meshcodec::filemesh::scene::to_scene(&mesh, &name, lod)
                         .unwrap_or_else(|e| panic!("LOD {lod} of {}", what(e)));
                     (format!("LOD {lod}"), scene)
                 })
                 .collect()
         }
         Format::Csgphs => {
-            let m = meshcodec::roblox::csg_model::CsgMesh::read(&bytes)
+            let m = meshcodec::csg::phs::model::CsgMesh::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
-            vec![(String::new(), interop::from_csg(&m, &name))]
+            vec![(
+                String::new(),
+                meshcodec::csg::phs::scene::to_scene(&m, &name),
+            )]
         }
         Format::UnigineMesh => {
             let m = meshcodec::unigine::UnigineMesh::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
-            let scene = interop::from_unigine(&m, &name, &Limits::default())
+            let scene = meshcodec::unigine::scene::mesh_to_scene(&m, &name, &Limits::default())
                 .unwrap_or_else(|e| panic!("{}", what(e)));
             vec![(String::new(), scene)]
         }
         Format::Stf => {
             let f = meshcodec::stf::StfContainer::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
-            let scene = interop::from_stf(&f).unwrap_or_else(|e| panic!("{}", what(e)));
+            let scene =
+                meshcodec::stf::scene::to_scene(&f).unwrap_or_else(|e| panic!("{}", what(e)));
             vec![(String::new(), scene)]
         }
         Format::UnigineAnim => {
-            let a = meshcodec::unigine::anim::UnigineAnim::read(&bytes)
+            let a = meshcodec::unigine::raw::anim::UnigineAnim::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
-            let scene =
-                interop::from_unigine_anim(&a, &name).unwrap_or_else(|e| panic!("{}", what(e)));
+            let scene = meshcodec::unigine::scene::anim_to_scene(&a, &name)
+                .unwrap_or_else(|e| panic!("{}", what(e)));
             vec![(String::new(), scene)]
         }
         _ => return None,
@@ -157,23 +161,27 @@ fn cases() -> Vec<Case> {
         positions: vec![[0.0; 3]; 2],
         ..Primitive::default()
     };
-    let mesh = |name: &str, primitives: Vec<Primitive>| interop::ExportMesh {
+    let mesh = |name: &str, primitives: Vec<Primitive>| scene::ExportMesh {
         name: name.into(),
         primitives,
     };
     // Values that are not finite, and vertices only another LOD uses (a 3.01 file built
     // here), and an UNIGINE mesh with NaN in its geometry, bind pose and keys.
-    let mesh301 = meshcodec::roblox::model::Mesh::read(&non_finite_301()).expect("3.01");
+    let mesh301 = meshcodec::filemesh::model::Mesh::read(&non_finite_301()).expect("3.01");
     for lod in 0..2 {
         cases.push(Case {
             label: format!("made: 3.01 with NaN, LOD {lod}"),
-            scene: interop::from_filemesh(&mesh301, "nan", lod).expect("3.01 export"),
+            scene: meshcodec::filemesh::scene::to_scene(&mesh301, "nan", lod).expect("3.01 export"),
         });
     }
     cases.push(Case {
         label: "made: UNIGINE with NaN".into(),
-        scene: interop::from_unigine(&non_finite_unigine(), "nan", &Limits::default())
-            .expect("UNIGINE export"),
+        scene: meshcodec::unigine::scene::mesh_to_scene(
+            &non_finite_unigine(),
+            "nan",
+            &Limits::default(),
+        )
+        .expect("UNIGINE export"),
     });
     cases.push(Case {
         label: "made: empty scene".into(),
@@ -329,7 +337,8 @@ fn cases() -> Vec<Case> {
     // Blendshapes of STF (no fixture or corpus file has any): a hand-built file.
     cases.push(Case {
         label: "made: STF blendshapes".into(),
-        scene: interop::from_stf(&common::stf_blendshapes::container()).expect("STF export"),
+        scene: meshcodec::stf::scene::to_scene(&common::stf_blendshapes::container())
+            .expect("STF export"),
     });
 
     // A skeleton no mesh uses, and a skeleton alone.
@@ -350,38 +359,36 @@ fn cases() -> Vec<Case> {
             skeleton: Some(skeleton.clone()),
             notes: Vec::new(),
             animations: vec![
-                interop::Animation {
+                scene::Animation {
                     name: "move".into(),
                     channels: vec![
-                        interop::Channel {
+                        scene::Channel {
                             joint: 3,
                             times: vec![0.0, 0.5, 1.25],
-                            values: interop::ChannelValues::Translation(vec![
+                            values: scene::ChannelValues::Translation(vec![
                                 [0.5, 0.0, 0.0],
                                 [1.0, -2.0, 0.0],
                                 [0.0; 3],
                             ]),
                         },
-                        interop::Channel {
+                        scene::Channel {
                             joint: 0,
                             times: vec![0.25],
-                            values: interop::ChannelValues::Rotation(vec![[0.0, 0.0, h, h]]),
+                            values: scene::ChannelValues::Rotation(vec![[0.0, 0.0, h, h]]),
                         },
-                        interop::Channel {
+                        scene::Channel {
                             joint: 3,
                             times: vec![0.0, 0.5, 1.25],
-                            values: interop::ChannelValues::Scale(vec![
-                                [1.0; 3], [2.0; 3], [1.0; 3],
-                            ]),
+                            values: scene::ChannelValues::Scale(vec![[1.0; 3], [2.0; 3], [1.0; 3]]),
                         },
                     ],
                 },
-                interop::Animation {
+                scene::Animation {
                     name: String::new(),
-                    channels: vec![interop::Channel {
+                    channels: vec![scene::Channel {
                         joint: 1,
                         times: vec![1.0, 2.0],
-                        values: interop::ChannelValues::Rotation(vec![
+                        values: scene::ChannelValues::Rotation(vec![
                             [0.0, 0.0, 0.0, 1.0],
                             [s, 0.0, 0.0, c],
                         ]),
@@ -1218,7 +1225,7 @@ fn check_animations(
                 );
             }
             let values = match &c.values {
-                interop::ChannelValues::Translation(v) | interop::ChannelValues::Scale(v) => {
+                scene::ChannelValues::Translation(v) | scene::ChannelValues::Scale(v) => {
                     assert_eq!(
                         animation_words(doc, bin, &sampler["output"], "VEC3"),
                         bits(v),
@@ -1226,7 +1233,7 @@ fn check_animations(
                     );
                     v.len()
                 }
-                interop::ChannelValues::Rotation(v) => {
+                scene::ChannelValues::Rotation(v) => {
                     assert_eq!(
                         animation_words(doc, bin, &sampler["output"], "VEC4"),
                         bits(v),
@@ -1724,8 +1731,9 @@ fn skins_match_their_sources() {
         let (bones, scene, expect, tol): (usize, Scene, Expected, f64) =
             match meshcodec::detect(&bytes) {
                 Some(Format::FileMesh) => {
-                    let mesh = meshcodec::roblox::model::Mesh::read(&bytes).expect("read");
-                    let scene = interop::from_filemesh(&mesh, name, 0).expect("export");
+                    let mesh = meshcodec::filemesh::model::Mesh::read(&bytes).expect("read");
+                    let scene =
+                        meshcodec::filemesh::scene::to_scene(&mesh, name, 0).expect("export");
                     let n = mesh.skeleton.len();
                     // The export holds only the vertices LOD 0's faces use, in order.
                     let lod0 = &mesh.faces[mesh.lods.lod0(mesh.faces.len())];
@@ -1759,7 +1767,8 @@ fn skins_match_their_sources() {
                 Some(Format::UnigineMesh) => {
                     let m = meshcodec::unigine::UnigineMesh::read(&bytes).expect("read");
                     let scene =
-                        interop::from_unigine(&m, name, &Limits::default()).expect("export");
+                        meshcodec::unigine::scene::mesh_to_scene(&m, name, &Limits::default())
+                            .expect("export");
                     let body = m.to_classic(&Limits::default()).expect("classic");
                     let n = body.bones.len();
                     let mut expect = Vec::new();
@@ -1889,7 +1898,7 @@ fn skins_match_their_sources() {
 
 /// FileMesh bones are in world space: the glTF joints' world matrices (through the
 /// local transforms) give back each bone's position and rotation.
-fn check_filemesh_bones(mesh: &meshcodec::roblox::model::Mesh, scene: &Scene, label: &str) {
+fn check_filemesh_bones(mesh: &meshcodec::filemesh::model::Mesh, scene: &Scene, label: &str) {
     let Some(s) = &scene.skeleton else {
         assert!(mesh.skeleton.is_empty(), "{label}: bones but no skeleton");
         return;
@@ -1970,7 +1979,7 @@ fn morph_targets_match_their_sources() {
         let label = format!("{} ({what})", path.display());
         let limits = Limits::default();
         let body = m.to_classic(&limits).unwrap();
-        let scene = interop::from_unigine(m, "m", &limits).unwrap();
+        let scene = meshcodec::unigine::scene::mesh_to_scene(m, "m", &limits).unwrap();
         let glb = gltf::to_glb(&scene).unwrap();
         let (_, doc, bin) = read_glb(&glb, &label);
         let (names, weights, prims) = decoded_targets(&doc, &bin, 0);
@@ -2022,7 +2031,8 @@ fn morph_targets_match_their_sources() {
         panic!("ms12 is classic");
     };
     body.data[0].targets[1].positions.pop();
-    let scene = interop::from_unigine(&damaged, "m", &Limits::default()).unwrap();
+    let scene =
+        meshcodec::unigine::scene::mesh_to_scene(&damaged, "m", &Limits::default()).unwrap();
     let names: Vec<&str> = scene.meshes[0].primitives[0]
         .morph_targets
         .iter()
@@ -2031,7 +2041,7 @@ fn morph_targets_match_their_sources() {
     assert_eq!(names, ["frown"]);
 
     let sb = common::stf_blendshapes::meshes();
-    let scene = interop::from_stf(&common::stf_blendshapes::container()).unwrap();
+    let scene = meshcodec::stf::scene::to_scene(&common::stf_blendshapes::container()).unwrap();
     let glb = gltf::to_glb(&scene).unwrap();
     let (_, doc, bin) = read_glb(&glb, "STF blendshapes");
     let gmeshes = doc["meshes"].as_array().unwrap();
@@ -2113,11 +2123,11 @@ fn per_axis<T: Copy>(on: [bool; 3], v: [T; 3], f: impl Fn(usize, T) -> f32) -> [
 fn source_clips(
     path: &Path,
 ) -> (
-    Vec<meshcodec::unigine::mesh::Transform>,
+    Vec<meshcodec::unigine::raw::mesh::Transform>,
     usize,
     Vec<SourceClip>,
 ) {
-    use meshcodec::unigine::anim::UnigineAnim;
+    use meshcodec::unigine::raw::anim::UnigineAnim;
     let bytes = std::fs::read(path).expect("read");
     let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
     if path.extension().is_some_and(|e| e == "mesh") {
@@ -2173,8 +2183,8 @@ fn source_clips(
         }
         UnigineAnim::An11(f) => {
             let a = &f.animation;
-            let has = |k: &meshcodec::unigine::anim::An11Key, bit: u8| k.mask & bit != 0;
-            use meshcodec::unigine::anim::An11Key;
+            let has = |k: &meshcodec::unigine::raw::anim::An11Key, bit: u8| k.mask & bit != 0;
+            use meshcodec::unigine::raw::anim::An11Key;
             let clip = SourceClip {
                 name: stem,
                 bones: a.bones.clone(),
@@ -2347,7 +2357,7 @@ fn animations_match_their_sources() {
 // ---------------------------------------------------------------- non-finite values
 
 /// The notes of a scene as (kind, what the sentence says, count).
-fn notes_of(scene: &Scene) -> Vec<(interop::NoteKind, String, usize)> {
+fn notes_of(scene: &Scene) -> Vec<(scene::NoteKind, String, usize)> {
     scene
         .notes
         .iter()
@@ -2356,7 +2366,7 @@ fn notes_of(scene: &Scene) -> Vec<(interop::NoteKind, String, usize)> {
 }
 
 /// The count of the note whose sentence contains `needle` (0 when there is none).
-fn note_count(scene: &Scene, kind: interop::NoteKind, needle: &str) -> usize {
+fn note_count(scene: &Scene, kind: scene::NoteKind, needle: &str) -> usize {
     scene
         .notes
         .iter()
@@ -2371,12 +2381,12 @@ fn note_count(scene: &Scene, kind: interop::NoteKind, needle: &str) -> usize {
 /// validator checks these exports too, in `khronos_validator_accepts_every_export`).
 #[test]
 fn non_finite_values_and_unused_vertices() {
-    use interop::NoteKind::{NonFinite, UnusedVertices, ZeroNormals};
-    let mesh = meshcodec::roblox::model::Mesh::read(&non_finite_301()).expect("3.01");
+    use scene::NoteKind::{NonFinite, UnusedVertices, ZeroNormals};
+    let mesh = meshcodec::filemesh::model::Mesh::read(&non_finite_301()).expect("3.01");
     // Reading keeps the values as they are.
     assert!(mesh.vertices[4].position[0].is_nan());
 
-    let lod0 = interop::from_filemesh(&mesh, "nan", 0).expect("LOD 0");
+    let lod0 = meshcodec::filemesh::scene::to_scene(&mesh, "nan", 0).expect("LOD 0");
     let p = &lod0.meshes[0].primitives[0];
     assert_eq!(p.positions.len(), 4, "only vertices 0-3");
     assert_eq!(
@@ -2420,7 +2430,7 @@ fn non_finite_values_and_unused_vertices() {
     );
     assert_eq!(lod0.notes.len(), 3, "{:?}", notes_of(&lod0));
 
-    let lod1 = interop::from_filemesh(&mesh, "nan", 1).expect("LOD 1");
+    let lod1 = meshcodec::filemesh::scene::to_scene(&mesh, "nan", 1).expect("LOD 1");
     let p = &lod1.meshes[0].primitives[0];
     assert_eq!(p.positions.len(), 3, "only vertices 1, 4, 5");
     assert_eq!(
@@ -2457,7 +2467,8 @@ fn non_finite_values_and_unused_vertices() {
 
     // UNIGINE: geometry, bind pose and animation keys.
     let m = non_finite_unigine();
-    let scene = interop::from_unigine(&m, "nan", &Limits::default()).expect("UNIGINE export");
+    let scene = meshcodec::unigine::scene::mesh_to_scene(&m, "nan", &Limits::default())
+        .expect("UNIGINE export");
     // The NaN position is shared: each triangle vertex whose corners name it gets it.
     let d = &m.classic().expect("ms11").data[0];
     let sharing: std::collections::BTreeSet<u32> = d
@@ -2491,7 +2502,8 @@ fn non_finite_values_and_unused_vertices() {
         &std::fs::read(common::fixture_dir("unigine").join("ms11-embedded-anim.mesh")).unwrap(),
     )
     .unwrap();
-    let scene = interop::from_unigine(&clean, "clean", &Limits::default()).unwrap();
+    let scene =
+        meshcodec::unigine::scene::mesh_to_scene(&clean, "clean", &Limits::default()).unwrap();
     assert!(scene.notes.is_empty(), "{:?}", notes_of(&scene));
 }
 

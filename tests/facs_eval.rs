@@ -4,11 +4,11 @@
 
 mod common;
 
-use meshcodec::roblox::facs_eval::{
+use meshcodec::filemesh::model::facs_eval::{
     euler_xyz_degrees_to_matrix, facs_abbreviation, facs_property_name, FaceBoneTransform,
     FACS_CONTROLS,
 };
-use meshcodec::roblox::model::{BonePose, FacsRig, Mesh};
+use meshcodec::filemesh::model::{BonePose, FacsRig, Mesh};
 use meshcodec::ErrorKind;
 
 type M3 = [[f64; 3]; 3];

@@ -7,9 +7,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use meshcodec::interop::{self, gltf, import, obj};
-use meshcodec::roblox::model::Mesh;
-use meshcodec::roblox::Version;
+use meshcodec::filemesh::model::Mesh;
+use meshcodec::filemesh::raw::Version;
+use meshcodec::scene::{gltf, import, obj};
 
 fn filemeshes() -> Vec<PathBuf> {
     let mut v = Vec::new();
@@ -40,7 +40,7 @@ fn export_then_import_keeps_the_geometry() {
     let mut n = 0;
     for path in filemeshes() {
         let m = Mesh::read(&std::fs::read(&path).unwrap()).unwrap();
-        let scene = interop::from_filemesh(&m, "x", 0).unwrap();
+        let scene = meshcodec::filemesh::scene::to_scene(&m, "x", 0).unwrap();
         let glb = gltf::to_glb(&scene).unwrap();
         let text = gltf::to_gltf(&scene).unwrap();
         let objt = obj::to_obj(&scene).unwrap();
@@ -49,7 +49,7 @@ fn export_then_import_keeps_the_geometry() {
             ("gltf", import::read_gltf(text.as_bytes(), None).unwrap()),
             ("obj", import::read_obj(&objt).unwrap()),
         ] {
-            let back = import::to_filemesh(&s);
+            let back = meshcodec::filemesh::scene::from_scene(&s);
             if lod0(&m).is_empty() {
                 assert!(back.is_err(), "{}: empty mesh imported", path.display());
                 continue;
@@ -125,7 +125,7 @@ fn hand_written_gltf_with_other_component_types() {
         "external buffer needs a folder"
     );
     let s = import::read_gltf(&bytes, Some(dir.path())).unwrap();
-    let m = import::to_filemesh(&s).unwrap();
+    let m = meshcodec::filemesh::scene::from_scene(&s).unwrap();
     assert_eq!(m.faces, vec![[0, 1, 2]]);
     assert_eq!(m.vertices[1].uv, [1.0, 0.0]);
     assert_eq!(m.vertices[2].uv, [0.0, 1.0]);
@@ -153,7 +153,7 @@ fn hand_written_obj_polygons_and_negative_indices() {
     assert_eq!(prims[0].triangles, vec![[0, 1, 2], [0, 2, 3]]);
     assert_eq!(prims[1].triangles.len(), 3);
     assert_eq!(prims[1].positions[3], [2.5, 2.0, 0.0]);
-    let m = import::to_filemesh(&s).unwrap();
+    let m = meshcodec::filemesh::scene::from_scene(&s).unwrap();
     assert_eq!(m.faces.len(), 5);
     assert_eq!(m.faces[2], [4, 5, 6]);
     // Errors name the line.
@@ -253,7 +253,7 @@ fn damaged_imports_never_panic() {
     let m =
         Mesh::read(&std::fs::read(common::fixture_dir("filemesh").join("v2.00-40b.mesh")).unwrap())
             .unwrap();
-    let scene = interop::from_filemesh(&m, "x", 0).unwrap();
+    let scene = meshcodec::filemesh::scene::to_scene(&m, "x", 0).unwrap();
     let glb = gltf::to_glb(&scene).unwrap();
     let text = gltf::to_gltf(&scene).unwrap();
     let objt = obj::to_obj(&scene).unwrap();
@@ -293,7 +293,7 @@ fn damaged_imports_never_panic() {
         o[i] = b"0123456789-/ \nfv"[rnd(16)];
         if let Ok(s) = std::str::from_utf8(&o) {
             if let Ok(scene) = import::read_obj(s) {
-                let _ = import::to_filemesh(&scene);
+                let _ = meshcodec::filemesh::scene::from_scene(&scene);
             }
         }
         cases += 3;
@@ -306,7 +306,7 @@ fn damaged_imports_never_panic() {
 /// every version that holds hulls.
 #[test]
 fn csg_hulls_survive_export_and_import() {
-    use meshcodec::roblox::csg_model::{CsgHull, CsgMesh};
+    use meshcodec::csg::phs::model::{CsgHull, CsgMesh};
     let surface = |h: &CsgHull| {
         let mut v: Vec<[[u32; 3]; 3]> = h
             .triangles
@@ -338,8 +338,9 @@ fn csg_hulls_survive_export_and_import() {
         if model.hulls.is_empty() {
             continue;
         }
-        let glb = gltf::to_glb(&interop::from_csg(&model, "x")).unwrap();
-        let back = import::to_csg(&import::read_gltf(&glb, None).unwrap()).unwrap();
+        let glb = gltf::to_glb(&meshcodec::csg::phs::scene::to_scene(&model, "x")).unwrap();
+        let back = meshcodec::csg::phs::scene::from_scene(&import::read_gltf(&glb, None).unwrap())
+            .unwrap();
         assert_eq!(back.hulls.len(), model.hulls.len(), "{}", path.display());
         for (a, b) in model.hulls.iter().zip(&back.hulls) {
             assert_eq!(surface(a), surface(b), "{}", path.display());

@@ -2,8 +2,8 @@
 
 mod common;
 
-use meshcodec::roblox::model::{Lods, Mesh, Tangent};
-use meshcodec::roblox::{Body, FileMesh, Version};
+use meshcodec::filemesh::model::{Lods, Mesh, Tangent};
+use meshcodec::filemesh::raw::{Body, FileMesh, Version};
 
 #[test]
 fn every_file_reads_into_the_model_with_the_counts_of_info() {
@@ -139,7 +139,7 @@ fn skinning_resolves_to_global_bones() {
 /// FACS poses are the dequantized matrix values, `min + q × (max − min) / 65535`.
 #[test]
 fn facs_poses_are_dequantized_matrix_values() {
-    use meshcodec::roblox::{Facs, MatrixData};
+    use meshcodec::filemesh::raw::{Facs, MatrixData};
     for path in common::fixtures_and_corpus_filemeshes() {
         let file = FileMesh::read(&std::fs::read(&path).unwrap()).unwrap();
         let Body::V4(b) = &file.body else { continue };

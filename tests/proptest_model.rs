@@ -3,13 +3,13 @@
 
 mod common;
 
-use meshcodec::roblox::convert::{CoreMesh, WriteOptions};
-use meshcodec::roblox::model::{
+use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
+use meshcodec::filemesh::model::{
     BonePose, FacsRig, Influence, Lods, MatrixEncoding, Mesh, MeshBone, MeshVertex, Tangent,
     VertexSkin,
 };
-use meshcodec::roblox::Version;
-use meshcodec::roblox::{draco, Face};
+use meshcodec::filemesh::raw::Version;
+use meshcodec::filemesh::raw::{draco, Face};
 use meshcodec::Limits;
 use proptest::collection::vec;
 use proptest::prelude::*;

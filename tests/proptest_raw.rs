@@ -2,7 +2,7 @@
 //! write → read unchanged, and any byte string the reader accepts is written back
 //! exactly.
 
-use meshcodec::roblox::*;
+use meshcodec::filemesh::raw::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
 

@@ -6,10 +6,10 @@
 
 mod common;
 
-/// UNIGINE `.mesh` / `.anim` (`meshcodec::unigine::quant`, `QuantBox`).
+/// UNIGINE `.mesh` / `.anim` (`meshcodec::unigine::raw::quant`, `QuantBox`).
 mod unigine {
-    use meshcodec::unigine::anim::{QuantBox, UnigineAnim};
-    use meshcodec::unigine::quant::{
+    use meshcodec::unigine::raw::anim::{QuantBox, UnigineAnim};
+    use meshcodec::unigine::raw::quant::{
         snorm16, snorm16_to_f32, snorm8, snorm8_to_f32, tangent_w_to_byte, tangent_w_to_short,
         unorm16, unorm16_to_f32, unorm8, unorm8_to_f32,
     };
@@ -219,10 +219,10 @@ mod unigine {
 /// bytes (bias 127), Draco's 11-bit normals.
 mod filemesh {
     use super::common;
-    use meshcodec::roblox::draco::{decode, encode};
-    use meshcodec::roblox::facs::{dequantize_value, quantize_value};
-    use meshcodec::roblox::model::{Mesh, Tangent};
-    use meshcodec::roblox::{Face, Vertex};
+    use meshcodec::filemesh::model::{Mesh, Tangent};
+    use meshcodec::filemesh::raw::draco::{decode, encode};
+    use meshcodec::filemesh::raw::facs::{dequantize_value, quantize_value};
+    use meshcodec::filemesh::raw::{Face, Vertex};
     use meshcodec::Limits;
 
     /// Every u16 of a range: quantizing the dequantized value gives the stored integer back
@@ -266,13 +266,14 @@ mod filemesh {
             let Ok(mesh) = Mesh::read(&std::fs::read(&path).unwrap()) else {
                 continue;
             };
-            if let Some(meshcodec::roblox::stored::StoredFacs {
-                facs: meshcodec::roblox::Facs::Data(d),
+            if let Some(meshcodec::filemesh::model::stored::StoredFacs {
+                facs: meshcodec::filemesh::raw::Facs::Data(d),
                 ..
             }) = &mesh.stored.facs
             {
                 for m in d.quantized_transforms.matrices() {
-                    if let meshcodec::roblox::MatrixData::Quantized { min, max, .. } = m.data {
+                    if let meshcodec::filemesh::raw::MatrixData::Quantized { min, max, .. } = m.data
+                    {
                         ranges.push((min, max));
                     }
                 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use meshcodec::roblox::{Body, Facs, FileMesh, Version};
+use meshcodec::filemesh::raw::{Body, Facs, FileMesh, Version};
 use serde_json::Value;
 
 fn round_trip(path: &std::path::Path) -> FileMesh {
@@ -159,7 +159,7 @@ fn fixtures_match_the_generators_expectations() {
 #[test]
 fn bulk_and_per_field_paths_agree_on_fixtures() {
     use binrw::BinRead;
-    use meshcodec::roblox::{Bone, Subset, Vertex};
+    use meshcodec::filemesh::raw::{Bone, Subset, Vertex};
     use std::io::Cursor;
     // The bulk (bytemuck) reader and binrw's per-field reader give the same records.
     for path in common::fixture_files() {
@@ -257,7 +257,7 @@ fn chunked_fixtures_match_the_generators_expectations() {
 /// Unknown chunks and unknown versions of known chunks are kept as bytes, in order.
 #[test]
 fn unknown_chunks_are_kept_in_order() {
-    use meshcodec::roblox::ChunkData;
+    use meshcodec::filemesh::raw::ChunkData;
     let path = common::fixture_dir("chunked").join("v6.00-all-chunks.mesh");
     let mesh = FileMesh::read(&std::fs::read(path).unwrap()).unwrap();
     let Body::V6(b) = &mesh.body else { panic!() };
@@ -282,7 +282,7 @@ fn unknown_chunks_are_kept_in_order() {
     assert_eq!(flags.len(), 8);
     assert!(flags.iter().enumerate().all(|(i, &f)| f == (i % 3 == 0)));
     assert_eq!(
-        &meshcodec::roblox::HsrAvisV1::from_flags(&flags).unwrap(),
+        &meshcodec::filemesh::raw::HsrAvisV1::from_flags(&flags).unwrap(),
         h
     );
 }

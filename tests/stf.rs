@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use meshcodec::stf::{mesh, StfContainer};
+use meshcodec::stf::{model, StfContainer};
 use proptest::prelude::*;
 
 fn corpus_files() -> Vec<PathBuf> {
@@ -39,7 +39,7 @@ fn corpus_and_fixtures_round_trip_byte_exact() {
         let c = StfContainer::read(&bytes).unwrap();
         assert!(c.write().unwrap() == bytes, "{}", path.display());
         // Every mesh decodes and is consistent.
-        for m in mesh::meshes(&c).unwrap() {
+        for m in model::meshes(&c).unwrap() {
             assert!(
                 m.problems().is_empty(),
                 "{}: {:?}",
@@ -71,7 +71,7 @@ fn fixtures_match_the_generators_expectations() {
             .chain(c.buffers.iter().map(Vec::len))
             .collect();
         assert_eq!(e["buffer_lengths"], serde_json::json!(lengths), "{name}");
-        let meshes = mesh::meshes(&c).unwrap();
+        let meshes = model::meshes(&c).unwrap();
         let want = e["meshes"].as_array().unwrap();
         assert_eq!(want.len(), meshes.len(), "{name}");
         for (w, m) in want.iter().zip(&meshes) {
@@ -115,7 +115,7 @@ fn fixtures_match_the_generators_expectations() {
 fn real_cube_decodes_to_a_cube() {
     let Some(dir) = common::corpus() else { return };
     let c = StfContainer::read(&std::fs::read(dir.join("stf/default-cube.stf")).unwrap()).unwrap();
-    let meshes = mesh::meshes(&c).unwrap();
+    let meshes = model::meshes(&c).unwrap();
     assert_eq!(meshes.len(), 1);
     let m = &meshes[0];
     assert_eq!(m.name, "Cube");
@@ -184,7 +184,7 @@ fn bad_references_are_errors() {
     };
     // A 12-byte buffer is one vertex, and 12 one-byte... indices of width 4: 3 values.
     let ok = base(&mesh_json(""), vec![vec![0; 12]]);
-    assert!(mesh::meshes(&ok).is_ok());
+    assert!(model::meshes(&ok).is_ok());
     for (extra, buffers, needle) in [
         (r#", "float_width": 3"#, vec![vec![0; 12]], "float_width"),
         ("", vec![vec![0; 10]], "vertices"),
@@ -195,10 +195,10 @@ fn bad_references_are_errors() {
             "referenced_buffers has no entry 5",
         ),
     ] {
-        let e = mesh::meshes(&base(&mesh_json(extra), buffers)).unwrap_err();
+        let e = model::meshes(&base(&mesh_json(extra), buffers)).unwrap_err();
         assert!(e.to_string().contains(needle), "{e}");
     }
-    let e = mesh::meshes(&base("{not json", vec![])).unwrap_err();
+    let e = model::meshes(&base("{not json", vec![])).unwrap_err();
     assert!(
         e.offset().is_some() && e.to_string().contains("line 1"),
         "{e}"
@@ -214,7 +214,7 @@ fn blendshapes_decode() {
     let c = sb::container();
     // The file is well formed: it reads back from its bytes.
     let c = StfContainer::read(&c.write().unwrap()).unwrap();
-    let meshes = mesh::meshes(&c).unwrap();
+    let meshes = model::meshes(&c).unwrap();
     let written = sb::meshes();
     assert_eq!(meshes.len(), written.len());
     let mut shapes = 0;
@@ -284,7 +284,7 @@ fn bad_blendshapes_are_problems_or_errors() {
         c
     };
     let lift = |c: &StfContainer| {
-        mesh::meshes(c)
+        model::meshes(c)
             .unwrap()
             .into_iter()
             .find(|m| m.id == "lift")
@@ -399,7 +399,7 @@ fn bad_blendshapes_are_problems_or_errors() {
             "blendshapes[0].indices: referenced_buffers has no entry 99",
         ),
     ] {
-        let e = mesh::meshes(&with(f)).unwrap_err().to_string();
+        let e = model::meshes(&with(f)).unwrap_err().to_string();
         assert!(e.contains(needle) && e.contains("mesh lift"), "{e}");
     }
 }

@@ -5,10 +5,10 @@ mod common;
 
 use std::path::Path;
 
-use meshcodec::roblox::text::{
+use meshcodec::filemesh::raw::text::{
     ExponentDigits, FileMeshV1, LineEnding, TextFormat, TokenOverride, VertexV1,
 };
-use meshcodec::roblox::Version;
+use meshcodec::filemesh::raw::Version;
 use meshcodec::ErrorKind;
 use proptest::prelude::*;
 

@@ -6,12 +6,12 @@ mod common;
 
 use std::path::PathBuf;
 
-use meshcodec::unigine::anim::{
+use meshcodec::unigine::raw::anim::{
     An10Animation, An10File, An11Animation, An11File, An11Key, EmbeddedAnimation, Key, KeyMask,
     QuantBox, UnigineAnim,
 };
-use meshcodec::unigine::cint::{CInt, UString};
-use meshcodec::unigine::mesh::{
+use meshcodec::unigine::raw::cint::{CInt, UString};
+use meshcodec::unigine::raw::mesh::{
     Bone, BoneWeight, Bounds, ClassicMesh, SurfaceData, SurfaceHeader, TargetData, Transform,
     Weights,
 };
@@ -123,7 +123,7 @@ fn fixtures_match_the_generators_expectations() {
                 .collect();
             assert_eq!(list, &serde_json::json!(got), "{name}");
         }
-        let trees: Vec<Option<meshcodec::unigine::ms14::Ms14Tree>> = match &m.body {
+        let trees: Vec<Option<meshcodec::unigine::raw::ms14::Ms14Tree>> = match &m.body {
             MeshBody::Ms14(x) => (0..x.surfaces.len())
                 .map(|i| Some(x.tree(i, &Limits::default()).unwrap()))
                 .collect(),
@@ -308,7 +308,7 @@ fn lossless_conversions_come_back_byte_identical() {
 /// unknown, taken from the file) are byte-identical to the originals.
 #[test]
 fn ms14_rebuilt_from_geometry_is_byte_identical() {
-    use meshcodec::unigine::ms14::Ms14Mesh;
+    use meshcodec::unigine::raw::ms14::Ms14Mesh;
     let mut n = 0;
     for path in corpus_files() {
         let bytes = std::fs::read(&path).unwrap();
@@ -363,7 +363,7 @@ fn ms14_payloads_and_trees() {
             // Real blocks: UNIGINE's LZ4 settings give the stored bytes again.
             if !path.starts_with(common::fixture_dir("unigine")) {
                 for b in [&ms14.blocks.geometry[i], &ms14.blocks.trees[i]] {
-                    let again = meshcodec::unigine::ms14::Lz4Block::compress(
+                    let again = meshcodec::unigine::raw::ms14::Lz4Block::compress(
                         &b.decompress(&limits).unwrap(),
                     );
                     assert!(&again == b, "{}: LZ4 block not reproduced", path.display());
@@ -787,7 +787,9 @@ fn anim() -> impl Strategy<Value = UnigineAnim> {
 
 /// An ms14 mesh whose blocks hold arbitrary bytes: the raw layer keeps them as they are.
 fn ms14_mesh() -> impl Strategy<Value = UnigineMesh> {
-    use meshcodec::unigine::ms14::{Lz4Block, Ms14Blocks, Ms14Mesh, Ms14SurfaceHeader, Ms14Target};
+    use meshcodec::unigine::raw::ms14::{
+        Lz4Block, Ms14Blocks, Ms14Mesh, Ms14SurfaceHeader, Ms14Target,
+    };
     let block = (any::<u64>(), proptest::collection::vec(any::<u8>(), 0..40))
         .prop_map(|(size, data)| Lz4Block { size, data });
     let header = (
@@ -859,7 +861,7 @@ proptest! {
         proptest::collection::vec(any::<u8>(), 0..3000),
         proptest::collection::vec(0u8..4, 0..70_000),
     ]) {
-        let block = meshcodec::unigine::ms14::Lz4Block::compress(&data);
+        let block = meshcodec::unigine::raw::ms14::Lz4Block::compress(&data);
         prop_assert_eq!(block.decompress(&Limits::default()).unwrap(), data);
     }
 
@@ -878,7 +880,7 @@ proptest! {
                                 flags in proptest::collection::vec(any::<u8>(), 0..20),
                                 refs in proptest::collection::vec(any::<i32>(), 0..20),
                                 nodes in proptest::collection::vec((any::<u8>(), any::<[i32; 4]>(), proptest::array::uniform6(float()), float()), 0..6)) {
-        use meshcodec::unigine::ms14::{Lz4Block, Ms14Blocks, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader, Ms14Target, Ms14TargetData, Ms14Tree, TreeNode};
+        use meshcodec::unigine::raw::ms14::{Lz4Block, Ms14Blocks, Ms14Geometry, Ms14Mesh, Ms14SurfaceHeader, Ms14Target, Ms14TargetData, Ms14Tree, TreeNode};
         use binrw::BinWrite;
         let (h, d) = sd;
         let header = Ms14SurfaceHeader {
@@ -1037,9 +1039,9 @@ type Tangents = (bool, Vec<[i16; 4]>);
 type Ms14Parts = (
     i32,
     i64,
-    Vec<Option<meshcodec::unigine::ms14::Ms14Tree>>,
-    Vec<meshcodec::unigine::ms14::Lz4Block>,
-    Vec<meshcodec::unigine::ms14::Lz4Block>,
+    Vec<Option<meshcodec::unigine::raw::ms14::Ms14Tree>>,
+    Vec<meshcodec::unigine::raw::ms14::Lz4Block>,
+    Vec<meshcodec::unigine::raw::ms14::Lz4Block>,
 );
 
 /// Everything a mesh file holds, in a form to compare across versions: the values (floats
@@ -1068,7 +1070,7 @@ struct Held {
 }
 
 fn held(m: &UnigineMesh) -> Held {
-    use meshcodec::unigine::ms14::Ms14Mesh;
+    use meshcodec::unigine::raw::ms14::Ms14Mesh;
     let limits = Limits::default();
     let c = m.to_classic(&limits).unwrap();
     let ms10 = m.version == MeshVersion::Ms10;
@@ -1151,9 +1153,9 @@ fn held(m: &UnigineMesh) -> Held {
 
 /// `data` as an LZ4 block of literals only (valid LZ4, but not what UNIGINE's encoder
 /// makes, and longer than the data, so it reads as compressed); stored when empty.
-fn literal_only_lz4(data: Vec<u8>) -> meshcodec::unigine::ms14::Lz4Block {
+fn literal_only_lz4(data: Vec<u8>) -> meshcodec::unigine::raw::ms14::Lz4Block {
     if data.is_empty() {
-        return meshcodec::unigine::ms14::Lz4Block::stored(data);
+        return meshcodec::unigine::raw::ms14::Lz4Block::stored(data);
     }
     let n = data.len();
     let mut out = vec![(n.min(15) as u8) << 4];
@@ -1166,7 +1168,7 @@ fn literal_only_lz4(data: Vec<u8>) -> meshcodec::unigine::ms14::Lz4Block {
         out.push(rest as u8);
     }
     out.extend(&data);
-    meshcodec::unigine::ms14::Lz4Block {
+    meshcodec::unigine::raw::ms14::Lz4Block {
         size: n as u64,
         data: out,
     }
@@ -1226,7 +1228,7 @@ fn source_mesh() -> impl Strategy<Value = UnigineMesh> {
                     let mut out = std::io::Cursor::new(Vec::new());
                     t.write_le(&mut out).unwrap();
                     x.blocks.trees[0] =
-                        meshcodec::unigine::ms14::Lz4Block::compress(&out.into_inner());
+                        meshcodec::unigine::raw::ms14::Lz4Block::compress(&out.into_inner());
                 }
                 _ => {}
             }

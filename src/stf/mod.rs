@@ -1,12 +1,18 @@
 //! STF files (`STF0`): a JSON document and binary buffers; `stf.mesh` resources decoded.
+//!
+//! - [`raw`]: the container exactly as stored (header, buffer lengths, JSON and buffers
+//!   as bytes);
+//! - [`model`]: the `stf.mesh` resources decoded from the JSON and the buffers;
+//! - [`scene`]: the meshes to the export scene.
 
-pub mod container;
-pub mod mesh;
+pub mod model;
+pub mod raw;
+pub mod scene;
 
 use serde::Serialize;
 
-pub use container::StfContainer;
-pub use mesh::{StfBlendshape, StfMesh};
+pub use model::{StfBlendshape, StfMesh};
+pub use raw::StfContainer;
 
 use crate::error::{Limits, Result};
 use crate::io::{read_all, write_all};
@@ -35,7 +41,7 @@ impl StfContainer {
 
     /// Counts for `meshcodec info` (parses the JSON and decodes every mesh).
     pub fn info(&self) -> Result<StfInfo> {
-        let meshes = mesh::meshes(self)?;
+        let meshes = model::meshes(self)?;
         let list: Vec<StfMeshInfo> = meshes
             .iter()
             .map(|m| StfMeshInfo {

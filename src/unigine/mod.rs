@@ -1,228 +1,24 @@
 //! UNIGINE `.mesh` and `.anim` files.
 //!
 //! Spec: `unigine-mesh-anim.txt`, corrected by FORMAT-NOTES "UNIGINE .mesh / .anim"
-//! (checked on real files). The magic is a little-endian u32 of four ASCII bytes that
-//! names the version (`ms10` … `ms14`, `an10`, `an11`) and is repeated as a section
-//! separator. Counts and string lengths are compact ints ([`cint`]).
+//! (checked on real files).
 //!
-//! - [`mesh`]: ms10–ms13, plain arrays;
-//! - [`ms14`]: LZ4-packed geometry and a spatial tree per surface;
-//! - [`anim`]: `.anim` files and the animations embedded in ms10–ms12 meshes.
+//! - [`raw`]: every structure of the files, byte-exact ([`UnigineMesh`], [`UnigineAnim`]);
+//! - this module: `info` summaries and conversion between mesh versions, with the loss
+//!   report;
+//! - [`scene`]: meshes and animations to the export scene.
 
-pub mod anim;
-pub mod cint;
-pub mod lz4;
-pub mod mesh;
-pub mod ms14;
-pub mod quant;
-
-use std::fmt;
+pub mod raw;
+pub mod scene;
 
 use serde::Serialize;
 
-use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{read_all, write_all};
-use crate::roblox::convert::{Loss, LossKind};
-use mesh::ClassicMesh;
-use ms14::{Ms14Mesh, Ms14SurfaceHeader};
-
-/// A version of the UNIGINE mesh format, named by its magic.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum MeshVersion {
-    /// `ms10`: 7-byte tangents (w in one byte).
-    Ms10,
-    /// `ms11`.
-    Ms11,
-    /// `ms12`: surfaces gain lightmap settings.
-    Ms12,
-    /// `ms13`: no embedded animations.
-    #[default]
-    Ms13,
-    /// `ms14`: counts in the surface headers, geometry and a spatial tree per surface in
-    /// LZ4 blocks.
-    Ms14,
-}
-
-impl MeshVersion {
-    /// Every version this crate reads and writes.
-    pub const ALL: [MeshVersion; 5] = [
-        MeshVersion::Ms10,
-        MeshVersion::Ms11,
-        MeshVersion::Ms12,
-        MeshVersion::Ms13,
-        MeshVersion::Ms14,
-    ];
-
-    /// The versions in the ms10–ms13 layout.
-    pub const CLASSIC: [MeshVersion; 4] = [
-        MeshVersion::Ms10,
-        MeshVersion::Ms11,
-        MeshVersion::Ms12,
-        MeshVersion::Ms13,
-    ];
-
-    /// The four magic bytes.
-    pub fn magic(self) -> [u8; 4] {
-        *match self {
-            MeshVersion::Ms10 => b"ms10",
-            MeshVersion::Ms11 => b"ms11",
-            MeshVersion::Ms12 => b"ms12",
-            MeshVersion::Ms13 => b"ms13",
-            MeshVersion::Ms14 => b"ms14",
-        }
-    }
-
-    /// The version a magic names, if this crate supports it.
-    pub fn from_magic(magic: [u8; 4]) -> Option<MeshVersion> {
-        MeshVersion::ALL.into_iter().find(|v| v.magic() == magic)
-    }
-
-    /// Whether the header names animations and the body embeds them (ms10–ms12).
-    pub fn embeds_animations(self) -> bool {
-        self <= MeshVersion::Ms12
-    }
-}
-
-impl fmt::Display for MeshVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&String::from_utf8_lossy(&self.magic()))
-    }
-}
-
-impl std::str::FromStr for MeshVersion {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let b = s.trim().as_bytes();
-        <[u8; 4]>::try_from(b)
-            .ok()
-            .and_then(MeshVersion::from_magic)
-            .ok_or_else(|| {
-                format!("unknown UNIGINE mesh version {s:?} (ms10, ms11, ms12, ms13, ms14)")
-            })
-    }
-}
-
-/// A UNIGINE `.mesh` file.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct UnigineMesh {
-    /// The version (the magic).
-    pub version: MeshVersion,
-    /// Everything after the magic.
-    pub body: MeshBody,
-}
-
-/// The body of a mesh, by layout.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-#[allow(clippy::large_enum_variant)]
-pub enum MeshBody {
-    /// ms10–ms13.
-    Classic(ClassicMesh),
-    /// ms14.
-    Ms14(Ms14Mesh),
-}
-
-impl UnigineMesh {
-    /// Reads a mesh with the default [`Limits`].
-    pub fn read(bytes: &[u8]) -> Result<UnigineMesh> {
-        Self::read_with_limits(bytes, &Limits::default())
-    }
-
-    /// Reads a mesh.
-    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<UnigineMesh> {
-        limits.check_input(bytes.len())?;
-        let magic = bytes
-            .get(..4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .ok_or_else(|| Error::at(0, "UNIGINE mesh magic", ErrorKind::UnexpectedEof))?;
-        let version = MeshVersion::from_magic(magic).ok_or_else(|| {
-            Error::at(
-                0,
-                "UNIGINE mesh magic",
-                ErrorKind::UnsupportedVersion(format!(
-                    "{} (supported: ms10, ms11, ms12, ms13, ms14)",
-                    String::from_utf8_lossy(&magic)
-                )),
-            )
-        })?;
-        let rest = bytes.get(4..).unwrap_or_default();
-        let shift = |mut e: Error| {
-            e.shift(4);
-            e
-        };
-        let body = match version {
-            MeshVersion::Ms14 => MeshBody::Ms14(read_all(rest, limits, ()).map_err(shift)?),
-            v => MeshBody::Classic(read_all(rest, limits, (v,)).map_err(shift)?),
-        };
-        Ok(UnigineMesh { version, body })
-    }
-
-    /// Writes the mesh; for a mesh read from a file, the same bytes.
-    pub fn write(&self) -> Result<Vec<u8>> {
-        let magic = self.version.magic();
-        match (&self.body, self.version) {
-            (MeshBody::Ms14(m), MeshVersion::Ms14) => write_all(&magic, m, 1024, ()),
-            (MeshBody::Classic(c), v) if v != MeshVersion::Ms14 => {
-                c.check_fits(v)
-                    .map_err(|e| crate::error::from_binrw(e, None))?;
-                write_all(&magic, c, 1024, (v,))
-            }
-            (_, v) => Err(Error::new(
-                "UNIGINE mesh",
-                ErrorKind::Inconsistent(format!("the body does not have the layout of {v}")),
-            )),
-        }
-    }
-
-    /// The ms10–ms13 body, if that is the layout.
-    pub fn classic(&self) -> Option<&ClassicMesh> {
-        match &self.body {
-            MeshBody::Classic(c) => Some(c),
-            MeshBody::Ms14(_) => None,
-        }
-    }
-
-    /// The ms14 body, if that is the layout.
-    pub fn ms14(&self) -> Option<&Ms14Mesh> {
-        match &self.body {
-            MeshBody::Ms14(m) => Some(m),
-            MeshBody::Classic(_) => None,
-        }
-    }
-
-    /// The body in the ms10–ms13 layout: as it is, or an ms14 body with its geometry
-    /// decompressed (the spatial trees are left out).
-    pub fn to_classic(&self, limits: &Limits) -> Result<ClassicMesh> {
-        self.classic_view(limits).map(std::borrow::Cow::into_owned)
-    }
-
-    /// The body in the ms10–ms13 layout, borrowed when it already is (reading counts or
-    /// losses then copies nothing), decoded from the blocks for ms14.
-    pub fn classic_view(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, ClassicMesh>> {
-        let m = match &self.body {
-            MeshBody::Classic(c) => return Ok(std::borrow::Cow::Borrowed(c)),
-            MeshBody::Ms14(m) => m,
-        };
-        let surfaces = m
-            .surfaces
-            .iter()
-            .map(Ms14SurfaceHeader::to_classic)
-            .collect();
-        let data = (0..m.surfaces.len())
-            .map(|i| m.geometry(i, limits).map(mesh::SurfaceData::from))
-            .collect::<Result<_>>()?;
-        Ok(std::borrow::Cow::Owned(ClassicMesh {
-            bounds: m.bounds,
-            bones: m.bones.clone(),
-            animation_names: Vec::new(),
-            surfaces,
-            bind_pose: m.bind_pose.clone(),
-            animations: Vec::new(),
-            data,
-        }))
-    }
-}
+use crate::error::{Limits, Result};
+use crate::loss::{Loss, LossKind};
+pub use raw::anim::UnigineAnim;
+use raw::mesh::ClassicMesh;
+use raw::ms14::Ms14Mesh;
+pub use raw::{MeshBody, MeshVersion, UnigineMesh};
 
 /// What `meshcodec info` reports of a UNIGINE mesh.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -338,7 +134,7 @@ impl UnigineMesh {
                 let base = d.targets.first();
                 SurfaceInfo {
                     name: h.name.text(),
-                    targets: h.targets.iter().map(cint::UString::text).collect(),
+                    targets: h.targets.iter().map(raw::cint::UString::text).collect(),
                     vertices: base.map_or(0, |t| t.tangents.len()),
                     positions: base.map_or(0, |t| t.positions.len()),
                     faces: d.triangle_indices.len() / 3,
@@ -359,7 +155,11 @@ impl UnigineMesh {
             faces: surface_list.iter().map(|s| s.faces).sum(),
             bones: b.bones.len(),
             bone_names: b.bones.iter().map(|x| x.name.text()).collect(),
-            animations: b.animation_names.iter().map(cint::UString::text).collect(),
+            animations: b
+                .animation_names
+                .iter()
+                .map(raw::cint::UString::text)
+                .collect(),
             surface_list,
             non_finite: NonFiniteCounts::of(&b),
         })
@@ -386,7 +186,7 @@ impl UnigineMesh {
                     b.animation_names.len(),
                     b.animation_names
                         .iter()
-                        .map(cint::UString::text)
+                        .map(raw::cint::UString::text)
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -452,9 +252,9 @@ impl UnigineMesh {
         ) {
             (true, false) => Some(|w| {
                 let byte = w.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
-                quant::tangent_w_to_short(byte)
+                raw::quant::tangent_w_to_short(byte)
             }),
-            (false, true) => Some(|w| i16::from(quant::tangent_w_to_byte(w))),
+            (false, true) => Some(|w| i16::from(raw::quant::tangent_w_to_byte(w))),
             _ => None,
         };
         if let Some(rescale) = rescale {

@@ -51,7 +51,7 @@
 
 use serde::Serialize;
 
-use super::model::FacsRig;
+use super::FacsRig;
 use crate::error::{Error, ErrorKind, Result};
 
 /// The spec's table of FACS control abbreviations (the names in a file's

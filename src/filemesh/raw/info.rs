@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::chunks::{chunk_type_name, ChunkData};
 use super::{Body, Facs, FileMesh};
 use crate::error::{Limits, Result};
-use crate::roblox::records::{name_at, split_names, Bone};
+use crate::filemesh::raw::records::{name_at, split_names, Bone};
 
 /// Counts and key values of a FileMesh. Serialises to the `meshcodec info --json` object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -11,21 +11,26 @@
 //!
 //! It also records, in [`Mesh::stored`], how the file encoded what its format leaves
 //! open and the bytes the model does not interpret, so that writing changes nothing that
-//! need not change (see [`stored`](super::stored), "Carry-over").
+//! need not change (see [`stored`](stored), "Carry-over").
 //!
 //! Writing a model as any version, and the loss report of a conversion, are in
 //! [`convert`](super::convert).
 
+pub mod convert;
+pub mod facs_eval;
+mod losses;
+pub mod stored;
+
 use serde::Serialize;
 
-use super::chunks::{Chunk, ChunkData, SkinningV1};
-use super::facs::{Facs, FacsData, MatrixData, QuantizedMatrix};
-use super::records::{name_at, split_names, Bone, Envelope, Subset, Vertex};
-use super::stored::{
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::filemesh::raw::chunks::{Chunk, ChunkData, SkinningV1};
+use crate::filemesh::raw::facs::{Facs, FacsData, MatrixData, QuantizedMatrix};
+use crate::filemesh::raw::records::{name_at, split_names, Bone, Envelope, Subset, Vertex};
+use crate::filemesh::raw::{Body, FileMesh, Version};
+use stored::{
     ChunkKind, ChunkSlot, HeaderLayout, HeaderTail, Stored, StoredCore, StoredFacs, StoredText,
 };
-use super::{Body, FileMesh, Version};
-use crate::error::{Error, ErrorKind, Limits, Result};
 
 /// A Roblox mesh, whatever version it came from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -46,7 +51,7 @@ pub struct Mesh {
     pub hsr_always_visible: Option<Vec<bool>>,
     /// How the source file encoded what its format leaves open, and the bytes the model
     /// does not interpret; writing reuses each part while it still describes the data
-    /// (see [`stored`](super::stored)). Empty for a mesh built from scratch.
+    /// (see [`stored`](stored)). Empty for a mesh built from scratch.
     #[serde(skip)]
     pub stored: Stored,
 }
@@ -392,7 +397,7 @@ pub(crate) fn vertex(v: &Vertex) -> MeshVertex {
 }
 
 /// 1.x: one vertex per face corner; 1.00 positions halved; V flipped. Done in f32.
-fn from_text(b: &super::FileMeshV1, version: Version) -> Mesh {
+fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
     let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
     let mut m = Mesh::default();
     m.stored.text = Some(StoredText {

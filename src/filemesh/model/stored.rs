@@ -29,23 +29,23 @@
 //! for them.
 //!
 //! A part that must be recomputed is built the way Roblox builds it, as far as it is
-//! known (see [`Mesh::to_file_with`](super::model::Mesh::to_file_with) for the rules and
+//! known (see [`Mesh::to_file_with`](super::Mesh::to_file_with) for the rules and
 //! which of them are guesses).
 //!
 //! The same per-part functions ("what would this mesh write for that part in version
 //! V?") drive the loss report: a conversion is lossless exactly when reading the target
 //! back gives the same values, and writing the source version again from it would give
-//! the same parts (see [`Mesh::convert`](super::model::Mesh::convert)).
+//! the same parts (see [`Mesh::convert`](super::Mesh::convert)).
 //!
 //! To drop what a file stored and write every part afresh, clear it:
 //! `mesh.stored = Stored::default()`.
 //!
-//! [`Mesh::stored`]: super::model::Mesh::stored
+//! [`Mesh::stored`]: super::Mesh::stored
 
-use super::chunks::{Chunk, HsrAvisV1, SkinningV1};
-use super::facs::Facs;
-use super::text::TextFormat;
-use super::Version;
+use crate::filemesh::raw::chunks::{Chunk, HsrAvisV1, SkinningV1};
+use crate::filemesh::raw::facs::Facs;
+use crate::filemesh::raw::text::TextFormat;
+use crate::filemesh::raw::Version;
 
 /// What the source file stored beyond the model's values (see the [module
 /// docs](self)). Every field is `None` or empty for a mesh that was not read from a file.

@@ -19,7 +19,7 @@ use modular_bitfield::prelude::*;
 use serde::{Serialize, Serializer};
 
 use super::cint::{records, Count, UString};
-use super::mesh::{Bone, Bounds, Transform};
+use super::skeleton::{Bone, Bounds, Transform};
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{check_count, inconsistent, invalid, pod_vec, pod_write, read_all, write_all};
 

@@ -35,106 +35,25 @@
 //! is said in `docs/filemesh-conversion.md`.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::Serialize;
-
-use super::chunks::{
+use super::stored::{ChunkKind, ChunkSlot, HeaderLayout, StoredCore, StoredFacs};
+use super::{FacsRig, MatrixEncoding, Mesh, MeshVertex, SameBits};
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::filemesh::model;
+use crate::filemesh::raw::chunks::{
     Chunk, ChunkData, CoreMeshV1, CoreMeshV2, FacsV1, FileMeshV6, HsrAvisV1, LodsV1, SkinningV1,
 };
-use super::facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
-use super::model::{self, FacsRig, MatrixEncoding, Mesh, MeshVertex, SameBits};
-use super::records::{
+use crate::filemesh::raw::facs::{
+    Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms,
+};
+use crate::filemesh::raw::records::{
     Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex,
 };
-use super::stored::{ChunkKind, ChunkSlot, HeaderLayout, StoredCore, StoredFacs};
-use super::text::{FileMeshV1, TextFormat, VertexV1};
-use super::v2::{FileMeshV2, LodOffsetsV3, VertexArray};
-use super::v4::FileMeshV4;
-use super::{Body, FileMesh, Version};
-use crate::error::{Error, ErrorKind, Limits, Result};
-
-/// Something a target version cannot hold.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Loss {
-    /// What is lost.
-    pub kind: LossKind,
-    /// Details with counts.
-    pub detail: String,
-}
-
-/// The kinds of [`Loss`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[non_exhaustive]
-pub enum LossKind {
-    /// Bones (below 4.00).
-    Skeleton,
-    /// Per-vertex skinning (below 4.00).
-    Skinning,
-    /// FACS data (below 5.00).
-    Facs,
-    /// Faces of LODs other than LOD 0 (below 3.00).
-    Lods,
-    /// `lodType` / `numHighQualityLODs` (below 4.00).
-    LodInfo,
-    /// Vertex colours (1.x).
-    Colors,
-    /// Tangents (1.x).
-    Tangents,
-    /// HSR "always visible" flags (below 6.00).
-    Hsr,
-    /// Normals quantized to 11 bits (a Draco core mesh that cannot hold them exactly).
-    NormalPrecision,
-    /// Numbers rounded to 6 significant digits (1.x text).
-    TextPrecision,
-    /// CSGPHS: hull geometry, or the box shape of version 0.
-    CsgHulls,
-    /// CSGPHS: the geometry type byte (versions 7, 8).
-    CsgGeometryType,
-    /// CSGPHS: stored physics info that the geometry does not reproduce (versions 6, 7).
-    CsgPhysics,
-    /// CSGPHS: hull preambles, vertex/triangle order or hull order (version 8).
-    CsgHullLayout,
-    /// UNIGINE: animations embedded in the mesh (ms13 and later have none).
-    UnigineAnimations,
-    /// UNIGINE: surface lightmap channel and resolution (below ms12).
-    UnigineLightmap,
-    /// UNIGINE: tangents moved between ms10's encoding and the quaternions of later versions.
-    UnigineTangents,
-    /// UNIGINE: ms14's spatial trees, edge flags, leaf size and memory estimate.
-    UnigineSpatialTree,
-    /// Values that are not finite (NaN, ±∞), replaced where the target cannot hold them.
-    NonFinite,
-    /// Header bytes the model does not interpret: bytes beyond a header's known fields,
-    /// the 4.0x/5.00 padding byte, 3.0x's `sizeof_LodOffset`.
-    HeaderBytes,
-    /// Bytes after the last structure.
-    TrailingBytes,
-    /// Chunks the model does not interpret (unknown types or versions, second chunks of
-    /// a kind), or the chunk order.
-    Chunks,
-    /// How the source laid out data the target holds, where writing the source version
-    /// again would not give it back: vertex size, COREMESH encoding, subsets and envelope
-    /// bytes, FACS quantization, HSR padding bits, LOD offsets.
-    Layout,
-    /// The `w` of 1.x texture coordinates (binary versions have none).
-    TextW,
-    /// Shared vertices: text has one vertex per face corner.
-    VertexSharing,
-    /// Vertex values changed in another way (should not happen; reported for
-    /// completeness).
-    Values,
-    /// CSGPHS: how the source encoded what the format leaves open, where the target cannot
-    /// record it and writing the source version again would not derive it: the version 8
-    /// zstd frame, payload layout and reserved byte, the bytes after `BLOCK`.
-    CsgEncoding,
-}
-
-impl fmt::Display for Loss {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.detail)
-    }
-}
+use crate::filemesh::raw::text::{FileMeshV1, TextFormat, VertexV1};
+use crate::filemesh::raw::v2::{FileMeshV2, LodOffsetsV3, VertexArray};
+use crate::filemesh::raw::v4::FileMeshV4;
+use crate::filemesh::raw::{Body, FileMesh, Version};
+use crate::loss::Loss;
 
 /// How to write a 7.00 core mesh.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -434,7 +353,7 @@ impl Mesh {
             _ => None,
         };
         let reuse_blob = |blob: &Vec<u8>| {
-            super::draco::decode(blob, &Limits::default()).is_ok_and(|(v, f)| {
+            crate::filemesh::raw::draco::decode(blob, &Limits::default()).is_ok_and(|(v, f)| {
                 bytemuck::cast_slice::<Vertex, u8>(&v)
                     == bytemuck::cast_slice::<Vertex, u8>(&vertices)
                     && f == faces
@@ -457,7 +376,9 @@ impl Mesh {
                         }
                     }
                 }
-                return Ok(draco_chunk(super::draco::encode(&vertices, &faces)?));
+                return Ok(draco_chunk(crate::filemesh::raw::draco::encode(
+                    &vertices, &faces,
+                )?));
             }
             (CoreMesh::Auto, _) => {}
         }
@@ -473,12 +394,14 @@ impl Mesh {
             .iter()
             .all(|v| v.normal.iter().all(|x| x.is_finite()));
         if lossless {
-            let blob = super::draco::encode(&vertices, &faces)?;
-            let exact = super::draco::decode(&blob, &Limits::default()).is_ok_and(|(v, f)| {
-                bytemuck::cast_slice::<Vertex, u8>(&v)
-                    == bytemuck::cast_slice::<Vertex, u8>(&vertices)
-                    && f == faces
-            });
+            let blob = crate::filemesh::raw::draco::encode(&vertices, &faces)?;
+            let exact = crate::filemesh::raw::draco::decode(&blob, &Limits::default()).is_ok_and(
+                |(v, f)| {
+                    bytemuck::cast_slice::<Vertex, u8>(&v)
+                        == bytemuck::cast_slice::<Vertex, u8>(&vertices)
+                        && f == faces
+                },
+            );
             let v1_size = 8 + vertices.len() * 40 + faces.len() * 12;
             if exact && (stored_blob.is_some() || 4 + blob.len() < v1_size) {
                 return Ok(draco_chunk(blob));
@@ -908,8 +831,9 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
         let q: Option<Vec<u16>> = values
             .iter()
             .map(|&v| {
-                let q = super::facs::quantize_value(min, max, v);
-                (super::facs::dequantize_value(min, max, q).to_bits() == v.to_bits()).then_some(q)
+                let q = crate::filemesh::raw::facs::quantize_value(min, max, v);
+                (crate::filemesh::raw::facs::dequantize_value(min, max, q).to_bits() == v.to_bits())
+                    .then_some(q)
             })
             .collect();
         if let Some(values) = q {
@@ -925,7 +849,7 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
     };
     let values = values
         .iter()
-        .map(|&v| super::facs::quantize_value(min, max, v))
+        .map(|&v| crate::filemesh::raw::facs::quantize_value(min, max, v))
         .collect();
     MatrixData::Quantized { min, max, values }
 }

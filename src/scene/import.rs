@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::{ExportMesh, Primitive, Scene};
 use crate::error::{Error, ErrorKind, Result};
 
-fn bad(what: impl Into<String>) -> Error {
+pub(crate) fn bad(what: impl Into<String>) -> Error {
     Error::new("import", ErrorKind::Invalid(what.into()))
 }
 
@@ -472,94 +472,5 @@ pub fn read_obj(text: &str) -> Result<Scene> {
             primitives: prims,
         }],
         ..Scene::default()
-    })
-}
-
-/// A scene as one Roblox FileMesh model: every primitive's vertices appended, normals
-/// (0, 1, 0) and UVs (0, 0) where a primitive has none, colours to bytes (white where
-/// none). Errors if there is nothing to import or more vertices than a u32 can index.
-pub fn to_filemesh(scene: &Scene) -> Result<crate::roblox::model::Mesh> {
-    use crate::roblox::model::{Mesh, MeshVertex};
-    let mut mesh = Mesh::default();
-    for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
-        p.check()?;
-        let base = u32::try_from(mesh.vertices.len())
-            .map_err(|_| bad("more vertices than a FileMesh can index"))?;
-        for (i, pos) in p.positions.iter().enumerate() {
-            let get = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|v| v.get(i)).copied();
-            mesh.vertices.push(MeshVertex {
-                position: *pos,
-                normal: get(&p.normals).unwrap_or([0.0, 1.0, 0.0]),
-                uv: p
-                    .uvs
-                    .as_ref()
-                    .and_then(|v| v.get(i))
-                    .copied()
-                    .unwrap_or_default(),
-                tangent: None,
-                color: p
-                    .colors
-                    .as_ref()
-                    .and_then(|v| v.get(i))
-                    .map(|c| c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8))
-                    .unwrap_or([255; 4]),
-            });
-        }
-        for t in &p.triangles {
-            let tri = t.map(|i| i.checked_add(base));
-            let [Some(a), Some(b), Some(c)] = tri else {
-                return Err(bad("more vertices than a FileMesh can index"));
-            };
-            mesh.faces.push([a, b, c]);
-        }
-    }
-    if mesh.faces.is_empty() {
-        return Err(bad("nothing to import: no triangles"));
-    }
-    Ok(mesh)
-}
-
-/// A scene as CSGPHS collision hulls: one hull per primitive, positions that are
-/// bit-identical within a primitive merged (a glTF or OBJ writer may split a vertex by
-/// its normals or UVs; a hull is only geometry). Version 8 stores closed hulls
-/// Edgebreaker-coded and the others as raw hulls; versions 6 and 7 compute their physics
-/// from the hulls when written.
-pub fn to_csg(scene: &Scene) -> Result<crate::roblox::csg_model::CsgMesh> {
-    use crate::roblox::csg_model::{CsgHull, CsgMesh};
-    let mut hulls = Vec::new();
-    for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
-        p.check()?;
-        if p.triangles.is_empty() {
-            continue;
-        }
-        let mut index: HashMap<[u32; 3], u32> = HashMap::new();
-        let mut positions = Vec::new();
-        let remap: Vec<u32> = p
-            .positions
-            .iter()
-            .map(|q| {
-                *index.entry(q.map(f32::to_bits)).or_insert_with(|| {
-                    positions.push(*q);
-                    (positions.len() - 1) as u32
-                })
-            })
-            .collect();
-        let triangles = p
-            .triangles
-            .iter()
-            .map(|t| t.map(|i| remap.get(i as usize).copied().unwrap_or(0)))
-            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
-            .collect();
-        hulls.push(CsgHull::new(positions, triangles));
-    }
-    if hulls.is_empty() {
-        return Err(bad("nothing to import: no triangles"));
-    }
-    Ok(CsgMesh {
-        block: false,
-        geometry_type: None,
-        physics: None,
-        hulls,
-        ..CsgMesh::default()
     })
 }

@@ -23,49 +23,9 @@ use serde::Serialize;
 
 use super::anim::EmbeddedAnimation;
 use super::cint::{records, Count, UString};
+pub use super::skeleton::{Bone, Bounds, Transform};
 use super::MeshVersion;
 use crate::io::{check_count, count_as, inconsistent, pod_vec, pod_write};
-
-/// Bounding box and bounding sphere (10 floats), of the mesh or of a surface.
-#[binrw]
-#[brw(little)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, Serialize)]
-#[repr(C)]
-pub struct Bounds {
-    /// Box minimum.
-    pub min: [f32; 3],
-    /// Box maximum.
-    pub max: [f32; 3],
-    /// Sphere centre.
-    pub center: [f32; 3],
-    /// Sphere radius.
-    pub radius: f32,
-}
-
-/// A bone of the skeleton.
-#[binrw]
-#[brw(little)]
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Bone {
-    /// Name.
-    pub name: UString,
-    /// Index of the parent bone, −1 for a root.
-    pub parent: i16,
-}
-
-/// A bone transform: position, rotation quaternion (x, y, z, w), scale.
-#[binrw]
-#[brw(little)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, Serialize)]
-#[repr(C)]
-pub struct Transform {
-    /// Position.
-    pub position: [f32; 3],
-    /// Rotation quaternion x, y, z, w.
-    pub rotation: [f32; 4],
-    /// Scale.
-    pub scale: [f32; 3],
-}
 
 /// A surface's header (before the geometry).
 #[binrw]

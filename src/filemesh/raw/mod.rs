@@ -5,18 +5,10 @@
 //! gives back the same bytes for an unmodified file.
 
 pub mod chunks;
-pub mod convert;
-pub mod csg_model;
-pub mod csgphs;
 pub mod draco;
-pub mod edgebreaker;
 pub mod facs;
-pub mod facs_eval;
 mod info;
-mod losses;
-pub mod model;
 pub mod records;
-pub mod stored;
 pub mod text;
 pub mod v2;
 pub mod v4;

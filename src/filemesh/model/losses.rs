@@ -12,13 +12,14 @@
 //!
 //! A part whose values are already reported lost is not reported again as layout.
 
-use super::chunks::{chunk_type_name, Chunk, ChunkData, SkinningV1};
-use super::convert::{Loss, LossKind, WriteOptions};
-use super::facs::Facs;
-use super::model::{Mesh, MeshVertex, SameBits};
+use super::convert::WriteOptions;
 use super::stored::{ChunkKind, StoredFacs};
-use super::Version;
+use super::{Mesh, MeshVertex, SameBits};
 use crate::error::Result;
+use crate::filemesh::raw::chunks::{chunk_type_name, Chunk, ChunkData, SkinningV1};
+use crate::filemesh::raw::facs::Facs;
+use crate::filemesh::raw::Version;
+use crate::loss::{Loss, LossKind};
 
 /// Appends to `out` what converting `before` to `target` lost, `after` being the target
 /// read back.

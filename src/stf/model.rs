@@ -15,7 +15,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::container::StfContainer;
+use super::raw::StfContainer;
 use crate::error::{Error, ErrorKind, Result};
 
 /// A decoded `stf.mesh` resource.

@@ -51,13 +51,13 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::convert::{Loss, LossKind};
-use super::csgphs::{
+use super::edgebreaker::{encode_hull, word_bytes, BitReader, BitWriter, Encoded, HullDecoder};
+use super::raw::{
     physics_from_hulls, Compressed, CompressedInfo, CsgBody, CsgInfo, Csgphs, Hull, HullCounts,
     HullList, PhysicsHulls, PhysicsInfo, RawHulls, TypedPhysicsHulls, V8Payload,
 };
-use super::edgebreaker::{encode_hull, word_bytes, BitReader, BitWriter, Encoded, HullDecoder};
 use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::loss::{Loss, LossKind};
 
 /// The CSGPHS versions this crate reads and writes.
 pub const CSGPHS_VERSIONS: [u32; 6] = [0, 3, 5, 6, 7, 8];
