@@ -6,6 +6,7 @@
 //!   edit, write any version, with a report of what the target cannot hold.
 //! - [`scene`]: the mesh to and from the format-neutral export scene (glTF, OBJ).
 
+pub mod file;
 pub mod model;
 pub mod raw;
 pub mod scene;

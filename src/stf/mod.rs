@@ -5,6 +5,7 @@
 //! - [`model`]: the `stf.mesh` resources decoded from the JSON and the buffers;
 //! - [`scene`]: the meshes to the export scene.
 
+pub mod file;
 pub mod model;
 pub mod raw;
 pub mod scene;

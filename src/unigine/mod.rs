@@ -8,6 +8,7 @@
 //!   report;
 //! - [`scene`]: meshes and animations to the export scene.
 
+pub mod file;
 pub mod raw;
 pub mod scene;
 

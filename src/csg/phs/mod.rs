@@ -7,6 +7,7 @@
 //! - [`scene`]: hulls to and from the export scene.
 
 pub mod edgebreaker;
+pub mod file;
 pub mod model;
 pub mod raw;
 pub mod scene;

@@ -1,0 +1,387 @@
+//! The front door: open any supported file from its bytes and use it through one
+//! interface, whatever its format.
+//!
+//! [`open`] detects the format ([`detect`]) and parses the file into its raw, byte-exact
+//! layer, giving an [`AnyFile`]. Every format's file type implements [`MeshFile`], and so
+//! does `AnyFile`: write it back, summarise it, dump it, check that every payload decodes,
+//! convert it to another version with a loss report, or turn it into the format-neutral
+//! [`Scene`] for export. [`import`] goes the other way, from a scene to a file.
+//!
+//! ```
+//! use meshcodec::{open, MeshFile, Limits};
+//!
+//! let limits = Limits::default();
+//! for path in [
+//!     "roundtrip-fixtures/filemesh/v5.00-facs.mesh",
+//!     "roundtrip-fixtures/csgphs/csgphs7.bin",
+//!     "roundtrip-fixtures/unigine/ms12-morph.mesh",
+//!     "roundtrip-fixtures/stf/quad-new-style.stf",
+//! ] {
+//!     let bytes = std::fs::read(path)?;
+//!     let file = open(&bytes)?;
+//!     assert_eq!(file.write()?, bytes); // byte-exact
+//!     file.check(&limits)?; // every payload decodes
+//!     let info = file.summary(&limits)?;
+//!     println!("{} {}: {} vertices", file.format().name(), file.version_name(), info.json["vertices"]);
+//!     let scene = file.to_scene(&Default::default(), &limits)?;
+//!     assert!(!scene.meshes.is_empty());
+//! }
+//!
+//! // Convert through the same interface: the report says what the target cannot hold.
+//! let file = open(&std::fs::read("roundtrip-fixtures/filemesh/v5.00-facs.mesh")?)?;
+//! let target = file.target("4.01")?;
+//! let out = file.convert(&target, &Default::default(), &limits)?;
+//! assert_eq!(out.losses.len(), 1); // FACS
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+
+use crate::csg::phs::Csgphs;
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::filemesh::model::convert::CoreMesh;
+use crate::filemesh::{FileMesh, Version};
+use crate::loss::Loss;
+use crate::scene::Scene;
+use crate::stf::StfContainer;
+use crate::unigine::{MeshVersion, UnigineAnim, UnigineMesh};
+
+/// A file format this crate recognises from the first bytes of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// Roblox FileMesh (`version X.YY`).
+    FileMesh,
+    /// Roblox CSGPHS physics data (`CSGPHS`).
+    Csgphs,
+    /// UNIGINE mesh (`ms10` … `ms15`).
+    UnigineMesh,
+    /// UNIGINE animation (`an10` … `an12`).
+    UnigineAnim,
+    /// STF container (`STF0`).
+    Stf,
+}
+
+impl Format {
+    /// The name used in `meshcodec info --json` (`"filemesh"`, `"csgphs"` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::FileMesh => "filemesh",
+            Format::Csgphs => "csgphs",
+            Format::UnigineMesh => "unigine-mesh",
+            Format::UnigineAnim => "unigine-anim",
+            Format::Stf => "stf",
+        }
+    }
+}
+
+/// Recognises a format from the first bytes of a file; `None` if none matches.
+///
+/// ```
+/// assert_eq!(meshcodec::detect(b"version 4.01\n"), Some(meshcodec::Format::FileMesh));
+/// assert_eq!(meshcodec::detect(b"PK\x03\x04"), None);
+/// ```
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    let magic4 = bytes.get(..4);
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    if crate::filemesh::raw::looks_like_filemesh(bytes) {
+        Some(Format::FileMesh)
+    } else if bytes.starts_with(b"CSGPHS") {
+        Some(Format::Csgphs)
+    } else if bytes.starts_with(b"STF0") {
+        Some(Format::Stf)
+    } else if magic4.is_some_and(|m| m.starts_with(b"ms")) && digit(2) && digit(3) {
+        Some(Format::UnigineMesh)
+    } else if magic4.is_some_and(|m| m.starts_with(b"an")) && digit(2) && digit(3) {
+        Some(Format::UnigineAnim)
+    } else {
+        None
+    }
+}
+
+/// A parsed file of any supported format: its raw, byte-exact layer.
+// One per file: the size of the inline variants does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyFile {
+    /// Roblox FileMesh 1.00 … 7.00.
+    FileMesh(FileMesh),
+    /// Roblox CSGPHS collision data.
+    Csgphs(Csgphs),
+    /// UNIGINE `.mesh`.
+    UnigineMesh(UnigineMesh),
+    /// UNIGINE `.anim`.
+    UnigineAnim(UnigineAnim),
+    /// STF container.
+    Stf(StfContainer),
+}
+
+/// Opens a file of any supported format from its bytes, with the default [`Limits`].
+pub fn open(bytes: &[u8]) -> Result<AnyFile> {
+    open_with_limits(bytes, &Limits::default())
+}
+
+/// [`open`] with explicit limits.
+///
+/// Errors: [`ErrorKind::UnknownFormat`] (naming the first bytes) when no format
+/// matches; the format's own read errors otherwise.
+pub fn open_with_limits(bytes: &[u8], limits: &Limits) -> Result<AnyFile> {
+    Ok(match detect(bytes) {
+        Some(Format::FileMesh) => AnyFile::FileMesh(FileMesh::read_with_limits(bytes, limits)?),
+        Some(Format::Csgphs) => AnyFile::Csgphs(Csgphs::read_with_limits(bytes, limits)?),
+        Some(Format::UnigineMesh) => {
+            AnyFile::UnigineMesh(UnigineMesh::read_with_limits(bytes, limits)?)
+        }
+        Some(Format::UnigineAnim) => {
+            AnyFile::UnigineAnim(UnigineAnim::read_with_limits(bytes, limits)?)
+        }
+        Some(Format::Stf) => AnyFile::Stf(StfContainer::read_with_limits(bytes, limits)?),
+        None => {
+            let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+            return Err(Error::new(
+                format!("first bytes {}", head.join(" ")),
+                ErrorKind::UnknownFormat,
+            ));
+        }
+    })
+}
+
+/// What `meshcodec info` shows of a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// The `info --json` object (keys per format; every format has `format`, `version`,
+    /// `vertices` and `faces`).
+    pub json: serde_json::Value,
+    /// The same for people, one item a line.
+    pub text: String,
+    /// Parts of the file that do not decode: the summary gives what the stored counts
+    /// say, and the CLI prints these on standard error and exits with status 1.
+    pub problems: Vec<String>,
+}
+
+impl Summary {
+    /// A summary from a serialisable info value and its text.
+    pub(crate) fn new(info: &impl serde::Serialize, text: String) -> Result<Summary> {
+        let json = serde_json::to_value(info)
+            .map_err(|e| Error::new("info", ErrorKind::Inconsistent(e.to_string())))?;
+        Ok(Summary {
+            json,
+            text,
+            problems: Vec::new(),
+        })
+    }
+}
+
+/// A version to convert to (the CLI's `--to`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Target {
+    /// A FileMesh version.
+    FileMesh(Version),
+    /// A CSGPHS version (0, 3, 5, 6, 7, 8).
+    Csgphs(u32),
+    /// A UNIGINE mesh version.
+    UnigineMesh(MeshVersion),
+}
+
+/// The CSGPHS versions meshcodec writes.
+pub use crate::csg::phs::model::CSGPHS_VERSIONS;
+
+impl Target {
+    /// Checks the spelling of a `--to` value: a version of some format meshcodec
+    /// writes. Which format it must be is decided by the input ([`MeshFile::target`]).
+    pub fn check_spelling(s: &str) -> std::result::Result<(), String> {
+        let csg = s.parse::<u32>().is_ok_and(|v| CSGPHS_VERSIONS.contains(&v));
+        if csg || s.parse::<Version>().is_ok() || s.parse::<MeshVersion>().is_ok() {
+            Ok(())
+        } else {
+            Err(format!(
+                "unknown version {s:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, \
+                 5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; UNIGINE mesh: ms10, ms11, ms12, \
+                 ms13, ms14)"
+            ))
+        }
+    }
+
+    /// The target of an import (`import --to`): a FileMesh version (`4.01`) or a CSGPHS
+    /// version (`7`).
+    pub fn for_import(s: &str) -> Result<Target> {
+        if let Ok(v) = s.parse::<Version>() {
+            return Ok(Target::FileMesh(v));
+        }
+        match s.trim().parse::<u32>() {
+            Ok(v) if CSGPHS_VERSIONS.contains(&v) => Ok(Target::Csgphs(v)),
+            _ => Err(usage(format!(
+                "--to {s}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
+                 (0, 3, 5, 6, 7, 8)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    /// As the conversion messages name it: `4.01`, `CSGPHS 7`, `ms13`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::FileMesh(v) => write!(f, "{v}"),
+            Target::Csgphs(v) => write!(f, "CSGPHS {v}"),
+            Target::UnigineMesh(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// An error about what was asked rather than what the file holds.
+pub(crate) fn usage(msg: String) -> Error {
+    Error::new("", ErrorKind::Invalid(msg))
+}
+
+/// Options of [`MeshFile::convert`] and [`import`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// FileMesh 7.00: how to write the core mesh.
+    pub core_mesh: CoreMesh,
+}
+
+/// Options of [`MeshFile::to_scene`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// FileMesh: the level of detail (0, the default, is full detail). Other formats
+    /// have one and refuse any other value.
+    pub lod: usize,
+    /// The name of the exported mesh (the file name, without its extension).
+    pub name: String,
+}
+
+/// A converted file, and what the conversion lost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Converted {
+    /// The file written as the target.
+    pub bytes: Vec<u8>,
+    /// What the target changed or dropped (empty: nothing; see [`crate::loss`]).
+    pub losses: Vec<Loss>,
+    /// One line on what was written (`FileMesh 4.01, 9 vertices, 6 faces`).
+    pub summary: String,
+}
+
+/// What every supported format offers. Implemented by each format's raw file type, and
+/// by [`AnyFile`] for a file of any format.
+pub trait MeshFile {
+    /// The format.
+    fn format(&self) -> Format;
+
+    /// The version as `info` prints it and conversion messages name it (`5.00`,
+    /// `CSGPHS 7`, `ms14`, `an10`, `0.0`).
+    fn version_name(&self) -> String;
+
+    /// Writes the file: byte-identical to what was read for an unmodified file.
+    fn write(&self) -> Result<Vec<u8>>;
+
+    /// The summary `meshcodec info` prints (decodes payloads within `limits`).
+    fn summary(&self, limits: &Limits) -> Result<Summary>;
+
+    /// The raw structure as JSON (`meshcodec dump`), with decoded payloads where the
+    /// file keeps them compressed.
+    fn dump(&self, limits: &Limits) -> Result<serde_json::Value>;
+
+    /// Decodes everything the file holds (Draco bitstreams, zstd frames, LZ4 blocks,
+    /// Edgebreaker hulls, STF meshes): an error names the first part that does not.
+    fn check(&self, limits: &Limits) -> Result<()>;
+
+    /// Reads a `--to` value as a version of this file's format; the error says which
+    /// versions there are.
+    fn target(&self, to: &str) -> Result<Target>;
+
+    /// Converts to `target`: the same version writes the file back unchanged; another
+    /// goes through the format's model, with the report of what the target loses.
+    fn convert(
+        &self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Converted>;
+
+    /// The format-neutral scene for export (glTF, OBJ).
+    fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene>;
+}
+
+impl AnyFile {
+    /// The file as its format's [`MeshFile`].
+    pub fn as_mesh_file(&self) -> &dyn MeshFile {
+        match self {
+            AnyFile::FileMesh(f) => f,
+            AnyFile::Csgphs(f) => f,
+            AnyFile::UnigineMesh(f) => f,
+            AnyFile::UnigineAnim(f) => f,
+            AnyFile::Stf(f) => f,
+        }
+    }
+}
+
+impl MeshFile for AnyFile {
+    fn format(&self) -> Format {
+        self.as_mesh_file().format()
+    }
+    fn version_name(&self) -> String {
+        self.as_mesh_file().version_name()
+    }
+    fn write(&self) -> Result<Vec<u8>> {
+        self.as_mesh_file().write()
+    }
+    fn summary(&self, limits: &Limits) -> Result<Summary> {
+        self.as_mesh_file().summary(limits)
+    }
+    fn dump(&self, limits: &Limits) -> Result<serde_json::Value> {
+        self.as_mesh_file().dump(limits)
+    }
+    fn check(&self, limits: &Limits) -> Result<()> {
+        self.as_mesh_file().check(limits)
+    }
+    fn target(&self, to: &str) -> Result<Target> {
+        self.as_mesh_file().target(to)
+    }
+    fn convert(
+        &self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Converted> {
+        self.as_mesh_file().convert(target, options, limits)
+    }
+    fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        self.as_mesh_file().to_scene(options, limits)
+    }
+}
+
+/// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive, or
+/// CSGPHS collision hulls, one per primitive; with the report of what the target loses.
+pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
+    match *target {
+        Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
+        Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
+        Target::UnigineMesh(v) => Err(usage(format!(
+            "--to {v}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
+             (0, 3, 5, 6, 7, 8)"
+        ))),
+    }
+}
+
+/// Serialises a value as JSON for [`MeshFile::dump`].
+pub(crate) fn to_json(value: &impl serde::Serialize) -> Result<serde_json::Value> {
+    serde_json::to_value(value)
+        .map_err(|e| Error::new("dump", ErrorKind::Inconsistent(e.to_string())))
+}
+
+/// The one-line summary of a scene's content (what export and import print).
+pub fn scene_summary(scene: &Scene) -> String {
+    let prims = scene.meshes.iter().flat_map(|m| &m.primitives);
+    let (p, v, t) = prims.fold((0, 0, 0), |(p, v, t), x| {
+        (p + 1, v + x.positions.len(), t + x.triangles.len())
+    });
+    let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    format!(
+        "{} mesh(es), {p} primitive(s), {v} vertices, {t} triangles, {joints} joint(s), {} \
+         animation(s)",
+        scene.meshes.len(),
+        scene.animations.len()
+    )
+}

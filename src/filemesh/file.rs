@@ -1,0 +1,190 @@
+//! FileMesh through the front door ([`MeshFile`]): info text, dump, check, conversion
+//! between versions and import from a scene.
+
+use std::fmt::Write as _;
+
+use super::model::convert::WriteOptions;
+use super::raw::Info;
+use super::{FileMesh, Mesh, Version};
+use crate::error::{Limits, Result};
+use crate::file::{
+    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+};
+use crate::scene::Scene;
+
+impl MeshFile for FileMesh {
+    fn format(&self) -> Format {
+        Format::FileMesh
+    }
+
+    fn version_name(&self) -> String {
+        self.version.to_string()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        FileMesh::write(self)
+    }
+
+    fn summary(&self, limits: &Limits) -> Result<Summary> {
+        let info = self.info_with_limits(limits)?;
+        Summary::new(&info, text(&info, self.version))
+    }
+
+    fn dump(&self, _: &Limits) -> Result<serde_json::Value> {
+        to_json(self)
+    }
+
+    fn check(&self, limits: &Limits) -> Result<()> {
+        // The model decodes everything: Draco, skinning through the subsets, FACS.
+        Mesh::from_file_with_limits(self, limits).map(|_| ())
+    }
+
+    fn target(&self, to: &str) -> Result<Target> {
+        to.parse::<Version>().map(Target::FileMesh).map_err(|_| {
+            usage(format!(
+                "--to {to}: this is a FileMesh; its versions are 1.00 to 7.00"
+            ))
+        })
+    }
+
+    fn convert(
+        &self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Converted> {
+        let Target::FileMesh(v) = *target else {
+            return Err(usage(format!(
+                "--to {target}: this is a FileMesh; its versions are 1.00 to 7.00"
+            )));
+        };
+        if v == self.version {
+            // The raw layer writes the file back byte for byte.
+            let bytes = FileMesh::write(self)?;
+            let info = self.info_with_limits(limits)?;
+            return Ok(Converted {
+                bytes,
+                losses: Vec::new(),
+                summary: line(v, info.vertices, info.faces),
+            });
+        }
+        let mesh = Mesh::from_file_with_limits(self, limits)?;
+        convert_model(&mesh, v, options)
+    }
+
+    fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        let mesh = Mesh::from_file_with_limits(self, limits)?;
+        super::scene::to_scene(&mesh, &options.name, options.lod)
+    }
+}
+
+/// A scene as a FileMesh of version `v`.
+pub(crate) fn import(scene: &Scene, v: Version, options: &ConvertOptions) -> Result<Converted> {
+    convert_model(&super::scene::from_scene(scene)?, v, options)
+}
+
+fn convert_model(mesh: &Mesh, v: Version, options: &ConvertOptions) -> Result<Converted> {
+    let c = mesh.convert_with(
+        v,
+        &WriteOptions {
+            core_mesh: options.core_mesh,
+        },
+    )?;
+    Ok(Converted {
+        bytes: c.file.write()?,
+        losses: c.losses,
+        summary: line(v, mesh.vertices.len(), mesh.faces.len()),
+    })
+}
+
+fn line(v: Version, vertices: usize, faces: usize) -> String {
+    format!("FileMesh {v}, {vertices} vertices, {faces} faces")
+}
+
+/// `meshcodec info`'s lines for a FileMesh.
+fn text(info: &Info, version: Version) -> String {
+    let mut t = String::new();
+    // Writing to a String cannot fail.
+    let mut put = |s: String| {
+        let _ = writeln!(t, "{s}");
+    };
+    put(format!("format:     FileMesh {}", info.version));
+    if let Some(h) = info.header_size {
+        let vs = match info.vertex_size {
+            Some(v) if !version.has_skinning() => format!(", {v}-byte vertices"),
+            _ => String::new(),
+        };
+        put(format!("header:     {h} bytes{vs}"));
+    }
+    if let Some(chunks) = &info.chunks {
+        let list: Vec<String> = chunks
+            .iter()
+            .map(|c| {
+                let kept = if c.kind == "unknown" {
+                    ", kept as bytes"
+                } else {
+                    ""
+                };
+                format!("{} v{} ({} bytes{kept})", c.name, c.version, c.size)
+            })
+            .collect();
+        put(format!("chunks:     {}", list.join(", ")));
+    }
+    put(format!("vertices:   {}", info.vertices));
+    put(format!("faces:      {} (all LODs)", info.faces));
+    if version.has_lods() {
+        put(format!("lods:       {:?}", info.lod_offsets));
+    }
+    if let (Some(t), Some(hq)) = (info.lod_type, info.num_high_quality_lods) {
+        let pad = info
+            .padding
+            .map(|p| format!(", padding byte: {p}"))
+            .unwrap_or_default();
+        put(format!("lod type:   {t}, high-quality LODs: {hq}{pad}"));
+    }
+    if version.has_skinning() {
+        let names = if info.bone_names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", info.bone_names.join(", "))
+        };
+        put(format!("bones:      {}{names}", info.bones));
+        put(format!("subsets:    {}", info.subsets));
+        put(format!("envelopes:  {}", info.envelopes));
+    }
+    if let Some(f) = &info.facs {
+        let opaque = if f.parsed || f.size == 0 {
+            ""
+        } else {
+            " (kept as opaque bytes)"
+        };
+        put(format!(
+            "facs:       format {}, {} bytes{opaque}, {} face bones, {} controls, {} + {} \
+             correctives, matrix versions {:?}",
+            f.format,
+            f.size,
+            f.face_bone_names.len(),
+            f.face_control_names.len(),
+            f.two_pose_correctives,
+            f.three_pose_correctives,
+            f.matrix_versions
+        ));
+    }
+    if let Some(n) = info.hsr_flags {
+        put(format!("hsr flags:  {n}"));
+    }
+    if info.trailing_bytes > 0 {
+        put(format!(
+            "trailing:   {} bytes after the last structure",
+            info.trailing_bytes
+        ));
+    }
+    let n = info.non_finite;
+    if !n.is_empty() {
+        put(format!(
+            "not finite: {} positions, {} normals, {} UVs hold NaN or infinity (kept as read)",
+            n.positions, n.normals, n.uvs
+        ));
+    }
+    t
+}

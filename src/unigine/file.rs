@@ -1,0 +1,196 @@
+//! UNIGINE meshes and animations through the front door ([`MeshFile`]): info text,
+//! dump, check, conversion between mesh versions.
+
+use std::fmt::Write as _;
+
+use super::raw::anim::AnimInfo;
+use super::{MeshInfo, MeshVersion, UnigineAnim, UnigineMesh};
+use crate::error::{Limits, Result};
+use crate::file::{
+    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+};
+use crate::scene::Scene;
+
+impl MeshFile for UnigineMesh {
+    fn format(&self) -> Format {
+        Format::UnigineMesh
+    }
+
+    fn version_name(&self) -> String {
+        self.version.to_string()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        UnigineMesh::write(self)
+    }
+
+    fn summary(&self, limits: &Limits) -> Result<Summary> {
+        let info = self.info(limits)?;
+        Summary::new(&info, mesh_text(&info))
+    }
+
+    fn dump(&self, _: &Limits) -> Result<serde_json::Value> {
+        to_json(self)
+    }
+
+    fn check(&self, limits: &Limits) -> Result<()> {
+        // Every LZ4 block of ms14: geometry and spatial tree.
+        self.info(limits).map(|_| ())
+    }
+
+    fn target(&self, to: &str) -> Result<Target> {
+        to.parse::<MeshVersion>()
+            .map(Target::UnigineMesh)
+            .map_err(|e| usage(format!("--to {to}: {e}")))
+    }
+
+    fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
+        let Target::UnigineMesh(v) = *target else {
+            return Err(usage(format!(
+                "--to {target}: unknown UNIGINE mesh version (ms10, ms11, ms12, ms13, ms14)"
+            )));
+        };
+        if v == self.version {
+            return Ok(Converted {
+                bytes: UnigineMesh::write(self)?,
+                losses: Vec::new(),
+                summary: format!("UNIGINE mesh {v}"),
+            });
+        }
+        let losses = self.losses(v)?;
+        Ok(Converted {
+            bytes: self.to_version(v)?.write()?,
+            losses,
+            summary: format!("UNIGINE mesh {v}"),
+        })
+    }
+
+    fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        if options.lod != 0 {
+            return Err(usage("--lod applies to FileMesh only".to_string()));
+        }
+        super::scene::mesh_to_scene(self, &options.name, limits)
+    }
+}
+
+impl MeshFile for UnigineAnim {
+    fn format(&self) -> Format {
+        Format::UnigineAnim
+    }
+
+    fn version_name(&self) -> String {
+        self.version().to_string()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        UnigineAnim::write(self)
+    }
+
+    fn summary(&self, _: &Limits) -> Result<Summary> {
+        let info = self.info();
+        Summary::new(&info, anim_text(&info))
+    }
+
+    fn dump(&self, _: &Limits) -> Result<serde_json::Value> {
+        to_json(self)
+    }
+
+    fn check(&self, _: &Limits) -> Result<()> {
+        // Nothing is compressed: reading checked everything.
+        Ok(())
+    }
+
+    fn target(&self, to: &str) -> Result<Target> {
+        Err(usage(format!(
+            "--to {to}: converting between UNIGINE animation versions is not supported; \
+             without --to the file is rewritten as {}",
+            self.version()
+        )))
+    }
+
+    fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
+        Err(MeshFile::target(self, &target.to_string()).unwrap_err())
+    }
+
+    fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
+        if options.lod != 0 {
+            return Err(usage("--lod applies to FileMesh only".to_string()));
+        }
+        super::scene::anim_to_scene(self, &options.name)
+    }
+}
+
+/// `meshcodec info`'s lines for a UNIGINE mesh.
+fn mesh_text(info: &MeshInfo) -> String {
+    let mut t = String::new();
+    let mut put = |s: String| {
+        // Writing to a String cannot fail.
+        let _ = writeln!(t, "{s}");
+    };
+    put(format!("format:     UNIGINE mesh {}", info.version));
+    put(format!(
+        "surfaces:   {} ({} vertices on {} positions, {} triangles)",
+        info.surfaces, info.vertices, info.positions, info.faces
+    ));
+    for s in &info.surface_list {
+        let targets = if s.targets.len() > 1 {
+            format!(", morph targets: {}", s.targets.join(", "))
+        } else {
+            String::new()
+        };
+        put(format!(
+            "  {:?}: {} vertices, {} positions, {} triangles, {} weighted, uv0 {}, uv1 {}, \
+             colours {}{targets}",
+            s.name, s.vertices, s.positions, s.faces, s.weighted_vertices, s.uv0, s.uv1, s.colors
+        ));
+        if let Some(n) = s.tree_nodes {
+            put(format!("    spatial tree: {n} nodes"));
+        }
+    }
+    if info.bones > 0 {
+        put(format!(
+            "bones:      {} ({})",
+            info.bones,
+            info.bone_names.join(", ")
+        ));
+    }
+    if !info.animations.is_empty() {
+        put(format!("animations: {}", info.animations.join(", ")));
+    }
+    let n = info.non_finite;
+    if n.positions + n.uvs + n.bind_pose > 0 {
+        put(format!(
+            "not finite: {} positions, {} UVs, {} bind pose transforms hold NaN or infinity \
+             (kept as read)",
+            n.positions, n.uvs, n.bind_pose
+        ));
+    }
+    t
+}
+
+/// `meshcodec info`'s lines for a UNIGINE animation.
+fn anim_text(info: &AnimInfo) -> String {
+    let mut t = String::new();
+    let mut put = |s: String| {
+        // Writing to a String cannot fail.
+        let _ = writeln!(t, "{s}");
+    };
+    put(format!("format:     UNIGINE animation {}", info.version));
+    put(format!(
+        "bones:      {} ({})",
+        info.bones,
+        info.bone_names.join(", ")
+    ));
+    for c in &info.animations {
+        let name = if c.name.is_empty() {
+            String::from("(unnamed)")
+        } else {
+            format!("{:?}", c.name)
+        };
+        put(format!(
+            "animation:  {name}: {} frames of {} bones, {} keys store values",
+            c.frames, c.animated_bones, c.stored_keys
+        ));
+    }
+    t
+}
