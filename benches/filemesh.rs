@@ -154,13 +154,13 @@ fn build_body(rng: &mut Rng) -> FileMeshV4 {
         unused_padding: 0,
         facs_data_format: 0,
         header_tail: Vec::new(),
-        vertices,
-        envelopes,
-        faces,
-        lod_offsets: vec![0, NUM_FACES],
-        bones,
-        bone_names,
-        subsets,
+        vertices: vertices.into(),
+        envelopes: envelopes.into(),
+        faces: faces.into(),
+        lod_offsets: vec![0, NUM_FACES].into(),
+        bones: bones.into(),
+        bone_names: bone_names.into(),
+        subsets: subsets.into(),
         facs: Facs::None,
         trailing: Vec::new(),
     }
@@ -197,8 +197,8 @@ fn build_facs(rng: &mut Rng) -> FacsData {
     };
     let (rx, ry, rz) = (quantized(), quantized(), quantized());
     FacsData {
-        face_bone_names_blob: names_blob(&["Jaw", "LeftEyelid", "RightEyelid"]),
-        face_control_names_blob: names_blob(&["c_JD", "l_EC", "r_EC", "c_LPT"]),
+        face_bone_names_blob: (names_blob(&["Jaw", "LeftEyelid", "RightEyelid"])).into(),
+        face_control_names_blob: (names_blob(&["c_JD", "l_EC", "r_EC", "c_LPT"])).into(),
         quantized_transforms: QuantizedTransforms {
             px,
             py,

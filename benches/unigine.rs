@@ -90,13 +90,13 @@ fn surface() -> (SurfaceHeader, SurfaceData) {
         },
         SurfaceData {
             targets: vec![TargetData {
-                positions,
+                positions: positions.into(),
                 tangents,
             }],
             weights: Weights { counts, entries },
-            uv0,
-            uv1: Vec::new(),
-            colors: Vec::new(),
+            uv0: uv0.into(),
+            uv1: Vec::new().into(),
+            colors: Vec::new().into(),
             coordinate_indices,
             triangle_indices,
         },
@@ -114,7 +114,7 @@ fn bench(c: &mut Criterion) {
                     parent: i - 1,
                 })
                 .collect(),
-            bind_pose: vec![Transform::default(); 8],
+            bind_pose: vec![Transform::default(); 8].into(),
             surfaces: vec![header.clone()],
             data: vec![data.clone()],
             ..ClassicMesh::default()

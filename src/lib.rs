@@ -18,4 +18,4 @@ pub use file::{
     detect, import, open, open_with_limits, AnyFile, ConvertOptions, Converted, ExportOptions,
     Format, MeshFile, Summary, Target,
 };
-pub use io::PlainRecord;
+pub use io::{PlainRecord, Records};

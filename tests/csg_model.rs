@@ -752,8 +752,8 @@ fn raw_block(hulls: &[CsgHull]) -> Option<RawHulls> {
         return None;
     }
     let mut r = RawHulls {
-        index_ranges: vec![0],
-        position_ranges: vec![0],
+        index_ranges: vec![0].into(),
+        position_ranges: vec![0].into(),
         ..RawHulls::default()
     };
     for h in hulls {

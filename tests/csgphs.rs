@@ -88,7 +88,7 @@ fn real_hulls_have_the_documented_preambles() {
     for path in corpus_blobs() {
         let c = Csgphs::read(&std::fs::read(&path).unwrap()).unwrap();
         for h in c.hulls() {
-            assert_eq!(h.preamble1, [0u8; 16], "{}", path.display());
+            assert_eq!(h.preamble1[..], [0u8; 16], "{}", path.display());
             assert_eq!(
                 &h.preamble2[12..],
                 &1f32.to_le_bytes(),
@@ -185,10 +185,10 @@ fn hull() -> impl Strategy<Value = Hull> {
         vec(any::<u32>(), 0..12),
     )
         .prop_map(|(preamble1, preamble2, vertices, indices)| Hull {
-            preamble1,
-            preamble2,
-            vertices,
-            indices,
+            preamble1: preamble1.into(),
+            preamble2: preamble2.into(),
+            vertices: vertices.into(),
+            indices: indices.into(),
         })
 }
 

@@ -2139,7 +2139,7 @@ fn source_clips(
             .zip(&body.animations)
             .map(|(n, a)| SourceClip {
                 name: n.text(),
-                bones: a.bones.clone(),
+                bones: a.bones.to_vec(),
                 frames: a.frame_count as usize,
                 keys: a
                     .keys
@@ -2152,7 +2152,7 @@ fn source_clips(
                     .collect(),
             })
             .collect();
-        return (body.bind_pose, 1, clips);
+        return (body.bind_pose.into_vec(), 1, clips);
     }
     match UnigineAnim::read(&bytes).expect("anim") {
         UnigineAnim::An10(f) => {
@@ -2162,7 +2162,7 @@ fn source_clips(
                 .zip(&f.animations)
                 .map(|(n, a)| SourceClip {
                     name: n.text(),
-                    bones: a.bones.clone(),
+                    bones: a.bones.to_vec(),
                     frames: a.frame_count as usize,
                     keys: a
                         .keys
@@ -2179,7 +2179,7 @@ fn source_clips(
                         .collect(),
                 })
                 .collect();
-            (f.bind_pose, 0, clips)
+            (f.bind_pose.into_vec(), 0, clips)
         }
         UnigineAnim::An11(f) => {
             let a = &f.animation;
@@ -2187,7 +2187,7 @@ fn source_clips(
             use meshcodec::unigine::raw::anim::An11Key;
             let clip = SourceClip {
                 name: stem,
-                bones: a.bones.clone(),
+                bones: a.bones.to_vec(),
                 frames: a.frame_count as usize,
                 keys: a
                     .keys
@@ -2199,7 +2199,7 @@ fn source_clips(
                     })
                     .collect(),
             };
-            (f.bind_pose, 0, vec![clip])
+            (f.bind_pose.into_vec(), 0, vec![clip])
         }
     }
 }

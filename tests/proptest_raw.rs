@@ -110,8 +110,8 @@ fn facs_data() -> impl Strategy<Value = FacsData> {
         vec(any::<[u16; 3]>(), 0..4),
     )
         .prop_map(|(b, c, [px, py, pz, rx, ry, rz], two, three)| FacsData {
-            face_bone_names_blob: b,
-            face_control_names_blob: c,
+            face_bone_names_blob: b.into(),
+            face_control_names_blob: c.into(),
             quantized_transforms: QuantizedTransforms {
                 px,
                 py,
@@ -154,14 +154,14 @@ fn mesh_v2() -> impl Strategy<Value = FileMesh> {
             |(version, header_tail, vertices, faces, sizeof_lod, offsets, trailing)| {
                 let lods = version.has_lods().then_some(LodOffsetsV3 {
                     sizeof_lod_offset: sizeof_lod,
-                    lod_offsets: offsets,
+                    lod_offsets: offsets.into(),
                 });
                 FileMesh {
                     version,
                     body: Body::V2(FileMeshV2 {
                         header_tail,
                         vertices,
-                        faces,
+                        faces: faces.into(),
                         lods,
                         trailing,
                     }),
@@ -232,13 +232,13 @@ fn mesh_v4() -> impl Strategy<Value = FileMesh> {
                         unused_padding: pad,
                         facs_data_format: format,
                         header_tail: tail,
-                        vertices,
-                        envelopes,
-                        faces,
-                        lod_offsets: lods,
-                        bones,
-                        bone_names: names,
-                        subsets,
+                        vertices: vertices.into(),
+                        envelopes: envelopes.into(),
+                        faces: faces.into(),
+                        lod_offsets: lods.into(),
+                        bones: bones.into(),
+                        bone_names: names.into(),
+                        subsets: subsets.into(),
                         facs,
                         trailing,
                     }),
@@ -304,7 +304,7 @@ fn body_and_version_must_agree() {
         body: Body::V2(FileMeshV2 {
             header_tail: vec![],
             vertices: VertexArray::Size40(vec![]),
-            faces: vec![],
+            faces: vec![].into(),
             lods: None,
             trailing: vec![],
         }),
@@ -324,15 +324,21 @@ fn body_and_version_must_agree() {
 
 fn chunk() -> impl Strategy<Value = Chunk> {
     let known = prop_oneof![
-        (vec(vertex(), 0..6), vec(face(), 0..6))
-            .prop_map(|(vertices, faces)| ChunkData::CoreMeshV1(CoreMeshV1 { vertices, faces })),
+        (vec(vertex(), 0..6), vec(face(), 0..6)).prop_map(|(vertices, faces)| {
+            ChunkData::CoreMeshV1(CoreMeshV1 {
+                vertices: vertices.into(),
+                faces: faces.into(),
+            })
+        }),
         // The raw layer keeps Draco bytes as they are, whatever they hold.
-        bytes(24).prop_map(|draco| ChunkData::CoreMeshV2(CoreMeshV2 { draco })),
+        bytes(24).prop_map(|draco| ChunkData::CoreMeshV2(CoreMeshV2 {
+            draco: draco.into()
+        })),
         (any::<u16>(), any::<u8>(), vec(any::<u32>(), 0..5)).prop_map(|(t, hq, o)| {
             ChunkData::LodsV1(LodsV1 {
                 lod_type: t,
                 num_high_quality_lods: hq,
-                lod_offsets: o,
+                lod_offsets: o.into(),
             })
         }),
         (
@@ -347,9 +353,9 @@ fn chunk() -> impl Strategy<Value = Chunk> {
                         .into_iter()
                         .map(|(bones, weights)| Envelope { bones, weights })
                         .collect(),
-                    bones,
-                    bone_names,
-                    subsets,
+                    bones: bones.into(),
+                    bone_names: bone_names.into(),
+                    subsets: subsets.into(),
                 })
             }),
         prop_oneof![
@@ -361,7 +367,10 @@ fn chunk() -> impl Strategy<Value = Chunk> {
         .prop_map(|facs| ChunkData::FacsV1(FacsV1 { facs })),
         (0u32..40)
             .prop_flat_map(|n| (Just(n), vec(any::<u8>(), n.div_ceil(8) as usize)))
-            .prop_map(|(num_bits, bits)| ChunkData::HsrAvisV1(HsrAvisV1 { num_bits, bits })),
+            .prop_map(|(num_bits, bits)| ChunkData::HsrAvisV1(HsrAvisV1 {
+                num_bits,
+                bits: bits.into()
+            })),
     ]
     .prop_map(Chunk::new);
     let unknown = (any::<[u8; 8]>(), any::<u32>(), bytes(10))

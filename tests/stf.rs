@@ -170,7 +170,7 @@ fn cli_info_json_and_verify() {
 #[test]
 fn bad_references_are_errors() {
     let base = |json: &str, buffers: Vec<Vec<u8>>| StfContainer {
-        json: json.as_bytes().to_vec(),
+        json: json.as_bytes().to_vec().into(),
         buffers,
         ..StfContainer::default()
     };
@@ -280,7 +280,7 @@ fn bad_blendshapes_are_problems_or_errors() {
         let mut c = sb::container();
         let mut doc: serde_json::Value = serde_json::from_slice(&c.json).unwrap();
         f(&mut doc["resources"]["lift"]);
-        c.json = serde_json::to_vec(&doc).unwrap();
+        c.json = (serde_json::to_vec(&doc).unwrap()).into();
         c
     };
     let lift = |c: &StfContainer| {
@@ -414,7 +414,7 @@ proptest! {
         buffers in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..5),
         trailing in proptest::collection::vec(any::<u8>(), 0..3),
     ) {
-        let c = StfContainer { version_major: major, version_minor: minor, json, buffers, trailing };
+        let c = StfContainer { version_major: major, version_minor: minor, json: json.into(), buffers, trailing };
         let bytes = c.write().unwrap();
         let again = StfContainer::read(&bytes).unwrap();
         prop_assert_eq!(&again, &c);

@@ -564,7 +564,7 @@ fn embedded(bones: usize) -> impl Strategy<Value = EmbeddedAnimation> {
         .prop_flat_map(|(idx, flag, frames)| {
             let n = idx.len() * frames as usize;
             proptest::collection::vec(key(float()), n).prop_map(move |keys| EmbeddedAnimation {
-                bones: idx.clone(),
+                bones: idx.clone().into(),
                 flag,
                 frame_count: frames,
                 keys,
@@ -598,7 +598,7 @@ fn surface(v: MeshVersion) -> impl Strategy<Value = (SurfaceHeader, SurfaceData)
                 ),
             )
                 .prop_map(|(positions, tangents)| TargetData {
-                    positions,
+                    positions: positions.into(),
                     tangents,
                 });
             let corners = 3 * (np.min(nt) / 3).min(6);
@@ -636,9 +636,9 @@ fn surface(v: MeshVersion) -> impl Strategy<Value = (SurfaceHeader, SurfaceData)
                     SurfaceData {
                         targets,
                         weights: Weights { counts, entries },
-                        uv0: uv.clone(),
+                        uv0: uv.clone().into(),
                         uv1: uv.into_iter().rev().collect(),
-                        colors,
+                        colors: colors.into(),
                         coordinate_indices: ci,
                         triangle_indices: ti,
                     },
@@ -680,7 +680,7 @@ fn mesh() -> impl Strategy<Value = UnigineMesh> {
                             .collect(),
                         animation_names,
                         surfaces,
-                        bind_pose,
+                        bind_pose: bind_pose.into(),
                         animations,
                         data,
                     }),
@@ -705,7 +705,7 @@ fn anim() -> impl Strategy<Value = UnigineAnim> {
                     let n = idx.len() * frames as usize;
                     proptest::collection::vec(key(any::<u16>()), n).prop_map(move |keys| {
                         An10Animation {
-                            bones: idx.clone(),
+                            bones: idx.clone().into(),
                             translation_box: QuantBox {
                                 min: [tb[0], tb[1], tb[2]],
                                 size: [tb[3], tb[4], tb[5]],
@@ -734,7 +734,7 @@ fn anim() -> impl Strategy<Value = UnigineAnim> {
                             .map(|(name, parent)| Bone { name, parent })
                             .collect(),
                         names,
-                        bind_pose,
+                        bind_pose: bind_pose.into(),
                         animations,
                     })
                 })
@@ -759,7 +759,7 @@ fn anim() -> impl Strategy<Value = UnigineAnim> {
                 move |(idx, frames)| {
                     proptest::collection::vec(an11_key(), idx.len() * frames as usize).prop_map(
                         move |keys| An11Animation {
-                            bones: idx.clone(),
+                            bones: idx.clone().into(),
                             frame_count: frames,
                             keys,
                         },
@@ -777,7 +777,7 @@ fn anim() -> impl Strategy<Value = UnigineAnim> {
                             .into_iter()
                             .map(|(name, parent)| Bone { name, parent })
                             .collect(),
-                        bind_pose,
+                        bind_pose: bind_pose.into(),
                         animation,
                     })
                 })
@@ -790,8 +790,13 @@ fn ms14_mesh() -> impl Strategy<Value = UnigineMesh> {
     use meshcodec::unigine::raw::ms14::{
         Lz4Block, Ms14Blocks, Ms14Mesh, Ms14SurfaceHeader, Ms14Target,
     };
-    let block = (any::<u64>(), proptest::collection::vec(any::<u8>(), 0..40))
-        .prop_map(|(size, data)| Lz4Block { size, data });
+    let block =
+        (any::<u64>(), proptest::collection::vec(any::<u8>(), 0..40)).prop_map(|(size, data)| {
+            Lz4Block {
+                size,
+                data: data.into(),
+            }
+        });
     let header = (
         name(),
         any::<(u8, u8)>(),
@@ -844,7 +849,7 @@ fn ms14_mesh() -> impl Strategy<Value = UnigineMesh> {
                         .collect(),
                     surfaces: headers,
                     memory_estimate: mem,
-                    bind_pose,
+                    bind_pose: bind_pose.into(),
                     blocks,
                 }),
             }
@@ -895,7 +900,7 @@ proptest! {
                 .collect(),
         };
         let g = Ms14Geometry {
-            targets: d.targets.iter().map(|t| Ms14TargetData { positions: t.positions.clone(), tangents: t.tangents.clone() }).collect(),
+            targets: d.targets.iter().map(|t| Ms14TargetData { positions: t.positions.clone(), tangents: t.tangents.clone().into() }).collect(),
             weights: d.weights.clone(),
             uv0: d.uv0.clone(),
             uv1: d.uv1.clone(),
@@ -904,7 +909,7 @@ proptest! {
             triangle_indices: d.triangle_indices.clone(),
         };
         let tree = Ms14Tree {
-            edge_flags: flags,
+            edge_flags: flags.into(),
             triangle_refs: refs.into_iter().map(CInt).collect(),
             nodes: nodes.iter().map(|(axis, c, _, _)| TreeNode { axis: *axis, left: CInt(c[0]), right: CInt(c[1]), start: CInt(c[2]), end: CInt(c[3]) }).collect(),
             node_bounds: nodes.iter().map(|n| n.2).collect(),
@@ -1109,7 +1114,7 @@ fn held(m: &UnigineMesh) -> Held {
                         )
                     })
                     .collect();
-                (a.bones.clone(), a.flag, a.frame_count, keys)
+                (a.bones.to_vec(), a.flag, a.frame_count, keys)
             })
             .collect(),
         surfaces: c
@@ -1141,7 +1146,7 @@ fn held(m: &UnigineMesh) -> Held {
                     d.weights.clone(),
                     fbits(&d.uv0),
                     fbits(&d.uv1),
-                    d.colors.clone(),
+                    d.colors.to_vec(),
                     d.coordinate_indices.clone(),
                     d.triangle_indices.clone(),
                 )
@@ -1170,7 +1175,7 @@ fn literal_only_lz4(data: Vec<u8>) -> meshcodec::unigine::raw::ms14::Lz4Block {
     out.extend(&data);
     meshcodec::unigine::raw::ms14::Lz4Block {
         size: n as u64,
-        data: out,
+        data: out.into(),
     }
 }
 
@@ -1198,7 +1203,12 @@ fn source_mesh() -> impl Strategy<Value = UnigineMesh> {
                 }
                 if non_finite {
                     h.bounds.radius = f32::NAN;
-                    if let Some(p) = d.targets.iter_mut().flat_map(|t| &mut t.positions).next() {
+                    if let Some(p) = d
+                        .targets
+                        .iter_mut()
+                        .flat_map(|t| t.positions.iter_mut())
+                        .next()
+                    {
                         *p = [f32::NAN, f32::INFINITY, -0.0];
                     }
                     if let Some(uv) = d.uv0.first_mut() {

@@ -8,7 +8,7 @@ use std::io::{Read, Seek};
 use binrw::{binrw, BinResult, Endian};
 use serde::Serialize;
 
-use crate::io::{count_as, invalid, pod_vec, pod_write, rest_bytes};
+use crate::io::{count_as, invalid, pod_vec, pod_write, rest_bytes, Records};
 
 /// An STF file.
 #[binrw]
@@ -26,10 +26,9 @@ pub struct StfContainer {
     #[bw(calc = std::iter::once(json.len() as u64).chain(buffers.iter().map(|b| b.len() as u64)).collect())]
     lengths: Vec<u64>,
     /// The JSON document, as stored.
-    #[br(parse_with = pod_vec, args(lengths.first().copied().unwrap_or(0), "JSON bytes"))]
-    #[bw(write_with = pod_write)]
+    #[br(count = lengths.first().copied().unwrap_or(0))]
     #[serde(serialize_with = "json_text")]
-    pub json: Vec<u8>,
+    pub json: Records<u8>,
     /// The binary buffers, in order (`"index": k` in the JSON names `buffers[k]`).
     #[br(parse_with = read_buffers, args(lengths.get(1..).unwrap_or_default().to_vec()))]
     #[bw(write_with = write_buffers)]

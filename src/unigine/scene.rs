@@ -112,7 +112,7 @@ pub fn mesh_to_scene(
             name: h.name.text(),
             positions,
             normals: None,
-            uvs: (d.uv0.len() == nt && nt > 0).then(|| d.uv0.clone()),
+            uvs: (d.uv0.len() == nt && nt > 0).then(|| d.uv0.to_vec()),
             colors: (d.colors.len() == nt && nt > 0).then(|| {
                 d.colors
                     .iter()

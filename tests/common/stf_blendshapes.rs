@@ -218,7 +218,7 @@ pub fn container() -> StfContainer {
     StfContainer {
         version_major: 0,
         version_minor: 0,
-        json: serde_json::to_vec(&doc).unwrap(),
+        json: (serde_json::to_vec(&doc).unwrap()).into(),
         buffers,
         ..StfContainer::default()
     }

@@ -244,8 +244,8 @@ impl CsgHull {
 
     fn record(&self) -> Hull {
         Hull {
-            preamble1: self.preambles[0].clone(),
-            preamble2: self.preambles[1].clone(),
+            preamble1: self.preambles[0].clone().into(),
+            preamble2: self.preambles[1].clone().into(),
             vertices: self.positions.iter().flatten().copied().collect(),
             indices: self.triangles.iter().flatten().copied().collect(),
         }
@@ -259,7 +259,7 @@ impl CsgHull {
             triangles: triples(&h.indices, || {
                 bad(i, "its index count is not a multiple of 3")
             })?,
-            preambles: [h.preamble1.clone(), h.preamble2.clone()],
+            preambles: [h.preamble1.clone().into(), h.preamble2.clone().into()],
         };
         hull.check(i)?;
         Ok(hull)
@@ -719,8 +719,8 @@ fn fresh_v8(hulls: &[CsgHull], keep_raw: &[CsgHull]) -> Result<(V8Payload, V8Pla
         None
     } else {
         let mut r = RawHulls {
-            index_ranges: vec![0],
-            position_ranges: vec![0],
+            index_ranges: vec![0].into(),
+            position_ranges: vec![0].into(),
             ..RawHulls::default()
         };
         for &i in &plan.raw {
@@ -772,8 +772,8 @@ fn fresh_v8(hulls: &[CsgHull], keep_raw: &[CsgHull]) -> Result<(V8Payload, V8Pla
         bbox_min: lo,
         bbox_max: hi,
         raw_hulls,
-        bits,
-        vertices,
+        bits: bits.into(),
+        vertices: vertices.into(),
     };
     Ok((payload, plan))
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::io::{Read, Seek, Write};
 
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{count_as, pod_vec, pod_write, read_all, remaining, rest_bytes, write_all};
+use crate::io::{count_as, pod_write, read_all, remaining, rest_bytes, write_all, Records};
 
 /// The 6 magic bytes.
 pub const MAGIC: &[u8; 6] = b"CSGPHS";
@@ -71,16 +71,14 @@ pub struct Hull {
     #[bw(try_calc = count_as::<u32>(preamble1.len(), "preamble bytes"))]
     preamble1_size: u32,
     /// The first 16-byte block (`trash1`; f32 0, 0, 0, 0 in real files), kept as data.
-    #[br(parse_with = pod_vec, args(u64::from(preamble1_size), "hull preamble bytes"))]
-    #[bw(write_with = pod_write)]
-    pub preamble1: Vec<u8>,
+    #[br(count = u64::from(preamble1_size))]
+    pub preamble1: Records<u8>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(preamble2.len(), "preamble bytes"))]
     preamble2_size: u32,
     /// The second 16-byte block (`trash2`; f32 0, 0, 0, 1 in real files), kept as data.
-    #[br(parse_with = pod_vec, args(u64::from(preamble2_size), "hull preamble bytes"))]
-    #[bw(write_with = pod_write)]
-    pub preamble2: Vec<u8>,
+    #[br(count = u64::from(preamble2_size))]
+    pub preamble2: Records<u8>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(vertices.len(), "vertex floats"))]
     verts_size: u32,
@@ -88,16 +86,14 @@ pub struct Hull {
     #[bw(calc = 4)]
     vert_width: u32,
     /// `verts_size` floats: x, y, z of each vertex.
-    #[br(parse_with = pod_vec, args(u64::from(verts_size), "vertex floats"))]
-    #[bw(write_with = pod_write)]
-    pub vertices: Vec<f32>,
+    #[br(count = u64::from(verts_size))]
+    pub vertices: Records<f32>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(indices.len(), "face indices"))]
     faces_size: u32,
     /// `faces_size` vertex indices, three per triangle.
-    #[br(parse_with = pod_vec, args(u64::from(faces_size), "face indices"))]
-    #[bw(write_with = pod_write)]
-    pub indices: Vec<u32>,
+    #[br(count = u64::from(faces_size))]
+    pub indices: Records<u32>,
 }
 
 impl Hull {
@@ -236,14 +232,12 @@ pub struct V8Payload {
     /// Connectivity bits, packed in 32-bit words: `4·⌈bit_count / 32⌉` bytes in every
     /// real blob and as [`super::edgebreaker::BitWriter`] writes them. A longer buffer
     /// (whole words) is read and written back as it is.
-    #[br(parse_with = pod_vec, args(u64::from(bit_bytes), "connectivity bytes"))]
-    #[bw(write_with = pod_write)]
+    #[br(count = u64::from(bit_bytes))]
     #[serde(serialize_with = "byte_count")]
-    pub bits: Vec<u8>,
+    pub bits: Records<u8>,
     /// Vertex positions of the coded hulls.
-    #[br(parse_with = pod_vec, args(u64::from(vertex_bytes / 12), "vertices"))]
-    #[bw(write_with = pod_write)]
-    pub vertices: Vec<[f32; 3]>,
+    #[br(count = u64::from(vertex_bytes / 12))]
+    pub vertices: Records<[f32; 3]>,
 }
 
 fn whole_words(n: u32) -> std::result::Result<u32, crate::error::Invalid> {
@@ -276,24 +270,20 @@ pub struct RawHulls {
     #[bw(try_calc = count_as::<u32>(index_ranges.len(), "raw hull ranges"))]
     index_range_count: u32,
     /// Offsets into `indices`, one more than the hull count.
-    #[br(parse_with = pod_vec, args(u64::from(index_range_count), "raw hull ranges"))]
-    #[bw(write_with = pod_write)]
-    pub index_ranges: Vec<u32>,
+    #[br(count = u64::from(index_range_count))]
+    pub index_ranges: Records<u32>,
     /// Triangle vertex indices, three per triangle.
-    #[br(parse_with = pod_vec, args(u64::from(index_ranges.last().copied().unwrap_or(0)), "raw hull indices"))]
-    #[bw(write_with = pod_write)]
-    pub indices: Vec<u32>,
+    #[br(count = u64::from(index_ranges.last().copied().unwrap_or(0)))]
+    pub indices: Records<u32>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(position_ranges.len(), "raw hull ranges"))]
     position_range_count: u32,
     /// Offsets into `positions` (in floats), one more than the hull count.
-    #[br(parse_with = pod_vec, args(u64::from(position_range_count), "raw hull ranges"))]
-    #[bw(write_with = pod_write)]
-    pub position_ranges: Vec<u32>,
+    #[br(count = u64::from(position_range_count))]
+    pub position_ranges: Records<u32>,
     /// x, y, z of every vertex.
-    #[br(parse_with = pod_vec, args(u64::from(position_ranges.last().copied().unwrap_or(0)), "raw hull floats"))]
-    #[bw(write_with = pod_write)]
-    pub positions: Vec<f32>,
+    #[br(count = u64::from(position_ranges.last().copied().unwrap_or(0)))]
+    pub positions: Records<f32>,
 }
 
 impl RawHulls {

@@ -359,7 +359,12 @@ impl Mesh {
                     && f == faces
             })
         };
-        let v1 = |vertices, faces| ChunkData::CoreMeshV1(CoreMeshV1 { vertices, faces });
+        let v1 = |vertices: Vec<Vertex>, faces: Vec<Face>| {
+            ChunkData::CoreMeshV1(CoreMeshV1 {
+                vertices: vertices.into(),
+                faces: faces.into(),
+            })
+        };
         match (options.core_mesh, target) {
             (CoreMesh::Uncompressed, _) | (CoreMesh::Auto, Version::V6_00) => {
                 return Ok(v1(vertices, faces))
@@ -469,7 +474,7 @@ impl Mesh {
                         ChunkData::LodsV1(LodsV1 {
                             lod_type: self.lods.lod_type,
                             num_high_quality_lods: self.lods.num_high_quality_lods,
-                            lod_offsets: self.lod_offsets_for(),
+                            lod_offsets: self.lod_offsets_for().into(),
                         })
                     })
                 }
@@ -534,7 +539,7 @@ impl Mesh {
                 Self::raw_faces(&self.faces),
                 Some(LodOffsetsV3 {
                     sizeof_lod_offset: self.sizeof_lod_offset_for(),
-                    lod_offsets: self.lod_offsets_for(),
+                    lod_offsets: self.lod_offsets_for().into(),
                 }),
             )
         } else {
@@ -543,7 +548,7 @@ impl Mesh {
         FileMeshV2 {
             header_tail: self.header_tail_for(target).to_vec(),
             vertices,
-            faces,
+            faces: faces.into(),
             lods,
             trailing: self.trailing_for(target).to_vec(),
         }
@@ -568,10 +573,10 @@ impl Mesh {
             unused_padding: self.padding_for(),
             facs_data_format,
             header_tail: self.header_tail_for(target).to_vec(),
-            vertices: self.raw_vertices(),
+            vertices: self.raw_vertices().into(),
             envelopes: skin.envelopes,
-            faces: Self::raw_faces(&self.faces),
-            lod_offsets: self.lod_offsets_for(),
+            faces: (Self::raw_faces(&self.faces)).into(),
+            lod_offsets: self.lod_offsets_for().into(),
             bones: skin.bones,
             bone_names: skin.bone_names,
             subsets: skin.subsets,
@@ -686,7 +691,9 @@ impl Mesh {
 }
 
 fn draco_chunk(draco: Vec<u8>) -> ChunkData {
-    ChunkData::CoreMeshV2(CoreMeshV2 { draco })
+    ChunkData::CoreMeshV2(CoreMeshV2 {
+        draco: draco.into(),
+    })
 }
 
 /// A subset over vertices `start..end` with `table` as its bones (face range set later).
@@ -801,8 +808,8 @@ fn facs_data(rig: &FacsRig, stored: Option<&FacsData>) -> Result<FacsData> {
         })
     };
     Ok(FacsData {
-        face_bone_names_blob: blob(&rig.face_bone_names),
-        face_control_names_blob: blob(&rig.control_names),
+        face_bone_names_blob: (blob(&rig.face_bone_names)).into(),
+        face_control_names_blob: (blob(&rig.control_names)).into(),
         quantized_transforms: QuantizedTransforms {
             px: matrix(0)?,
             py: matrix(1)?,

@@ -237,7 +237,7 @@ impl Mesh {
                         offsets: b
                             .lods
                             .as_ref()
-                            .map(|l| l.lod_offsets.clone())
+                            .map(|l| l.lod_offsets.to_vec())
                             .unwrap_or_default(),
                         ..Lods::default()
                     },
@@ -269,7 +269,7 @@ impl Mesh {
                     lods: Lods {
                         lod_type: b.lod_type,
                         num_high_quality_lods: b.num_high_quality_lods,
-                        offsets: b.lod_offsets.clone(),
+                        offsets: b.lod_offsets.clone().into(),
                     },
                     ..Mesh::default()
                 };
@@ -355,13 +355,13 @@ fn read_chunk(m: &mut Mesh, c: &Chunk, version: Version, limits: &Limits) -> Res
             let core = cm.decode(limits)?;
             m.vertices = core.vertices.iter().map(vertex).collect();
             m.faces = core.faces.iter().map(|f| f.indices).collect();
-            m.stored.core = Some(StoredCore::Draco(cm.draco.clone()));
+            m.stored.core = Some(StoredCore::Draco(cm.draco.clone().into()));
         }
         ChunkData::LodsV1(l) => {
             m.lods = Lods {
                 lod_type: l.lod_type,
                 num_high_quality_lods: l.num_high_quality_lods,
-                offsets: l.lod_offsets.clone(),
+                offsets: l.lod_offsets.clone().into(),
             };
         }
         ChunkData::SkinningV1(s) => {

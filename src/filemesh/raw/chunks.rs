@@ -12,7 +12,7 @@ use std::io::{Read, Seek, Write};
 use super::facs::Facs;
 use super::records::{Bone, Envelope, Face, Subset, Vertex};
 use crate::error::{Limits, Result};
-use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, remaining};
+use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, remaining, Records};
 
 /// `COREMESH` type bytes.
 pub const COREMESH: [u8; 8] = *b"COREMESH";
@@ -288,16 +288,14 @@ pub struct CoreMeshV1 {
     #[bw(try_calc = count_as::<u32>(vertices.len(), "vertices"))]
     num_verts: u32,
     /// `verts[numVerts]`.
-    #[br(parse_with = pod_vec, args(u64::from(num_verts), "vertices"))]
-    #[bw(write_with = pod_write)]
-    pub vertices: Vec<Vertex>,
+    #[br(count = u64::from(num_verts))]
+    pub vertices: Records<Vertex>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(faces.len(), "faces"))]
     num_faces: u32,
     /// `faces[numFaces]`.
-    #[br(parse_with = pod_vec, args(u64::from(num_faces), "faces"))]
-    #[bw(write_with = pod_write)]
-    pub faces: Vec<Face>,
+    #[br(count = u64::from(num_faces))]
+    pub faces: Records<Face>,
 }
 
 /// `COREMESH` version 2: a u32 length and a Draco bitstream, kept as read so an
@@ -310,10 +308,9 @@ pub struct CoreMeshV2 {
     #[bw(try_calc = count_as::<u32>(draco.len(), "Draco bytes"))]
     draco_size: u32,
     /// The Draco bitstream.
-    #[br(parse_with = pod_vec, args(u64::from(draco_size), "Draco bytes"))]
-    #[bw(write_with = pod_write)]
+    #[br(count = u64::from(draco_size))]
     #[serde(serialize_with = "byte_count")]
-    pub draco: Vec<u8>,
+    pub draco: Records<u8>,
 }
 
 fn byte_count<S: Serializer>(b: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -324,13 +321,16 @@ impl CoreMeshV2 {
     /// Decodes the Draco bitstream into the vertices and faces of a COREMESH v1.
     pub fn decode(&self, limits: &Limits) -> Result<CoreMeshV1> {
         let (vertices, faces) = super::draco::decode(&self.draco, limits)?;
-        Ok(CoreMeshV1 { vertices, faces })
+        Ok(CoreMeshV1 {
+            vertices: vertices.into(),
+            faces: faces.into(),
+        })
     }
 
     /// Encodes a core mesh with Roblox's Draco settings.
     pub fn encode(core: &CoreMeshV1) -> Result<CoreMeshV2> {
         Ok(CoreMeshV2 {
-            draco: super::draco::encode(&core.vertices, &core.faces)?,
+            draco: super::draco::encode(&core.vertices, &core.faces)?.into(),
         })
     }
 }
@@ -349,9 +349,8 @@ pub struct LodsV1 {
     #[bw(try_calc = count_as::<u32>(lod_offsets.len(), "LOD offsets"))]
     num_lod_offsets: u32,
     /// `lodOffsets`: face indices; `[0, 0]` means every face is LOD 0.
-    #[br(parse_with = pod_vec, args(u64::from(num_lod_offsets), "lodOffsets"))]
-    #[bw(write_with = pod_write)]
-    pub lod_offsets: Vec<u32>,
+    #[br(count = u64::from(num_lod_offsets))]
+    pub lod_offsets: Records<u32>,
 }
 
 /// `FileMesh_SKINNING_v1`, with the per-vertex envelopes the spec's struct omits.
@@ -364,30 +363,26 @@ pub struct SkinningV1 {
     #[bw(try_calc = count_as::<u32>(envelopes.len(), "envelopes"))]
     num_skinnings: u32,
     /// One envelope per vertex (`numSkinnings` = vertex count).
-    #[br(parse_with = pod_vec, args(u64::from(num_skinnings), "envelopes"))]
-    #[bw(write_with = pod_write)]
-    pub envelopes: Vec<Envelope>,
+    #[br(count = u64::from(num_skinnings))]
+    pub envelopes: Records<Envelope>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(bones.len(), "bones"))]
     num_bones: u32,
     /// `bones[numBones]`.
-    #[br(parse_with = pod_vec, args(u64::from(num_bones), "bones"))]
-    #[bw(write_with = pod_write)]
-    pub bones: Vec<Bone>,
+    #[br(count = u64::from(num_bones))]
+    pub bones: Records<Bone>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(bone_names.len(), "name table bytes"))]
     name_table_size: u32,
     /// `nameTable`: NUL-terminated bone names.
-    #[br(parse_with = pod_vec, args(u64::from(name_table_size), "name table bytes"))]
-    #[bw(write_with = pod_write)]
-    pub bone_names: Vec<u8>,
+    #[br(count = u64::from(name_table_size))]
+    pub bone_names: Records<u8>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(subsets.len(), "subsets"))]
     num_subsets: u32,
     /// `subsets[numSubsets]`.
-    #[br(parse_with = pod_vec, args(u64::from(num_subsets), "subsets"))]
-    #[bw(write_with = pod_write)]
-    pub subsets: Vec<Subset>,
+    #[br(count = u64::from(num_subsets))]
+    pub subsets: Records<Subset>,
 }
 
 /// `FileMesh_FACS_v1`: a u32 size, then the 5.00 FACS block.
@@ -421,9 +416,8 @@ pub struct HsrAvisV1 {
         "{} HSRAVIS bytes for {} bits", bits.len(), num_bits))]
     pub num_bits: u32,
     /// `alwaysVisibleBitFlags[(numAlwaysVisibleBitFlags + 7) / 8]`.
-    #[br(parse_with = pod_vec, args(u64::from(num_bits).div_ceil(8), "HSRAVIS bytes"))]
-    #[bw(write_with = pod_write)]
-    pub bits: Vec<u8>,
+    #[br(count = u64::from(num_bits).div_ceil(8))]
+    pub bits: Records<u8>,
 }
 
 impl HsrAvisV1 {
@@ -449,7 +443,7 @@ impl HsrAvisV1 {
         Ok(HsrAvisV1 {
             num_bits: count_as::<u32>(flags.len(), "HSR flags")
                 .map_err(|e| crate::error::from_binrw(e, None))?,
-            bits,
+            bits: bits.into(),
         })
     }
 }

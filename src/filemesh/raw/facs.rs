@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::io::{Read, Seek, Write};
 
 use super::records::{split_names, ThreePoseCorrective, TwoPoseCorrective};
-use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write};
+use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, Records};
 
 /// `FileMeshFacsData`. The five size fields are derived on write.
 #[binrw]
@@ -33,14 +33,12 @@ pub struct FacsData {
 
     /// `faceBoneNamesBlob`: NUL-terminated names of the bones FACS drives
     /// (see [`FacsData::face_bone_names`]). Kept as bytes for an exact round trip.
-    #[br(parse_with = pod_vec, args(u64::from(sizeof_face_bone_names_blob), "faceBoneNamesBlob bytes"))]
-    #[bw(write_with = pod_write)]
-    pub face_bone_names_blob: Vec<u8>,
+    #[br(count = u64::from(sizeof_face_bone_names_blob))]
+    pub face_bone_names_blob: Records<u8>,
 
     /// `faceControlNamesBlob`: NUL-terminated FACS control names (`c_JD`, `l_EC` …).
-    #[br(parse_with = pod_vec, args(u64::from(sizeof_face_control_names_blob), "faceControlNamesBlob bytes"))]
-    #[bw(write_with = pod_write)]
-    pub face_control_names_blob: Vec<u8>,
+    #[br(count = u64::from(sizeof_face_control_names_blob))]
+    pub face_control_names_blob: Records<u8>,
 
     /// `quantizedTransforms`: its size must equal `sizeof_quantizedTransforms`.
     #[br(parse_with = read_transforms, args(sizeof_quantized_transforms))]

@@ -9,7 +9,9 @@ use std::io::{Read, Seek, Write};
 
 use super::records::{Face, Vertex, Vertex36};
 use super::Version;
-use crate::io::{at_least, count_as, inconsistent, one_of, pod_vec, pod_write, rest_bytes};
+use crate::io::{
+    at_least, count_as, inconsistent, one_of, pod_vec, pod_write, rest_bytes, Records,
+};
 
 /// `FileMeshHeaderV2`, and `FileMeshHeaderV3` when `has_lods` (the `[+]` fields).
 ///
@@ -48,9 +50,8 @@ pub struct FileMeshHeaderV2 {
     /// `numFaces`.
     pub num_faces: u32,
     /// Bytes beyond the known fields, up to `sizeof_header`.
-    #[br(parse_with = pod_vec, args(u64::from(sizeof_header - FileMeshHeaderV2::known_size(has_lods)), "header bytes"))]
-    #[bw(write_with = pod_write)]
-    pub extra: Vec<u8>,
+    #[br(count = u64::from(sizeof_header - FileMeshHeaderV2::known_size(has_lods)))]
+    pub extra: Records<u8>,
 }
 
 impl FileMeshHeaderV2 {
@@ -152,9 +153,8 @@ pub struct LodOffsetsV3 {
     #[bw(ignore)]
     pub sizeof_lod_offset: u16,
     /// `lodOffsets`: face indices where each LOD starts; the last equals `numFaces`.
-    #[br(parse_with = pod_vec, args(u64::from(count), "lodOffsets"))]
-    #[bw(write_with = pod_write)]
-    pub lod_offsets: Vec<u32>,
+    #[br(count = u64::from(count))]
+    pub lod_offsets: Records<u32>,
 }
 
 /// `FileMeshV2` (2.00) and `FileMeshV3` (3.00, 3.01): header, vertices, faces and, in
@@ -169,7 +169,7 @@ pub struct FileMeshV2 {
     header: FileMeshHeaderV2,
 
     /// Header bytes beyond the known fields (`sizeof_header` = 12 or 16 + this length).
-    #[br(calc = header.extra.clone())]
+    #[br(calc = header.extra.clone().into())]
     #[bw(ignore)]
     pub header_tail: Vec<u8>,
 
@@ -178,9 +178,8 @@ pub struct FileMeshV2 {
     pub vertices: VertexArray,
 
     /// `faces[numFaces]`: every face, LOD faces included.
-    #[br(parse_with = pod_vec, args(u64::from(header.num_faces), "faces"))]
-    #[bw(write_with = pod_write)]
-    pub faces: Vec<Face>,
+    #[br(count = u64::from(header.num_faces))]
+    pub faces: Records<Face>,
 
     /// 3.0x: the LOD offsets; `None` in 2.00.
     #[br(if(version.has_lods()), args(header.sizeof_lod_offset, header.num_lod_offsets))]
@@ -229,7 +228,7 @@ impl FileMeshHeaderV2 {
             num_lod_offsets,
             num_verts: count_as(vertices.len(), "vertices")?,
             num_faces: count_as(faces.len(), "faces")?,
-            extra: tail.to_vec(),
+            extra: tail.to_vec().into(),
         })
     }
 }

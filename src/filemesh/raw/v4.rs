@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::facs::Facs;
 use super::records::{Bone, Envelope, Face, Subset, Vertex};
 use super::Version;
-use crate::io::{at_least, count_as, inconsistent, pod_vec, pod_write, rest_bytes};
+use crate::io::{at_least, count_as, inconsistent, pod_write, rest_bytes, Records};
 
 /// `FileMeshHeaderV4`, and `FileMeshHeaderV5` when `has_facs` (the `[+]` fields).
 ///
@@ -54,9 +54,8 @@ pub struct FileMeshHeaderV4 {
     #[bw(if(*has_facs))]
     pub facs_data_size: u32,
     /// Bytes beyond the known fields, up to `sizeof_header`.
-    #[br(parse_with = pod_vec, args(u64::from(sizeof_header - FileMeshHeaderV4::known_size(has_facs)), "header bytes"))]
-    #[bw(write_with = pod_write)]
-    pub extra: Vec<u8>,
+    #[br(count = u64::from(sizeof_header - FileMeshHeaderV4::known_size(has_facs)))]
+    pub extra: Records<u8>,
 }
 
 impl FileMeshHeaderV4 {
@@ -99,45 +98,38 @@ pub struct FileMeshV4 {
     #[bw(ignore)]
     pub facs_data_format: u32,
     /// Header bytes beyond the known fields.
-    #[br(calc = header.extra.clone())]
+    #[br(calc = header.extra.clone().into())]
     #[bw(ignore)]
     pub header_tail: Vec<u8>,
 
     /// `verts[numVerts]`.
-    #[br(parse_with = pod_vec, args(u64::from(header.num_verts), "vertices"))]
-    #[bw(write_with = pod_write)]
-    pub vertices: Vec<Vertex>,
+    #[br(count = u64::from(header.num_verts))]
+    pub vertices: Records<Vertex>,
 
     /// `skinning[numVerts]`: present only when `numBones > 0`, else empty.
-    #[br(parse_with = pod_vec, args(if header.num_bones > 0 { u64::from(header.num_verts) } else { 0 }, "envelopes"))]
-    #[bw(write_with = pod_write)]
-    pub envelopes: Vec<Envelope>,
+    #[br(count = if header.num_bones > 0 { u64::from(header.num_verts) } else { 0 })]
+    pub envelopes: Records<Envelope>,
 
     /// `faces[numFaces]`: every face, LOD faces included.
-    #[br(parse_with = pod_vec, args(u64::from(header.num_faces), "faces"))]
-    #[bw(write_with = pod_write)]
-    pub faces: Vec<Face>,
+    #[br(count = u64::from(header.num_faces))]
+    pub faces: Records<Face>,
 
     /// `lodOffsets[numLodOffsets]`.
-    #[br(parse_with = pod_vec, args(u64::from(header.num_lod_offsets), "lodOffsets"))]
-    #[bw(write_with = pod_write)]
-    pub lod_offsets: Vec<u32>,
+    #[br(count = u64::from(header.num_lod_offsets))]
+    pub lod_offsets: Records<u32>,
 
     /// `bones[numBones]`.
-    #[br(parse_with = pod_vec, args(u64::from(header.num_bones), "bones"))]
-    #[bw(write_with = pod_write)]
-    pub bones: Vec<Bone>,
+    #[br(count = u64::from(header.num_bones))]
+    pub bones: Records<Bone>,
 
     /// `boneNames[sizeof_boneNames]`: NUL-terminated names, indexed by
     /// `Bone::bone_name_index`.
-    #[br(parse_with = pod_vec, args(u64::from(header.sizeof_bone_names), "boneNames bytes"))]
-    #[bw(write_with = pod_write)]
-    pub bone_names: Vec<u8>,
+    #[br(count = u64::from(header.sizeof_bone_names))]
+    pub bone_names: Records<u8>,
 
     /// `subsets[numSubsets]`.
-    #[br(parse_with = pod_vec, args(u64::from(header.num_subsets), "subsets"))]
-    #[bw(write_with = pod_write)]
-    pub subsets: Vec<Subset>,
+    #[br(count = u64::from(header.num_subsets))]
+    pub subsets: Records<Subset>,
 
     /// 5.00: `facsData` (`facsDataSize` bytes). Always [`Facs::None`] in 4.0x.
     #[br(args(header.facs_data_format, header.facs_data_size))]
@@ -195,7 +187,7 @@ impl FileMeshV4 {
             unused_padding: self.unused_padding,
             facs_data_format: if has_facs { self.facs_data_format } else { 0 },
             facs_data_size,
-            extra: self.header_tail.clone(),
+            extra: self.header_tail.clone().into(),
         })
     }
 

@@ -21,7 +21,7 @@ use serde::{Serialize, Serializer};
 use super::cint::{records, Count, UString};
 use super::skeleton::{Bone, Bounds, Transform};
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{check_count, inconsistent, invalid, pod_vec, pod_write, read_all, write_all};
+use crate::io::{check_count, inconsistent, invalid, read_all, write_all, Records};
 
 /// The mask byte of an embedded or an10 key: which components follow.
 #[bitfield(bits = 8)]
@@ -268,9 +268,8 @@ pub struct EmbeddedAnimation {
     #[bw(try_calc = Count::of(bones.len(), "animated bones"))]
     bone_count: Count,
     /// Skeleton index of each animated bone.
-    #[br(parse_with = pod_vec, args(bone_count.get(), "animated bones"))]
-    #[bw(write_with = pod_write)]
-    pub bones: Vec<i16>,
+    #[br(count = bone_count.get())]
+    pub bones: Records<i16>,
     /// A flag byte (`0x7f` seen: the components the animation stores, it seems).
     pub flag: u8,
     #[br(temp, args("frames"))]
@@ -342,9 +341,8 @@ pub struct An10Animation {
     #[bw(try_calc = Count::of(bones.len(), "animated bones"))]
     bone_count: Count,
     /// Skeleton index of each animated bone.
-    #[br(parse_with = pod_vec, args(bone_count.get(), "animated bones"))]
-    #[bw(write_with = pod_write)]
-    pub bones: Vec<i16>,
+    #[br(count = bone_count.get())]
+    pub bones: Records<i16>,
     /// Box of the quantized translations.
     pub translation_box: QuantBox,
     /// Box of the quantized scales.
@@ -373,9 +371,8 @@ pub struct An11Animation {
     #[bw(try_calc = Count::of(bones.len(), "animated bones"))]
     bone_count: Count,
     /// Skeleton index of each animated bone.
-    #[br(parse_with = pod_vec, args(bone_count.get(), "animated bones"))]
-    #[bw(write_with = pod_write)]
-    pub bones: Vec<i16>,
+    #[br(count = bone_count.get())]
+    pub bones: Records<i16>,
     #[br(temp, args("frames"))]
     #[bw(try_calc = Count::of(*frame_count as usize, "frames"))]
     frames: Count,
@@ -412,9 +409,8 @@ pub struct An10File {
     #[bw(calc = *b"an10")]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
-    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
-    #[bw(write_with = pod_write)]
-    pub bind_pose: Vec<Transform>,
+    #[br(count = bones.len() as u64)]
+    pub bind_pose: Records<Transform>,
     /// One animation per name.
     #[br(parse_with = records, args(Count(names.len() as u32), 1, "animations", ()))]
     pub animations: Vec<An10Animation>,
@@ -438,9 +434,8 @@ pub struct An11File {
     #[bw(calc = *b"an11")]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
-    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
-    #[bw(write_with = pod_write)]
-    pub bind_pose: Vec<Transform>,
+    #[br(count = bones.len() as u64)]
+    pub bind_pose: Records<Transform>,
     /// The animation.
     pub animation: An11Animation,
     #[br(temp, try_map = |m: [u8; 4]| super::cint::separator(m, *b"an11"))]

@@ -25,7 +25,7 @@ use super::anim::EmbeddedAnimation;
 use super::cint::{records, Count, UString};
 pub use super::skeleton::{Bone, Bounds, Transform};
 use super::MeshVersion;
-use crate::io::{check_count, count_as, inconsistent, pod_vec, pod_write};
+use crate::io::{check_count, count_as, inconsistent, pod_vec, pod_write, Records};
 
 /// A surface's header (before the geometry).
 #[binrw]
@@ -59,9 +59,8 @@ pub struct TargetData {
     #[bw(try_calc = Count::of(positions.len(), "positions"))]
     position_count: Count,
     /// Vertex positions.
-    #[br(parse_with = pod_vec, args(position_count.get(), "positions"))]
-    #[bw(write_with = pod_write)]
-    pub positions: Vec<[f32; 3]>,
+    #[br(count = position_count.get())]
+    pub positions: Records<[f32; 3]>,
     #[br(temp, args("tangents"))]
     #[bw(try_calc = Count::of(tangents.len(), "tangents"))]
     tangent_count: Count,
@@ -292,23 +291,20 @@ pub struct SurfaceData {
     #[bw(try_calc = Count::of(uv0.len(), "first UV set"))]
     uv0_count: Count,
     /// First UV set.
-    #[br(parse_with = pod_vec, args(uv0_count.get(), "first UV set"))]
-    #[bw(write_with = pod_write)]
-    pub uv0: Vec<[f32; 2]>,
+    #[br(count = uv0_count.get())]
+    pub uv0: Records<[f32; 2]>,
     #[br(temp, args("second UV set"))]
     #[bw(try_calc = Count::of(uv1.len(), "second UV set"))]
     uv1_count: Count,
     /// Second UV set.
-    #[br(parse_with = pod_vec, args(uv1_count.get(), "second UV set"))]
-    #[bw(write_with = pod_write)]
-    pub uv1: Vec<[f32; 2]>,
+    #[br(count = uv1_count.get())]
+    pub uv1: Records<[f32; 2]>,
     #[br(temp, args("colours"))]
     #[bw(try_calc = Count::of(colors.len(), "colours"))]
     color_count: Count,
     /// Vertex colours, RGBA.
-    #[br(parse_with = pod_vec, args(color_count.get(), "colours"))]
-    #[bw(write_with = pod_write)]
-    pub colors: Vec<[u8; 4]>,
+    #[br(count = color_count.get())]
+    pub colors: Records<[u8; 4]>,
     /// Per triangle corner, the index of its position.
     #[br(parse_with = read_indices, args(None, base_len(&targets, |t| t.positions.len()), "coordinate indices"))]
     #[bw(write_with = write_indices, args(None, base_len(targets, |t| t.positions.len()), "coordinate indices"))]
@@ -355,9 +351,8 @@ pub struct ClassicMesh {
     #[bw(calc = v.magic())]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
-    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
-    #[bw(write_with = pod_write)]
-    pub bind_pose: Vec<Transform>,
+    #[br(count = bones.len() as u64)]
+    pub bind_pose: Records<Transform>,
     /// Embedded animations (ms10–ms12), one per name in the header.
     #[br(if(v.embeds_animations()), parse_with = records, args(Count(animation_names.len() as u32), 1, "animations", ()))]
     #[bw(if(v.embeds_animations()))]

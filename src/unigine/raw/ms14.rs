@@ -22,7 +22,9 @@ use super::mesh::{
     Transform, Weights,
 };
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, read_all, write_all};
+use crate::io::{
+    count_as, inconsistent, invalid, pod_vec, pod_write, read_all, write_all, Records,
+};
 
 /// The magic, also the section separator.
 pub const MAGIC: [u8; 4] = *b"ms14";
@@ -81,10 +83,9 @@ pub struct Lz4Block {
     #[bw(try_calc = count_as::<u64>(data.len(), "LZ4 block bytes"))]
     csize: u64,
     /// The stored bytes.
-    #[br(parse_with = pod_vec, args(csize, "LZ4 block bytes"))]
-    #[bw(write_with = pod_write)]
+    #[br(count = csize)]
     #[serde(serialize_with = "byte_count")]
-    pub data: Vec<u8>,
+    pub data: Records<u8>,
 }
 
 fn byte_count<S: serde::Serializer>(v: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -100,7 +101,7 @@ impl Lz4Block {
     pub fn decompress(&self, limits: &Limits) -> Result<Vec<u8>> {
         let stored = self.data.len() as u64;
         if self.size == stored {
-            return Ok(self.data.clone());
+            return Ok(self.data.clone().into());
         }
         let bound = stored.saturating_mul(LZ4_MAX_RATIO).saturating_add(64);
         if self.size > limits.max_decoded_bytes || self.size > bound {
@@ -137,7 +138,7 @@ impl Lz4Block {
         }
         Lz4Block {
             size: data.len() as u64,
-            data: packed,
+            data: packed.into(),
         }
     }
 
@@ -146,7 +147,7 @@ impl Lz4Block {
     pub fn stored(data: Vec<u8>) -> Lz4Block {
         Lz4Block {
             size: data.len() as u64,
-            data,
+            data: data.into(),
         }
     }
 }
@@ -264,9 +265,8 @@ pub struct Ms14Mesh {
     #[bw(calc = MAGIC)]
     separator: [u8; 4],
     /// Bind pose: one transform per bone.
-    #[br(parse_with = pod_vec, args(bones.len() as u64, "bind pose transforms"))]
-    #[bw(write_with = pod_write)]
-    pub bind_pose: Vec<Transform>,
+    #[br(count = bones.len() as u64)]
+    pub bind_pose: Records<Transform>,
     /// The compressed geometry and trees.
     #[br(args(surfaces.len()))]
     #[bw(args(surfaces.len()))]
@@ -279,16 +279,14 @@ pub struct Ms14Mesh {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Ms14TargetData {
     /// Positions (as many as the header's vertex count).
-    #[br(parse_with = pod_vec, args(u64::from(vertices), "positions"))]
-    #[bw(write_with = pod_write)]
-    pub positions: Vec<[f32; 3]>,
+    #[br(count = u64::from(vertices))]
+    pub positions: Records<[f32; 3]>,
     #[br(temp, args("tangents"))]
     #[bw(try_calc = Count::of(tangents.len(), "tangents"))]
     tangent_count: Count,
     /// Tangent frames as unit quaternions x, y, z, w × 32767.
-    #[br(parse_with = pod_vec, args(tangent_count.get(), "tangents"))]
-    #[bw(write_with = pod_write)]
-    pub tangents: Vec<[i16; 4]>,
+    #[br(count = tangent_count.get())]
+    pub tangents: Records<[i16; 4]>,
 }
 
 /// The decompressed geometry block of a surface: the ms13 arrays, with the position and
@@ -307,23 +305,20 @@ pub struct Ms14Geometry {
     #[bw(try_calc = Count::of(uv0.len(), "first UV set"))]
     uv0_count: Count,
     /// First UV set.
-    #[br(parse_with = pod_vec, args(uv0_count.get(), "first UV set"))]
-    #[bw(write_with = pod_write)]
-    pub uv0: Vec<[f32; 2]>,
+    #[br(count = uv0_count.get())]
+    pub uv0: Records<[f32; 2]>,
     #[br(temp, args("second UV set"))]
     #[bw(try_calc = Count::of(uv1.len(), "second UV set"))]
     uv1_count: Count,
     /// Second UV set.
-    #[br(parse_with = pod_vec, args(uv1_count.get(), "second UV set"))]
-    #[bw(write_with = pod_write)]
-    pub uv1: Vec<[f32; 2]>,
+    #[br(count = uv1_count.get())]
+    pub uv1: Records<[f32; 2]>,
     #[br(temp, args("colours"))]
     #[bw(try_calc = Count::of(colors.len(), "colours"))]
     color_count: Count,
     /// Vertex colours, RGBA.
-    #[br(parse_with = pod_vec, args(color_count.get(), "colours"))]
-    #[bw(write_with = pod_write)]
-    pub colors: Vec<[u8; 4]>,
+    #[br(count = color_count.get())]
+    pub colors: Records<[u8; 4]>,
     /// Per triangle corner, the index of its position.
     #[br(parse_with = read_indices, args(Some(ci), base(&targets, |t| t.positions.len()), "coordinate indices"))]
     #[bw(write_with = write_indices, args(Some(ci), base(targets, |t| t.positions.len()), "coordinate indices"))]
@@ -403,9 +398,8 @@ pub struct Ms14Tree {
     edge_flag_count: Count,
     /// Per triangle, bit `b` set when the edge opposite corner `b` is a feature edge
     /// (its neighbour is not coplanar).
-    #[br(parse_with = pod_vec, args(edge_flag_count.get(), "edge flags"))]
-    #[bw(write_with = pod_write)]
-    pub edge_flags: Vec<u8>,
+    #[br(count = edge_flag_count.get())]
+    pub edge_flags: Records<u8>,
     #[br(temp, args("triangle references"))]
     #[bw(try_calc = Count::of(triangle_refs.len(), "triangle references"))]
     ref_count: Count,
@@ -531,7 +525,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
         })
         .collect();
     let mut tree = Ms14Tree {
-        edge_flags: edge_flags(positions, coordinate_indices),
+        edge_flags: (edge_flags(positions, coordinate_indices)).into(),
         ..Ms14Tree::default()
     };
     // An explicit stack instead of recursion: depth is bounded only by the data.
@@ -782,7 +776,7 @@ impl From<SurfaceData> for Ms14Geometry {
                 .into_iter()
                 .map(|t| Ms14TargetData {
                     positions: t.positions,
-                    tangents: t.tangents,
+                    tangents: t.tangents.into(),
                 })
                 .collect(),
             weights: d.weights,
@@ -804,7 +798,7 @@ impl From<Ms14Geometry> for SurfaceData {
                 .into_iter()
                 .map(|t| TargetData {
                     positions: t.positions,
-                    tangents: t.tangents,
+                    tangents: t.tangents.into(),
                 })
                 .collect(),
             weights: g.weights,
