@@ -3,6 +3,7 @@
 //! binrw's own error type is an implementation detail: every failure is turned into an
 //! [`Error`] that says where in the input it happened, what was being read, and why.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// What went wrong, without the where (see [`Error`]).
@@ -13,8 +14,8 @@ pub enum ErrorKind {
     UnexpectedEof,
     /// A count or size in the file asks for more bytes than the file has left.
     CountTooLarge {
-        /// What the count is of.
-        what: &'static str,
+        /// What the count is of (`vertices`, `chunk payload bytes` …).
+        what: Cow<'static, str>,
         /// The count as read.
         count: u64,
         /// Bytes that many elements need.
@@ -296,6 +297,36 @@ pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
     }
     path.reverse();
     path.dedup();
+    // An enum whose variants are chosen by `pre_assert`: the variants that did not
+    // apply say `NotThisVariant`; the error is that of the variant that did (the last
+    // one, when a variant falls back to the next).
+    if let binrw::Error::EnumErrors {
+        pos,
+        variant_errors,
+    } = err
+    {
+        let chosen = variant_errors
+            .into_iter()
+            .rev()
+            .find(|(_, e)| !rules_out_variant(e));
+        let Some((_, inner)) = chosen else {
+            return Error {
+                offset: Some(pos),
+                context: path.join(" › "),
+                kind: ErrorKind::Invalid("no variant of the enum applies here".into()),
+            };
+        };
+        let mut e = from_binrw(inner, last_read);
+        name_records(&mut e.kind, &path);
+        if !path.is_empty() {
+            e.context = if e.context.is_empty() {
+                path.join(" › ")
+            } else {
+                format!("{} › {}", path.join(" › "), e.context)
+            };
+        }
+        return e;
+    }
     let context = path.join(" › ");
     match err {
         binrw::Error::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Error {
@@ -311,7 +342,7 @@ pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
         binrw::Error::Custom { pos, err } => {
             let kind = match err.downcast::<CountTooLarge>() {
                 Ok(c) => ErrorKind::CountTooLarge {
-                    what: c.what,
+                    what: Cow::Borrowed(c.what),
                     count: c.count,
                     needed: c.needed,
                     remaining: c.remaining,
@@ -334,6 +365,8 @@ pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
                     },
                 },
             };
+            let mut kind = kind;
+            name_records(&mut kind, &path);
             // Write-side inconsistencies have no meaningful input offset.
             let offset = match kind {
                 ErrorKind::Inconsistent(_) => None,
@@ -363,6 +396,27 @@ pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
     }
 }
 
+/// A counted [`crate::io::Records`] field says "records"; name it by its field instead
+/// (`FileMeshV2.vertices` → `vertices`).
+fn name_records(kind: &mut ErrorKind, path: &[String]) {
+    if let ErrorKind::CountTooLarge { what, .. } = kind {
+        if what == "records" {
+            if let Some((_, field)) = path.last().and_then(|p| p.rsplit_once('.')) {
+                *what = Cow::Owned(field.replace('_', " "));
+            }
+        }
+    }
+}
+
+/// True for the error of a `pre_assert` that ruled an enum variant out.
+fn rules_out_variant(err: &binrw::Error) -> bool {
+    match err {
+        binrw::Error::Backtrace(bt) => rules_out_variant(&bt.error),
+        binrw::Error::Custom { err, .. } => err.is::<crate::io::NotThisVariant>(),
+        _ => false,
+    }
+}
+
 /// Pulls `field in Struct` out of binrw's "While parsing field 'x' in Y" frames.
 fn frame_field(frame: &binrw::error::BacktraceFrame) -> Option<String> {
     use binrw::error::BacktraceFrame;
@@ -373,6 +427,13 @@ fn frame_field(frame: &binrw::error::BacktraceFrame) -> Option<String> {
     };
     let rest = msg.strip_prefix("While parsing field '")?;
     let (field, rest) = rest.split_once("' in ")?;
+    // The field of a tuple variant (`Size36.self_0`) adds nothing to its parent's name.
+    if field
+        .strip_prefix("self_")
+        .is_some_and(|n| n.parse::<u32>().is_ok())
+    {
+        return None;
+    }
     let ty = rest.split_whitespace().next().unwrap_or(rest);
     Some(format!("{ty}.{field}"))
 }

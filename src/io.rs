@@ -227,14 +227,21 @@ impl<T: PartialEq> PartialEq<Vec<T>> for Records<T> {
     }
 }
 
+impl<T: PartialEq, const N: usize> PartialEq<[T; N]> for Records<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        self.0 == other
+    }
+}
+
 impl<T: PartialEq> PartialEq<[T]> for Records<T> {
     fn eq(&self, other: &[T]) -> bool {
         self.0 == other
     }
 }
 
-// binrw's own `Vec` reads element by element and allocates the count before reading:
-// both wrong for million-record arrays from untrusted files.
+// Hand-written (the one generic helper every counted array uses): binrw's own `Vec` reads
+// element by element and allocates the count before reading, both wrong for
+// million-record arrays from untrusted files.
 impl<T: PlainRecord> BinRead for Records<T> {
     type Args<'a> = binrw::VecArgs<()>;
 
@@ -307,6 +314,64 @@ pub(crate) fn rest_bytes<R: Read + Seek>(reader: &mut R, _: Endian, _: ()) -> Bi
     let mut v = Vec::new();
     reader.read_to_end(&mut v)?;
     Ok(v)
+}
+
+/// binrw `parse_with`: records of `T` until the input ends (a record cut short is an
+/// error, unlike binrw's `until_eof`, which would drop it silently).
+pub(crate) fn until_end<T, R>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Vec<T>>
+where
+    T: for<'a> BinRead<Args<'a> = ()>,
+    R: Read + Seek,
+{
+    let mut items = Vec::new();
+    while remaining(reader)? > 0 {
+        items.push(T::read_options(reader, endian, ())?);
+    }
+    Ok(items)
+}
+
+/// A payload whose kind can be named in errors (see [`exactly`]).
+pub(crate) trait Payload {
+    /// A short name of the payload kind (`LODS v1`).
+    fn kind(&self) -> &'static str;
+}
+
+/// binrw `parse_with`: a `T` that must fill exactly `size` bytes, which must exist
+/// (`what` names them in the error if they do not).
+pub(crate) fn exactly<T, R>(
+    reader: &mut R,
+    endian: Endian,
+    (size, what, args): (u64, &'static str, T::Args<'_>),
+) -> BinResult<T>
+where
+    T: BinRead + Payload,
+    R: Read + Seek,
+{
+    let start = reader.stream_position()?;
+    check_count(reader, size, 1, what)?;
+    let value = T::read_options(reader, endian, args)?;
+    let used = reader.stream_position()? - start;
+    if used != size {
+        return Err(invalid(
+            start,
+            format!(
+                "the {} payload is {size} bytes but its fields take {used}",
+                value.kind()
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// The error of a `pre_assert` that rules out an enum variant: the variant does not
+/// apply here, which is not a failure of the data (see `error::from_binrw`).
+#[derive(Debug)]
+pub(crate) struct NotThisVariant;
+
+impl std::fmt::Display for NotThisVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("variant does not apply")
+    }
 }
 
 /// Builds a binrw error carrying [`crate::error::Invalid`].

@@ -224,7 +224,7 @@ fn huge_counts_are_rejected_before_allocating() {
             remaining,
         } => {
             assert_eq!(
-                (*what, *count, *needed, *remaining),
+                (what.as_ref(), *count, *needed, *remaining),
                 ("vertices", 0xFFFF_FFFF, 0xFFFF_FFFF * 40, 0)
             );
         }

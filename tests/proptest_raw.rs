@@ -91,10 +91,16 @@ fn matrix() -> impl Strategy<Value = QuantizedMatrix> {
     (0u32..4, 0u32..5, any::<bool>()).prop_flat_map(|(rows, cols, raw)| {
         let n = (rows * cols) as usize;
         let data = if raw {
-            vec(f32_bits(), n).prop_map(MatrixData::Raw).boxed()
+            vec(f32_bits(), n)
+                .prop_map(|v| MatrixData::Raw(v.into()))
+                .boxed()
         } else {
             (f32_bits(), f32_bits(), vec(any::<u16>(), n))
-                .prop_map(|(min, max, values)| MatrixData::Quantized { min, max, values })
+                .prop_map(|(min, max, values)| MatrixData::Quantized {
+                    min,
+                    max,
+                    values: values.into(),
+                })
                 .boxed()
         };
         data.prop_map(move |data| QuantizedMatrix { rows, cols, data })
@@ -138,8 +144,8 @@ fn mesh_v2() -> impl Strategy<Value = FileMesh> {
         Just(Version::V3_01)
     ];
     let vertices = prop_oneof![
-        vec(vertex36(), 0..12).prop_map(VertexArray::Size36),
-        vec(vertex(), 0..12).prop_map(VertexArray::Size40),
+        vec(vertex36(), 0..12).prop_map(|v| VertexArray::Size36(v.into())),
+        vec(vertex(), 0..12).prop_map(|v| VertexArray::Size40(v.into())),
     ];
     (
         version,
@@ -189,9 +195,10 @@ fn mesh_v4() -> impl Strategy<Value = FileMesh> {
                 prop_oneof![
                     any::<u32>().prop_map(|f| (f, Facs::None)),
                     (1u32.., facs_data()).prop_map(|(f, d)| (f, Facs::Data(d))),
-                    vec(any::<u8>(), 1..12).prop_map(|b| (0, Facs::Opaque(b))),
+                    vec(any::<u8>(), 1..12).prop_map(|b| (0, Facs::Opaque(b.into()))),
                     // Too short to be a FACS block, so kept opaque under any format.
-                    (1u32.., vec(any::<u8>(), 1..12)).prop_map(|(f, b)| (f, Facs::Opaque(b))),
+                    (1u32.., vec(any::<u8>(), 1..12))
+                        .prop_map(|(f, b)| (f, Facs::Opaque(b.into()))),
                 ]
                 .boxed()
             } else {
@@ -303,7 +310,7 @@ fn body_and_version_must_agree() {
         version: Version::V5_00,
         body: Body::V2(FileMeshV2 {
             header_tail: vec![],
-            vertices: VertexArray::Size40(vec![]),
+            vertices: VertexArray::Size40(vec![].into()),
             faces: vec![].into(),
             lods: None,
             trailing: vec![],
@@ -362,7 +369,7 @@ fn chunk() -> impl Strategy<Value = Chunk> {
             Just(Facs::None),
             facs_data().prop_map(Facs::Data),
             // Too short to be a FACS block: kept opaque.
-            vec(any::<u8>(), 1..12).prop_map(Facs::Opaque),
+            vec(any::<u8>(), 1..12).prop_map(|b| Facs::Opaque(b.into())),
         ]
         .prop_map(|facs| ChunkData::FacsV1(FacsV1 { facs })),
         (0u32..40)
@@ -377,7 +384,7 @@ fn chunk() -> impl Strategy<Value = Chunk> {
         .prop_map(|(chunk_type, chunk_version, b)| Chunk {
             chunk_type,
             chunk_version,
-            data: ChunkData::Unknown(b),
+            data: ChunkData::Unknown(b.into()),
         })
         .prop_filter("an unknown (type, version)", |c| {
             c.data.fits(&c.chunk_type, c.chunk_version)
@@ -391,7 +398,7 @@ fn chunk() -> impl Strategy<Value = Chunk> {
         .prop_map(|(chunk_type, chunk_version, b)| Chunk {
             chunk_type,
             chunk_version,
-            data: ChunkData::Unknown(b),
+            data: ChunkData::Unknown(b.into()),
         });
     prop_oneof![4 => known, 1 => unknown, 1 => unknown_version]
 }

@@ -214,7 +214,7 @@ fn malformed_facs_block_is_kept_opaque() {
     let mut m = mesh.clone();
     let Body::V4(mb) = &mut m.body else { panic!() };
     let block = std::fs::read(&path).unwrap()[facs_at..].to_vec();
-    mb.facs = Facs::Opaque(block);
+    mb.facs = Facs::Opaque(block.into());
     let e = m.write().unwrap_err();
     assert!(
         matches!(e.kind(), meshcodec::ErrorKind::Inconsistent(_)),

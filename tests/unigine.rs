@@ -506,7 +506,9 @@ fn name() -> impl Strategy<Value = UString> + Clone {
         // Long enough for a 2-byte length.
         "[a-z]{64,80}".prop_map(|s| UString::new(&s)),
         // Kept exactly even without the terminating NUL.
-        proptest::collection::vec(any::<u8>(), 0..6).prop_map(|bytes| UString { bytes }),
+        proptest::collection::vec(any::<u8>(), 0..6).prop_map(|bytes| UString {
+            bytes: bytes.into()
+        }),
     ]
 }
 
@@ -532,9 +534,11 @@ fn transform() -> impl Strategy<Value = Transform> {
 }
 
 /// A key whose absent components are 0 (as the reader leaves them).
-fn key<T: Default + Copy + std::fmt::Debug>(
-    value: impl Strategy<Value = T> + Clone,
-) -> impl Strategy<Value = Key<T>> {
+fn key<T>(value: impl Strategy<Value = T> + Clone) -> impl Strategy<Value = Key<T>>
+where
+    T: Default + Copy + std::fmt::Debug,
+    T: for<'a> binrw::BinRead<Args<'a> = ()> + for<'a> binrw::BinWrite<Args<'a> = ()>,
+{
     (
         0u8..0x80,
         proptest::array::uniform3(value.clone()),
@@ -1309,4 +1313,38 @@ fn non_finite_values_are_kept_and_counted() {
         .unwrap()
         .non_finite;
     assert_eq!((n.positions, n.uvs, n.bind_pose), (1, 1, 1));
+}
+
+/// Skin weights are little-endian in the file whatever the host: bytes assembled by hand.
+#[test]
+fn weights_are_written_little_endian() {
+    use binrw::{BinRead, BinWrite};
+    let w = Weights {
+        counts: vec![2, 0, 1],
+        entries: vec![
+            BoneWeight {
+                bone: 0x0102,
+                weight: 0x0304,
+            },
+            BoneWeight {
+                bone: -2,
+                weight: 0xFFFE,
+            },
+            BoneWeight {
+                bone: 7,
+                weight: 65535,
+            },
+        ],
+    };
+    let expected: &[u8] = &[
+        3, // compact int: three vertices
+        2, 0x02, 0x01, 0x04, 0x03, 0xFE, 0xFF, 0xFE, 0xFF, // vertex 0
+        0,    // vertex 1
+        1, 7, 0, 0xFF, 0xFF, // vertex 2
+    ];
+    let mut out = std::io::Cursor::new(Vec::new());
+    w.write_le(&mut out).unwrap();
+    assert_eq!(out.get_ref().as_slice(), expected);
+    let back = Weights::read_le(&mut std::io::Cursor::new(expected)).unwrap();
+    assert_eq!(back, w);
 }

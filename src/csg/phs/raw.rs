@@ -9,13 +9,13 @@
 //! - 8: a u16, then one zstd frame to the end of the file. The frame is kept as read
 //!   (see [`Csgphs::decompress`]).
 
-use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use binrw::{binrw, BinRead, BinResult, Endian};
 use bytemuck::{Pod, Zeroable};
 use serde::Serialize;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Seek};
 
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{count_as, pod_write, read_all, remaining, rest_bytes, write_all, Records};
+use crate::io::{count_as, pod_write, read_all, rest_bytes, until_end, write_all, Records};
 
 /// The 6 magic bytes.
 pub const MAGIC: &[u8; 6] = b"CSGPHS";
@@ -116,38 +116,14 @@ impl Hull {
     }
 }
 
-/// Hull records to the end of the input.
+/// Hull records to the end of the input (a hull cut short is an error).
+#[binrw]
+#[brw(little)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HullList {
     /// The hulls, in order.
+    #[br(parse_with = until_end)]
     pub hulls: Vec<Hull>,
-}
-
-impl BinRead for HullList {
-    type Args<'a> = ();
-
-    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
-        let mut hulls = Vec::new();
-        while remaining(reader)? > 0 {
-            hulls.push(Hull::read_options(reader, endian, ())?);
-        }
-        Ok(HullList { hulls })
-    }
-}
-
-impl BinWrite for HullList {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        _: (),
-    ) -> BinResult<()> {
-        self.hulls
-            .iter()
-            .try_for_each(|h| h.write_options(writer, endian, ()))
-    }
 }
 
 /// Version 6: physics info, then hulls.

@@ -532,7 +532,7 @@ impl Mesh {
         let vertices = if self.vertex_size_for(target) == 36 {
             VertexArray::Size36(raw.iter().map(|&v| v.into()).collect())
         } else {
-            VertexArray::Size40(raw)
+            VertexArray::Size40(raw.into())
         };
         let (faces, lods) = if target.has_lods() {
             (
@@ -798,7 +798,7 @@ fn facs_data(rig: &FacsRig, stored: Option<&FacsData>) -> Result<FacsData> {
                 MatrixData::Raw(_) => None,
             });
         let data = match rig.encodings.get(k).copied().unwrap_or_default() {
-            MatrixEncoding::Raw => MatrixData::Raw(values),
+            MatrixEncoding::Raw => MatrixData::Raw(values.into()),
             MatrixEncoding::Quantized => quantize(&values, range),
         };
         Ok(QuantizedMatrix {
@@ -844,7 +844,11 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
             })
             .collect();
         if let Some(values) = q {
-            return MatrixData::Quantized { min, max, values };
+            return MatrixData::Quantized {
+                min,
+                max,
+                values: values.into(),
+            };
         }
     }
     let min = values.iter().copied().fold(f32::INFINITY, f32::min);
@@ -854,9 +858,13 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
     } else {
         (0.0, 0.0)
     };
-    let values = values
+    let values: Vec<u16> = values
         .iter()
         .map(|&v| crate::filemesh::raw::facs::quantize_value(min, max, v))
         .collect();
-    MatrixData::Quantized { min, max, values }
+    MatrixData::Quantized {
+        min,
+        max,
+        values: values.into(),
+    }
 }

@@ -5,14 +5,13 @@
 //! payload. Known (type, version) pairs are parsed and must fill their payload exactly;
 //! anything else is kept as bytes. Chunk order is kept.
 
-use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use binrw::{binrw, BinResult};
 use serde::{Serialize, Serializer};
-use std::io::{Read, Seek, Write};
 
 use super::facs::Facs;
 use super::records::{Bone, Envelope, Face, Subset, Vertex};
 use crate::error::{Limits, Result};
-use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, remaining, Records};
+use crate::io::{count_as, exactly, inconsistent, until_end, NotThisVariant, Payload, Records};
 
 /// `COREMESH` type bytes.
 pub const COREMESH: [u8; 8] = *b"COREMESH";
@@ -25,10 +24,14 @@ pub const FACS: [u8; 8] = *b"FACS\0\0\0\0";
 /// `HSRAVIS` type bytes.
 pub const HSRAVIS: [u8; 8] = *b"HSRAVIS\0";
 
-/// The body of a 6.00/7.00 file: its chunks, in file order.
+/// The body of a 6.00/7.00 file: its chunks, in file order, until the input ends (a
+/// chunk cut short is an error).
+#[binrw]
+#[brw(little)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FileMeshV6 {
     /// Every chunk, in order.
+    #[br(parse_with = until_end)]
     pub chunks: Vec<Chunk>,
 }
 
@@ -49,39 +52,6 @@ impl FileMeshV6 {
     }
 }
 
-impl BinRead for FileMeshV6 {
-    type Args<'a> = ();
-
-    /// Reads chunks until the input ends; a chunk cut short is an error.
-    fn read_options<R: Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        _: Self::Args<'_>,
-    ) -> BinResult<Self> {
-        let mut chunks = Vec::new();
-        while remaining(reader)? > 0 {
-            chunks.push(Chunk::read_options(reader, endian, ())?);
-        }
-        Ok(FileMeshV6 { chunks })
-    }
-}
-
-impl BinWrite for FileMeshV6 {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        _: Self::Args<'_>,
-    ) -> BinResult<()> {
-        for c in &self.chunks {
-            c.write_options(writer, endian, ())?;
-        }
-        Ok(())
-    }
-}
-
 /// `MeshChunk`: type, version, size (derived on write) and payload.
 #[binrw]
 #[brw(little)]
@@ -96,8 +66,8 @@ pub struct Chunk {
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(data.byte_size(), "chunk payload bytes"))]
     size: u32,
-    /// The payload, parsed when its type and version are known.
-    #[br(args(chunk_type, chunk_version, size))]
+    /// The payload, parsed when its type and version are known; it must fill `size`.
+    #[br(parse_with = exactly, args(u64::from(size), "chunk payload bytes", (chunk_type, chunk_version, size)))]
     #[bw(assert(data.fits(chunk_type, *chunk_version),
         "a {} payload in a {:?} v{} chunk would not read back as itself",
         data.kind(), String::from_utf8_lossy(chunk_type), chunk_version))]
@@ -135,25 +105,41 @@ impl Chunk {
     }
 }
 
-/// A chunk's payload.
+/// A chunk's payload, chosen by the chunk's magic: its type and version.
 // A handful per file: the size of the inline variants does not matter.
 #[allow(clippy::large_enum_variant)]
+#[binrw]
+#[brw(little)]
+#[br(import(chunk_type: [u8; 8], version: u32, size: u32))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum ChunkData {
     /// `COREMESH` version 1: uncompressed vertices and faces.
+    #[br(pre_assert((chunk_type, version) == (COREMESH, 1), NotThisVariant))]
     CoreMeshV1(CoreMeshV1),
     /// `COREMESH` version 2: a Draco bitstream.
+    #[br(pre_assert((chunk_type, version) == (COREMESH, 2), NotThisVariant))]
     CoreMeshV2(CoreMeshV2),
     /// `LODS` version 1.
+    #[br(pre_assert((chunk_type, version) == (LODS, 1), NotThisVariant))]
     LodsV1(LodsV1),
     /// `SKINNING` version 1.
+    #[br(pre_assert((chunk_type, version) == (SKINNING, 1), NotThisVariant))]
     SkinningV1(SkinningV1),
     /// `FACS` version 1.
+    #[br(pre_assert((chunk_type, version) == (FACS, 1), NotThisVariant))]
     FacsV1(FacsV1),
     /// `HSRAVIS` version 1.
+    #[br(pre_assert((chunk_type, version) == (HSRAVIS, 1), NotThisVariant))]
     HsrAvisV1(HsrAvisV1),
     /// An unknown chunk type, or an unknown version of a known type: the payload bytes.
-    Unknown(Vec<u8>),
+    #[br(pre_assert(ChunkData::known(&chunk_type, version).is_none(), NotThisVariant))]
+    Unknown(#[br(count = u64::from(size))] Records<u8>),
+}
+
+impl Payload for ChunkData {
+    fn kind(&self) -> &'static str {
+        ChunkData::kind(self)
+    }
 }
 
 impl ChunkData {
@@ -207,73 +193,6 @@ impl ChunkData {
         match Self::known(chunk_type, version) {
             Some(kind) => kind == self.kind(),
             None => matches!(self, ChunkData::Unknown(_)),
-        }
-    }
-}
-
-impl BinRead for ChunkData {
-    /// (`chunkType`, `chunkVersion`, `size`)
-    type Args<'a> = ([u8; 8], u32, u32);
-
-    fn read_options<R: Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        (chunk_type, version, size): Self::Args<'_>,
-    ) -> BinResult<Self> {
-        let start = reader.stream_position()?;
-        crate::io::check_count(reader, u64::from(size), 1, "chunk payload bytes")?;
-        let data = match Self::known(&chunk_type, version) {
-            None => {
-                return Ok(ChunkData::Unknown(pod_vec(
-                    reader,
-                    endian,
-                    (u64::from(size), "chunk payload bytes"),
-                )?))
-            }
-            Some("COREMESH v1") => {
-                ChunkData::CoreMeshV1(CoreMeshV1::read_options(reader, endian, ())?)
-            }
-            Some("COREMESH v2") => {
-                ChunkData::CoreMeshV2(CoreMeshV2::read_options(reader, endian, ())?)
-            }
-            Some("LODS v1") => ChunkData::LodsV1(LodsV1::read_options(reader, endian, ())?),
-            Some("SKINNING v1") => {
-                ChunkData::SkinningV1(SkinningV1::read_options(reader, endian, ())?)
-            }
-            Some("FACS v1") => ChunkData::FacsV1(FacsV1::read_options(reader, endian, ())?),
-            Some(_) => ChunkData::HsrAvisV1(HsrAvisV1::read_options(reader, endian, ())?),
-        };
-        let used = reader.stream_position()? - start;
-        if used != u64::from(size) {
-            return Err(invalid(
-                start,
-                format!(
-                    "the {} payload is {size} bytes but its fields take {used}",
-                    data.kind()
-                ),
-            ));
-        }
-        Ok(data)
-    }
-}
-
-impl BinWrite for ChunkData {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        _: Self::Args<'_>,
-    ) -> BinResult<()> {
-        match self {
-            ChunkData::CoreMeshV1(c) => c.write_options(writer, endian, ()),
-            ChunkData::CoreMeshV2(c) => c.write_options(writer, endian, ()),
-            ChunkData::LodsV1(c) => c.write_options(writer, endian, ()),
-            ChunkData::SkinningV1(c) => c.write_options(writer, endian, ()),
-            ChunkData::FacsV1(c) => c.write_options(writer, endian, ()),
-            ChunkData::HsrAvisV1(c) => c.write_options(writer, endian, ()),
-            ChunkData::Unknown(b) => pod_write(b, writer, endian, ()),
         }
     }
 }

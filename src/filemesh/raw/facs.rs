@@ -2,12 +2,14 @@
 //! `QuantizedTransforms`, `QuantizedMatrix`, the corrective poses). Shared by 5.00 and
 //! the FACS chunk of 6.00/7.00.
 
-use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use binrw::{binrw, BinRead, BinResult, Endian};
 use serde::Serialize;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Seek};
 
 use super::records::{split_names, ThreePoseCorrective, TwoPoseCorrective};
-use crate::io::{count_as, inconsistent, invalid, pod_vec, pod_write, Records};
+use crate::io::{
+    count_as, exactly, inconsistent, invalid, pod_vec, pod_write, NotThisVariant, Payload, Records,
+};
 
 /// `FileMeshFacsData`. The five size fields are derived on write.
 #[binrw]
@@ -150,7 +152,8 @@ impl QuantizedTransforms {
 #[brw(little)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QuantizedMatrix {
-    #[br(temp)]
+    #[br(temp, assert(matches!(version, 1 | 2),
+        "QuantizedMatrix.version is {}; 1 (raw) or 2 (quantized) expected", version))]
     #[bw(calc = data.version())]
     version: u16,
     /// `rows`: one per face bone.
@@ -184,19 +187,25 @@ impl QuantizedMatrix {
     }
 }
 
-/// The values of a [`QuantizedMatrix`].
+/// The values of a [`QuantizedMatrix`], as its `version` says.
+#[binrw]
+#[brw(little)]
+#[br(import(version: u16, count: u64))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum MatrixData {
     /// Version 1: `float v1_matrix[rows][cols]`.
-    Raw(Vec<f32>),
+    #[br(pre_assert(version == 1, NotThisVariant))]
+    Raw(#[br(count = count)] Records<f32>),
     /// Version 2: `float v2_min, v2_max; ushort v2_matrix[rows][cols]`.
+    #[br(pre_assert(version == 2, NotThisVariant))]
     Quantized {
         /// `v2_min`.
         min: f32,
         /// `v2_max`.
         max: f32,
         /// `v2_matrix`, row major.
-        values: Vec<u16>,
+        #[br(count = count)]
+        values: Records<u16>,
     },
 }
 
@@ -228,59 +237,6 @@ impl MatrixData {
             MatrixData::Raw(v) => v.get(i).copied(),
             MatrixData::Quantized { min, max, values } => {
                 values.get(i).map(|&q| dequantize_value(*min, *max, q))
-            }
-        }
-    }
-}
-
-impl BinRead for MatrixData {
-    /// (`version`, `rows × cols`)
-    type Args<'a> = (u16, u64);
-
-    fn read_options<R: Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        (version, count): Self::Args<'_>,
-    ) -> BinResult<Self> {
-        match version {
-            1 => Ok(MatrixData::Raw(pod_vec(
-                reader,
-                endian,
-                (count, "QuantizedMatrix values"),
-            )?)),
-            2 => {
-                let min = f32::read_options(reader, endian, ())?;
-                let max = f32::read_options(reader, endian, ())?;
-                let values = pod_vec(reader, endian, (count, "QuantizedMatrix values"))?;
-                Ok(MatrixData::Quantized { min, max, values })
-            }
-            v => {
-                // The version field sits 10 bytes before the data.
-                let pos = reader.stream_position()?.saturating_sub(10);
-                Err(invalid(
-                    pos,
-                    format!("QuantizedMatrix.version is {v}; 1 (raw) or 2 (quantized) expected"),
-                ))
-            }
-        }
-    }
-}
-
-impl BinWrite for MatrixData {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        _: Self::Args<'_>,
-    ) -> BinResult<()> {
-        match self {
-            MatrixData::Raw(v) => pod_write(v, writer, endian, ()),
-            MatrixData::Quantized { min, max, values } => {
-                min.write_options(writer, endian, ())?;
-                max.write_options(writer, endian, ())?;
-                pod_write(values, writer, endian, ())
             }
         }
     }
@@ -320,16 +276,28 @@ pub fn quantize_value(min: f32, max: f32, value: f32) -> u16 {
 /// The FACS section of a 5.00 mesh (`facsDataSize` bytes after the subsets).
 // One per file: the size of the inline variant does not matter.
 #[allow(clippy::large_enum_variant)]
+#[binrw]
+#[brw(little)]
+#[br(import(format: u32, size: u32))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Facs {
     /// `facsDataSize` is 0.
+    #[br(pre_assert(size == 0, NotThisVariant))]
     None,
     /// `facsDataFormat` is not 0 and the `facsDataSize` bytes are exactly one
     /// `FileMeshFacsData` block.
-    Data(FacsData),
+    #[br(pre_assert(format != 0 && size != 0, NotThisVariant))]
+    Data(#[br(parse_with = exactly, args(u64::from(size), "FACS bytes", ()))] FacsData),
     /// The `facsDataSize` bytes kept as they are: `facsDataFormat` is 0 ("no valid FACS
-    /// data"), or the bytes are not exactly one FACS block.
-    Opaque(Vec<u8>),
+    /// data"), or the bytes are not exactly one FACS block (the variant above failed).
+    #[br(pre_assert(size != 0, NotThisVariant))]
+    Opaque(#[br(count = u64::from(size))] Records<u8>),
+}
+
+impl Payload for FacsData {
+    fn kind(&self) -> &'static str {
+        "FACS"
+    }
 }
 
 impl Facs {
@@ -340,19 +308,6 @@ impl Facs {
             Facs::Data(d) => d.byte_size(),
             Facs::Opaque(b) => b.len() as u64,
         }
-    }
-
-    /// Reads `bytes` as the FACS section written with `facsDataFormat` = `format`.
-    fn from_bytes(format: u32, bytes: Vec<u8>) -> Facs {
-        if bytes.is_empty() {
-            return Facs::None;
-        }
-        if format != 0 {
-            if let Some(d) = parse_block(&bytes) {
-                return Facs::Data(d);
-            }
-        }
-        Facs::Opaque(bytes)
     }
 
     /// Checks that this section reads back as itself when written with
@@ -378,35 +333,4 @@ fn parse_block(bytes: &[u8]) -> Option<FacsData> {
     let mut c = std::io::Cursor::new(bytes);
     let d = FacsData::read_options(&mut c, Endian::Little, ()).ok()?;
     (c.position() == bytes.len() as u64).then_some(d)
-}
-
-impl BinRead for Facs {
-    /// (`facsDataFormat`, `facsDataSize`)
-    type Args<'a> = (u32, u32);
-
-    fn read_options<R: Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        (format, size): Self::Args<'_>,
-    ) -> BinResult<Self> {
-        let bytes = pod_vec(reader, endian, (u64::from(size), "FACS bytes"))?;
-        Ok(Facs::from_bytes(format, bytes))
-    }
-}
-
-impl BinWrite for Facs {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        _: Self::Args<'_>,
-    ) -> BinResult<()> {
-        match self {
-            Facs::None => Ok(()),
-            Facs::Data(d) => d.write_options(writer, endian, ()),
-            Facs::Opaque(b) => pod_write(b, writer, endian, ()),
-        }
-    }
 }

@@ -3,14 +3,13 @@
 //! 3.0x is 2.00 plus two header fields and the LOD offsets after the faces, so one body
 //! type with conditional fields covers the three versions; the version is passed down.
 
-use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use binrw::{binrw, BinResult};
 use serde::Serialize;
-use std::io::{Read, Seek, Write};
 
 use super::records::{Face, Vertex, Vertex36};
 use super::Version;
 use crate::io::{
-    at_least, count_as, inconsistent, one_of, pod_vec, pod_write, rest_bytes, Records,
+    at_least, count_as, inconsistent, one_of, pod_write, rest_bytes, NotThisVariant, Records,
 };
 
 /// `FileMeshHeaderV2`, and `FileMeshHeaderV3` when `has_lods` (the `[+]` fields).
@@ -67,13 +66,18 @@ impl FileMeshHeaderV2 {
 
 /// The vertices of a 2.00/3.0x mesh: 36-byte (no colour) or 40-byte records, as the
 /// header's `sizeof_FileMeshVertex` says.
+#[binrw]
+#[brw(little)]
+#[br(import(sizeof_vertex: u8, num_verts: u32))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum VertexArray {
     /// `sizeof_FileMeshVertex` = 36.
-    Size36(Vec<Vertex36>),
+    #[br(pre_assert(sizeof_vertex == 36, NotThisVariant))]
+    Size36(#[br(count = u64::from(num_verts))] Records<Vertex36>),
     /// `sizeof_FileMeshVertex` = 40.
-    Size40(Vec<Vertex>),
+    #[br(pre_assert(sizeof_vertex == 40, NotThisVariant))]
+    Size40(#[br(count = u64::from(num_verts))] Records<Vertex>),
 }
 
 impl VertexArray {
@@ -102,41 +106,7 @@ impl VertexArray {
     pub fn to_vertices(&self) -> Vec<Vertex> {
         match self {
             VertexArray::Size36(v) => v.iter().map(|&v| v.into()).collect(),
-            VertexArray::Size40(v) => v.clone(),
-        }
-    }
-}
-
-impl BinRead for VertexArray {
-    /// (`sizeof_FileMeshVertex`, `numVerts`)
-    type Args<'a> = (u8, u32);
-
-    fn read_options<R: Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        (size, count): Self::Args<'_>,
-    ) -> BinResult<Self> {
-        let count = u64::from(count);
-        Ok(if size == 36 {
-            VertexArray::Size36(pod_vec(reader, endian, (count, "vertices"))?)
-        } else {
-            VertexArray::Size40(pod_vec(reader, endian, (count, "vertices"))?)
-        })
-    }
-}
-
-impl BinWrite for VertexArray {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        _: Self::Args<'_>,
-    ) -> BinResult<()> {
-        match self {
-            VertexArray::Size36(v) => pod_write(v, writer, endian, ()),
-            VertexArray::Size40(v) => pod_write(v, writer, endian, ()),
+            VertexArray::Size40(v) => v.to_vec(),
         }
     }
 }

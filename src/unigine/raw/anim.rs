@@ -20,8 +20,8 @@ use serde::{Serialize, Serializer};
 
 use super::cint::{records, Count, UString};
 use super::skeleton::{Bone, Bounds, Transform};
-use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{check_count, inconsistent, invalid, read_all, write_all, Records};
+use crate::error::{Error, ErrorKind, Invalid, Limits, Result};
+use crate::io::{check_count, inconsistent, read_all, write_all, Records};
 
 /// The mask byte of an embedded or an10 key: which components follow.
 #[bitfield(bits = 8)]
@@ -66,99 +66,96 @@ impl Serialize for KeyMask {
     }
 }
 
-/// Reads a mask byte, refusing bits whose meaning (and data) is unknown.
-fn read_mask<R: Read + Seek>(reader: &mut R, allowed: u8) -> BinResult<u8> {
-    let pos = reader.stream_position()?;
-    let mut b = [0u8; 1];
-    reader.read_exact(&mut b)?;
-    if b[0] & !allowed != 0 {
-        return Err(invalid(
-            pos,
-            format!("key mask {:#04x} has bits outside {allowed:#04x}", b[0]),
-        ));
+/// A mask byte, refused when it has bits whose meaning (and data) is unknown.
+fn mask_within(b: u8, allowed: u8) -> std::result::Result<u8, Invalid> {
+    if b & !allowed != 0 {
+        return Err(Invalid(format!(
+            "key mask {b:#04x} has bits outside {allowed:#04x}"
+        )));
     }
-    Ok(b[0])
+    Ok(b)
+}
+
+/// binrw `parse_with`: the components of a vector whose `present` flags are set (the
+/// others are 0 here and absent from the file).
+fn masked<T, R>(reader: &mut R, endian: Endian, (present,): ([bool; 3],)) -> BinResult<[T; 3]>
+where
+    T: for<'a> BinRead<Args<'a> = ()> + Default + Copy,
+    R: Read + Seek,
+{
+    let mut v = [T::default(); 3];
+    for (c, on) in v.iter_mut().zip(present) {
+        if on {
+            *c = T::read_options(reader, endian, ())?;
+        }
+    }
+    Ok(v)
+}
+
+/// binrw `write_with` for [`masked`].
+fn write_masked<T, W>(
+    value: &[T; 3],
+    writer: &mut W,
+    endian: Endian,
+    (present,): ([bool; 3],),
+) -> BinResult<()>
+where
+    T: for<'a> BinWrite<Args<'a> = ()>,
+    W: Write + Seek,
+{
+    for (c, on) in value.iter().zip(present) {
+        if on {
+            c.write_options(writer, endian, ())?;
+        }
+    }
+    Ok(())
 }
 
 /// One key of an embedded (`T` = f32) or an10 (`T` = u16) animation. Components the
 /// mask does not flag are 0 here and absent from the file.
+#[binrw]
+#[brw(little)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Key<T> {
+pub struct Key<T>
+where
+    T: for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()> + Default + Copy,
+{
     /// Which components are stored.
+    #[br(try_map = |b: u8| mask_within(b, KeyMask::ALL).map(|b| KeyMask::from_bytes([b])))]
+    #[bw(map = |m: &KeyMask| m.into_bytes()[0])]
     pub mask: KeyMask,
     /// Translation (an10: quantized in the animation's translation box).
+    #[br(parse_with = masked, args(mask.translation()))]
+    #[bw(write_with = write_masked, args(self.mask.translation()))]
     pub translation: [T; 3],
     /// Rotation quaternion x, y, z, w, each × 32767.
+    #[br(if(mask.rotation()))]
+    #[bw(if(self.mask.rotation()))]
     pub rotation: [i16; 4],
     /// Scale (an10: quantized in the animation's scale box).
+    #[br(parse_with = masked, args(mask.scale()))]
+    #[bw(write_with = write_masked, args(self.mask.scale()))]
     pub scale: [T; 3],
-}
-
-impl<T> BinRead for Key<T>
-where
-    T: for<'a> BinRead<Args<'a> = ()> + Default + Copy,
-{
-    type Args<'a> = ();
-
-    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
-        let mask = KeyMask::from_bytes([read_mask(reader, KeyMask::ALL)?]);
-        let mut key = Key {
-            mask,
-            ..Key::default()
-        };
-        for (v, on) in key.translation.iter_mut().zip(mask.translation()) {
-            if on {
-                *v = T::read_options(reader, endian, ())?;
-            }
-        }
-        if mask.rotation() {
-            key.rotation = <[i16; 4]>::read_options(reader, endian, ())?;
-        }
-        for (v, on) in key.scale.iter_mut().zip(mask.scale()) {
-            if on {
-                *v = T::read_options(reader, endian, ())?;
-            }
-        }
-        Ok(key)
-    }
-}
-
-impl<T> BinWrite for Key<T>
-where
-    T: for<'a> BinWrite<Args<'a> = ()>,
-{
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(&self, w: &mut W, endian: Endian, _: ()) -> BinResult<()> {
-        self.mask.into_bytes()[0].write_options(w, endian, ())?;
-        for (v, on) in self.translation.iter().zip(self.mask.translation()) {
-            if on {
-                v.write_options(w, endian, ())?;
-            }
-        }
-        if self.mask.rotation() {
-            self.rotation.write_options(w, endian, ())?;
-        }
-        for (v, on) in self.scale.iter().zip(self.mask.scale()) {
-            if on {
-                v.write_options(w, endian, ())?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// A key of an an11 animation: bit 0 position, bit 1 rotation, bit 2 scale, whole f32
 /// vectors. Absent vectors are zero here.
+#[binrw]
+#[brw(little)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct An11Key {
     /// Bits 0 (position), 1 (rotation), 2 (scale).
+    #[br(try_map = |b: u8| mask_within(b, 0x07))]
+    #[bw(assert(*mask & !0x07 == 0, "an11 key mask {:#04x} has bits outside 0x07", mask))]
     pub mask: u8,
     /// Position.
+    #[brw(if(mask & An11Key::POSITION != 0))]
     pub position: [f32; 3],
     /// Rotation quaternion x, y, z, w.
+    #[brw(if(mask & An11Key::ROTATION != 0))]
     pub rotation: [f32; 4],
     /// Scale.
+    #[brw(if(mask & An11Key::SCALE != 0))]
     pub scale: [f32; 3],
 }
 
@@ -169,52 +166,6 @@ impl An11Key {
     pub const ROTATION: u8 = 2;
     /// Mask bit: scale stored.
     pub const SCALE: u8 = 4;
-}
-
-impl BinRead for An11Key {
-    type Args<'a> = ();
-
-    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
-        let mask = read_mask(reader, 0x07)?;
-        let mut key = An11Key {
-            mask,
-            ..An11Key::default()
-        };
-        if mask & Self::POSITION != 0 {
-            key.position = <[f32; 3]>::read_options(reader, endian, ())?;
-        }
-        if mask & Self::ROTATION != 0 {
-            key.rotation = <[f32; 4]>::read_options(reader, endian, ())?;
-        }
-        if mask & Self::SCALE != 0 {
-            key.scale = <[f32; 3]>::read_options(reader, endian, ())?;
-        }
-        Ok(key)
-    }
-}
-
-impl BinWrite for An11Key {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(&self, w: &mut W, endian: Endian, _: ()) -> BinResult<()> {
-        if self.mask & !0x07 != 0 {
-            return Err(inconsistent(format!(
-                "an11 key mask {:#04x} has bits outside 0x07",
-                self.mask
-            )));
-        }
-        self.mask.write_options(w, endian, ())?;
-        if self.mask & Self::POSITION != 0 {
-            self.position.write_options(w, endian, ())?;
-        }
-        if self.mask & Self::ROTATION != 0 {
-            self.rotation.write_options(w, endian, ())?;
-        }
-        if self.mask & Self::SCALE != 0 {
-            self.scale.write_options(w, endian, ())?;
-        }
-        Ok(())
-    }
 }
 
 /// binrw `parse_with`: `frames × bones` keys, after checking that the input holds at

@@ -13,11 +13,12 @@
 
 use std::io::{Read, Seek, Write};
 
-use binrw::{BinRead, BinResult, BinWrite, Endian};
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
 use modular_bitfield::prelude::*;
 use serde::Serialize;
 
-use crate::io::{check_count, invalid, pod_vec, pod_write};
+use crate::error::Invalid;
+use crate::io::{check_count, invalid, Records};
 
 /// The lead byte of a compact int.
 #[bitfield(bits = 8)]
@@ -100,6 +101,8 @@ impl CInt {
     }
 }
 
+// Hand-written: the length of a compact int is in its bytes' continuation bits, and
+// only the encoding UNIGINE's writer produces is accepted (binrw has no such loop).
 impl BinRead for CInt {
     type Args<'a> = ();
 
@@ -158,8 +161,17 @@ impl BinWrite for CInt {
 }
 
 /// A compact int that counts something, so it may not be negative.
+#[binrw]
+#[brw(little)]
+#[br(import(what: &'static str))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Count(pub u32);
+pub struct Count(
+    /// The count.
+    #[br(try_map = |c: CInt| u32::try_from(c.0)
+        .map_err(|_| Invalid(format!("negative count {} of {what}", c.0))))]
+    #[bw(map = |n: &u32| CInt(*n as i32))]
+    pub u32,
+);
 
 impl Count {
     /// The count of `n` things, or an error if it does not fit.
@@ -175,38 +187,20 @@ impl Count {
     }
 }
 
-impl BinRead for Count {
-    type Args<'a> = (&'static str,);
-
-    fn read_options<R: Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        (what,): (&'static str,),
-    ) -> BinResult<Self> {
-        let pos = reader.stream_position()?;
-        let CInt(v) = CInt::read_options(reader, endian, ())?;
-        u32::try_from(v)
-            .map(Count)
-            .map_err(|_| invalid(pos, format!("negative count {v} of {what}")))
-    }
-}
-
-impl BinWrite for Count {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(&self, writer: &mut W, e: Endian, _: ()) -> BinResult<()> {
-        CInt(self.0 as i32).write_options(writer, e, ())
-    }
-}
-
 /// A string: a compact-int length that counts the terminating NUL, then the bytes.
 ///
 /// The bytes are kept exactly as stored, terminator included; [`UString::text`] gives
 /// the text before the first NUL.
+#[binrw]
+#[brw(little)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UString {
+    #[br(temp, args("string bytes"))]
+    #[bw(try_calc = Count::of(bytes.len(), "string bytes"))]
+    len: Count,
     /// The stored bytes (normally the text and one NUL).
-    pub bytes: Vec<u8>,
+    #[br(count = len.get())]
+    pub bytes: Records<u8>,
 }
 
 impl UString {
@@ -214,7 +208,9 @@ impl UString {
     pub fn new(text: &str) -> UString {
         let mut bytes = text.as_bytes().to_vec();
         bytes.push(0);
-        UString { bytes }
+        UString {
+            bytes: bytes.into(),
+        }
     }
 
     /// The text before the first NUL (lossy UTF-8).
@@ -231,25 +227,6 @@ impl UString {
 impl Serialize for UString {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.text())
-    }
-}
-
-impl BinRead for UString {
-    type Args<'a> = ();
-
-    fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
-        let len = Count::read_options(reader, endian, ("string bytes",))?;
-        let bytes = pod_vec(reader, endian, (len.get(), "string bytes"))?;
-        Ok(UString { bytes })
-    }
-}
-
-impl BinWrite for UString {
-    type Args<'a> = ();
-
-    fn write_options<W: Write + Seek>(&self, writer: &mut W, e: Endian, _: ()) -> BinResult<()> {
-        Count::of(self.bytes.len(), "string bytes")?.write_options(writer, e, ())?;
-        pod_write(&self.bytes, writer, e, ())
     }
 }
 

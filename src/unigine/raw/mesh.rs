@@ -146,6 +146,8 @@ impl Weights {
     }
 }
 
+// Hand-written: the per-vertex (count, entries) runs are flattened into two arrays, so a
+// surface of a million vertices takes two allocations, not one per vertex.
 impl BinRead for Weights {
     type Args<'a> = ();
 
@@ -190,7 +192,10 @@ impl BinWrite for Weights {
         for &c in &self.counts {
             let (these, after) = rest.split_at(usize::from(c));
             buf.push(c);
-            buf.extend_from_slice(bytemuck::cast_slice(these));
+            for w in these {
+                buf.extend(w.bone.to_le_bytes());
+                buf.extend(w.weight.to_le_bytes());
+            }
             rest = after;
         }
         writer.write_all(&buf)?;

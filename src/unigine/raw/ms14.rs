@@ -164,6 +164,8 @@ pub struct Ms14Blocks {
 /// Offset of the body within the file (after the 4-byte magic).
 const BODY_OFFSET: u64 = 4;
 
+// Hand-written: the offset table after the blocks holds the file offsets at which the
+// geometry blocks were read (or written), which the codec must record as it goes.
 impl BinRead for Ms14Blocks {
     type Args<'a> = (usize,);
 
