@@ -4,7 +4,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::scene::import::bad;
 use crate::scene::skin;
-use crate::scene::*;
+use crate::scene::{ExportMesh, Fixes, Primitive, Scene, Skeleton};
 
 /// A Roblox FileMesh as a scene: LOD `lod` (0 = full detail).
 ///

@@ -1,7 +1,7 @@
 //! STF meshes to the format-neutral [`Scene`](crate::scene::Scene).
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::scene::*;
+use crate::scene::{ExportMesh, MorphTarget, Primitive, Scene};
 
 /// The `stf.mesh` resources of an STF file as a scene: a vertex per split.
 ///

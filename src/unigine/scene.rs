@@ -3,7 +3,10 @@
 
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::scene::skin;
-use crate::scene::*;
+use crate::scene::{
+    Animation, Channel, ChannelValues, ExportMesh, Fixes, MorphTarget, Primitive, Scene, Skeleton,
+    FRAME_RATE,
+};
 
 /// A UNIGINE mesh as a scene: one primitive per surface (morph target 0).
 ///

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use crate::error::Result;
 use crate::scene::import::bad;
-use crate::scene::*;
+use crate::scene::{ExportMesh, Primitive, Scene};
 
 /// CSGPHS collision hulls as a scene: one primitive per hull.
 pub fn to_scene(model: &crate::csg::phs::model::CsgMesh, name: &str) -> Scene {
