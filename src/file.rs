@@ -250,6 +250,9 @@ pub struct ExportOptions {
     pub lod: usize,
     /// The name of the exported mesh (the file name, without its extension).
     pub name: String,
+    /// Keep the numbers in the source's axes (UNIGINE: +Z up) instead of turning them to
+    /// glTF's +Y up ([`Scene::to_y_up`]); the scene's [`Scene::up`] says which they are.
+    pub keep_axes: bool,
 }
 
 /// A converted file, and what the conversion lost.

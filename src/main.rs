@@ -73,7 +73,8 @@ enum Command {
     },
     /// Export the geometry as glTF 2.0 (.gltf with its buffer embedded, or .glb) or
     /// Wavefront OBJ, picked by OUT's extension. Positions, normals, the first UV set and
-    /// colours, as the source stores them (no axis change); in glTF also skins (FileMesh
+    /// colours, turned to glTF's +Y up where the source is +Z up (UNIGINE; --keep-axes
+    /// writes the stored numbers); in glTF also skins (FileMesh
     /// bones, UNIGINE bones), morph targets (UNIGINE targets, STF blendshapes) and
     /// UNIGINE animations (ms10–ms12 embedded ones; a .anim file exports its skeleton
     /// and clips, to glTF only), one key per frame at 30 frames per second. Only the
@@ -89,6 +90,10 @@ enum Command {
         /// FileMesh: the level of detail to export (0, the default, is full detail).
         #[arg(long, value_name = "N", default_value_t = 0)]
         lod: usize,
+        /// Write positions, normals and transforms in the source's own axes (UNIGINE:
+        /// +Z up) instead of glTF's +Y up, to compare numbers with the file's.
+        #[arg(long)]
+        keep_axes: bool,
     },
     /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh (every triangle
     /// primitive's positions, normals, first UV set and colours, in mesh-local
@@ -137,7 +142,12 @@ fn main() -> ExitCode {
             coremesh,
         } => convert(&input, &output, to.as_deref(), allow_lossy, coremesh),
         Command::Verify { files } => verify(&files),
-        Command::Export { input, output, lod } => export(&input, &output, lod),
+        Command::Export {
+            input,
+            output,
+            lod,
+            keep_axes,
+        } => export(&input, &output, lod, keep_axes),
         Command::Import {
             input,
             output,
@@ -320,14 +330,21 @@ fn interchange_path(p: &str) -> Result<PathBuf, String> {
     }
 }
 
-fn export(input: &Path, output: &Path, lod: usize) -> Result<ExitCode, Failure> {
+fn export(input: &Path, output: &Path, lod: usize, keep_axes: bool) -> Result<ExitCode, Failure> {
     let name = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let file = load(input)?;
     let scene = file
-        .to_scene(&ExportOptions { lod, name }, &Limits::default())
+        .to_scene(
+            &ExportOptions {
+                lod,
+                name,
+                keep_axes,
+            },
+            &Limits::default(),
+        )
         .map_err(|e| fail(input, e))?;
     let bytes = match extension(output).as_str() {
         "glb" => scene::gltf::to_glb(&scene),

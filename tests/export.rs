@@ -123,6 +123,16 @@ fn cases() -> Vec<Case> {
         }
         for (what, scene) in scenes {
             let label = format!("{} {what}", path.display());
+            // A +Z-up scene (UNIGINE) is also checked as export writes it by default:
+            // turned to +Y up, skins and animations turned with it.
+            if scene.up != scene::UpAxis::Y {
+                let mut up = scene.clone();
+                up.to_y_up();
+                cases.push(Case {
+                    label: format!("{} (turned to +Y up)", label.trim()),
+                    scene: up,
+                });
+            }
             cases.push(Case {
                 label: label.trim().to_string(),
                 scene,
@@ -197,6 +207,7 @@ fn cases() -> Vec<Case> {
             skeleton: None,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
     cases.push(Case {
@@ -209,6 +220,7 @@ fn cases() -> Vec<Case> {
             skeleton: None,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
 
@@ -256,6 +268,7 @@ fn cases() -> Vec<Case> {
             skeleton: Some(skeleton.clone()),
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
     // 300 joints (16-bit joint indices), each the child of the next.
@@ -287,6 +300,7 @@ fn cases() -> Vec<Case> {
             skeleton: Some(chain),
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
     // Morph targets: primitives of one mesh with different targets (matched by name,
@@ -332,6 +346,7 @@ fn cases() -> Vec<Case> {
             skeleton: Some(skeleton.clone()),
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
     // Blendshapes of STF (no fixture or corpus file has any): a hand-built file.
@@ -349,6 +364,7 @@ fn cases() -> Vec<Case> {
             skeleton: Some(skeleton.clone()),
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
     // Animations of a skeleton without meshes: channels with their own times.
@@ -395,6 +411,7 @@ fn cases() -> Vec<Case> {
                     }],
                 },
             ],
+            up: Default::default(),
         },
     });
     cases.push(Case {
@@ -404,6 +421,7 @@ fn cases() -> Vec<Case> {
             skeleton: Some(skeleton),
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         },
     });
     cases
@@ -2534,4 +2552,113 @@ fn cli_prints_the_notes() {
             "{err}"
         );
     }
+}
+
+/// Export turns UNIGINE's +Z up to glTF's +Y up ((x, y, z) → (x, z, −y), exactly);
+/// `keep_axes` keeps the stored numbers; FileMesh (already +Y up) is not touched. The
+/// real skinned capsule, 6.9 units tall along its +Z, stands along +Y. UNIGINE normals
+/// come from the tangent frames and agree with the faces they belong to.
+#[test]
+fn unigine_exports_stand_up_with_normals() {
+    use meshcodec::{open, ExportOptions, MeshFile};
+    let mut files = walk(&common::fixture_dir("unigine"));
+    let corpus = common::corpus();
+    if let Some(dir) = &corpus {
+        files.extend(walk(&dir.join("unigine")));
+    }
+    let limits = Limits::default();
+    let mut checked = 0;
+    let mut capsule = false;
+    for path in files {
+        let bytes = std::fs::read(&path).expect("read");
+        if meshcodec::detect(&bytes) != Some(Format::UnigineMesh) {
+            continue;
+        }
+        let file = open(&bytes).expect("open");
+        let up = file
+            .to_scene(&ExportOptions::default(), &limits)
+            .expect("scene");
+        let kept = file
+            .to_scene(
+                &ExportOptions {
+                    keep_axes: true,
+                    ..Default::default()
+                },
+                &limits,
+            )
+            .expect("scene");
+        assert_eq!(up.up, scene::UpAxis::Y);
+        assert_eq!(kept.up, scene::UpAxis::Z);
+        let (mut dots, mut n) = (0.0f64, 0usize);
+        for (pu, pk) in up.meshes[0]
+            .primitives
+            .iter()
+            .zip(&kept.meshes[0].primitives)
+        {
+            for (a, b) in pu.positions.iter().zip(&pk.positions) {
+                assert_eq!(a.map(f32::to_bits), [b[0], b[2], -b[1]].map(f32::to_bits));
+            }
+            let normals = pu.normals.as_ref().expect("UNIGINE exports have normals");
+            for t in &pu.triangles {
+                let p = t.map(|i| pu.positions[i as usize].map(f64::from));
+                let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
+                let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
+                let c = [
+                    e1[1] * e2[2] - e1[2] * e2[1],
+                    e1[2] * e2[0] - e1[0] * e2[2],
+                    e1[0] * e2[1] - e1[1] * e2[0],
+                ];
+                let len = c.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if len == 0.0 {
+                    continue;
+                }
+                for &i in t {
+                    let nv = normals[i as usize].map(f64::from);
+                    dots += (0..3).map(|k| nv[k] * c[k] / len).sum::<f64>();
+                    n += 1;
+                }
+            }
+        }
+        // The fixtures' tangent frames are arbitrary numbers; real files' describe
+        // their surfaces.
+        let real = corpus.as_ref().is_some_and(|c| path.starts_with(c));
+        if n > 0 && real {
+            let mean = dots / n as f64;
+            assert!(mean > 0.85, "{}: mean normal·face {mean}", path.display());
+        }
+        if path.ends_with("ms14-capsule-skinned.mesh") {
+            let ys: Vec<f32> = up.meshes[0]
+                .primitives
+                .iter()
+                .flat_map(|p| p.positions.iter().map(|v| v[1]))
+                .collect();
+            let height = ys.iter().cloned().fold(f32::MIN, f32::max)
+                - ys.iter().cloned().fold(f32::MAX, f32::min);
+            assert!(height > 6.5, "capsule height along +Y: {height}");
+            capsule = true;
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} UNIGINE meshes");
+    assert!(
+        capsule || corpus.is_none(),
+        "the corpus capsule was not found"
+    );
+    // FileMesh is +Y up already: the default export is the stored numbers.
+    let bytes =
+        std::fs::read(common::fixture_dir("filemesh").join("v4.00-bones.mesh")).expect("read");
+    let file = open(&bytes).expect("open");
+    let a = file
+        .to_scene(&ExportOptions::default(), &limits)
+        .expect("scene");
+    let b = file
+        .to_scene(
+            &ExportOptions {
+                keep_axes: true,
+                ..Default::default()
+            },
+            &limits,
+        )
+        .expect("scene");
+    assert_eq!(a, b);
 }

@@ -626,6 +626,7 @@ mod tests {
             skeleton: None,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         }
     }
 

@@ -8,8 +8,9 @@
 //!
 //! A scene holds meshes made of primitives, each primitive a triangle list over its own
 //! vertex arrays (positions, and where the source has them normals, one UV set and
-//! colours). Coordinates and UVs are written as the source stores them (no axis or V
-//! flip), so numbers can be compared one to one.
+//! colours). The numbers are the source's; [`Scene::up`] says which axis is up in them,
+//! and [`Scene::to_y_up`] turns a +Z-up scene (UNIGINE) to glTF's +Y up, which export
+//! does by default ([`axes`] lists each format's conventions). UVs are kept as stored.
 //!
 //! Skinned meshes also give a [`Skeleton`] ([`Scene::skeleton`]) and, per primitive,
 //! four joints and weights per vertex ([`Primitive::joints`], [`Primitive::weights`]).
@@ -25,6 +26,7 @@
 //! replaced (0; 1 for a scale) and zero normals become (0, 0, 1). What that changed is
 //! listed, with counts, in [`Scene::notes`] ([`ExportNote`]); the CLI prints the notes.
 
+pub mod axes;
 pub mod gltf;
 pub mod import;
 pub mod obj;
@@ -33,6 +35,8 @@ pub(crate) mod skin;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
+
+pub use axes::UpAxis;
 
 /// What an export holds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -49,6 +53,10 @@ pub struct Scene {
     /// triangle uses left out, values that are not finite replaced …), with counts;
     /// empty when nothing changed. See [`Scene::prepare`].
     pub notes: Vec<ExportNote>,
+    /// The axis that points up in the numbers: the source format's ([`axes`]). Export
+    /// turns a +Z-up scene to glTF's +Y up ([`Scene::to_y_up`]) unless asked to keep
+    /// the values as stored.
+    pub up: UpAxis,
 }
 
 /// Something an export changed so that glTF and OBJ can hold the data, and how often.

@@ -165,6 +165,7 @@ mod tests {
             skeleton: None,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         };
         let text = to_obj(&scene).expect("obj");
         let faces: Vec<&str> = text.lines().filter(|l| l.starts_with("f ")).collect();
@@ -198,6 +199,7 @@ mod tests {
             skeleton: None,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         })
         .expect("obj");
         let read: Vec<[f32; 3]> = text
@@ -224,6 +226,7 @@ mod tests {
             skeleton: None,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         };
         assert!(to_obj(&scene(p)).is_err());
         let mut p = prim("p", true, false, false);
@@ -252,6 +255,7 @@ mod tests {
             skeleton,
             notes: Vec::new(),
             animations: Vec::new(),
+            up: Default::default(),
         };
         let skeleton = super::super::Skeleton {
             joints: vec![super::super::Joint::default(); 2],

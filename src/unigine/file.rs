@@ -69,7 +69,11 @@ impl MeshFile for UnigineMesh {
         if options.lod != 0 {
             return Err(usage("--lod applies to FileMesh only".to_string()));
         }
-        super::scene::mesh_to_scene(self, &options.name, limits)
+        let mut scene = super::scene::mesh_to_scene(self, &options.name, limits)?;
+        if !options.keep_axes {
+            scene.to_y_up();
+        }
+        Ok(scene)
     }
 }
 
@@ -116,7 +120,11 @@ impl MeshFile for UnigineAnim {
         if options.lod != 0 {
             return Err(usage("--lod applies to FileMesh only".to_string()));
         }
-        super::scene::anim_to_scene(self, &options.name)
+        let mut scene = super::scene::anim_to_scene(self, &options.name)?;
+        if !options.keep_axes {
+            scene.to_y_up();
+        }
+        Ok(scene)
     }
 }
 

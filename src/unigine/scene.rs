@@ -1,11 +1,13 @@
 //! UNIGINE meshes and animations to the format-neutral [`Scene`](crate::scene::Scene):
-//! surfaces, skins, morph targets and animations.
+//! surfaces (with normals from the tangent frames), skins, morph targets and animations.
+//! The scenes keep UNIGINE's +Z-up numbers ([`Scene::up`] is [`UpAxis::Z`]); the front
+//! door's export turns them to glTF's +Y up ([`Scene::to_y_up`]).
 
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::scene::skin;
 use crate::scene::{
     Animation, Channel, ChannelValues, ExportMesh, Fixes, MorphTarget, Primitive, Scene, Skeleton,
-    FRAME_RATE,
+    UpAxis, FRAME_RATE,
 };
 
 /// A UNIGINE mesh as a scene: one primitive per surface (morph target 0).
@@ -114,7 +116,13 @@ pub fn mesh_to_scene(
         primitives.push(Primitive {
             name: h.name.text(),
             positions,
-            normals: None,
+            normals: (nt > 0).then(|| {
+                let ms10 = mesh.version == crate::unigine::MeshVersion::Ms10;
+                base.tangents
+                    .iter()
+                    .map(|t| tangent_normal(*t, ms10))
+                    .collect()
+            }),
             uvs: (d.uv0.len() == nt && nt > 0).then(|| d.uv0.to_vec()),
             colors: (d.colors.len() == nt && nt > 0).then(|| {
                 d.colors
@@ -136,6 +144,7 @@ pub fn mesh_to_scene(
         skeleton,
         animations,
         notes: Vec::new(),
+        up: UpAxis::Z,
     };
     scene.prepare_with(fixes);
     Ok(scene)
@@ -279,10 +288,26 @@ pub fn anim_to_scene(anim: &crate::unigine::raw::anim::UnigineAnim, name: &str) 
     let mut scene = Scene {
         skeleton,
         animations,
+        up: UpAxis::Z,
         ..Scene::default()
     };
     scene.prepare_with(fixes);
     Ok(scene)
+}
+
+/// The normal of a UNIGINE tangent frame: the frame is a unit quaternion (x, y, z, w,
+/// each × 32767) and the normal is its rotation of +Z. ms10 keeps only a sign in the
+/// fourth slot, so there w is √(1 − x² − y² − z²). Worked out on the corpus (the
+/// normals agree with the faces' own; `docs/unigine-normals.md`).
+fn tangent_normal(t: [i16; 4], ms10: bool) -> [f32; 3] {
+    let [x, y, z, w] = t.map(|c| f64::from(c) / 32767.0);
+    let w = if ms10 {
+        (1.0 - x * x - y * y - z * z).max(0.0).sqrt()
+    } else {
+        w
+    };
+    let q = skin::normalize_quat([x, y, z, w]);
+    skin::quat_rotate(q, [0.0, 0.0, 1.0]).map(|c| c as f32)
 }
 
 /// The components one UNIGINE key stores (`None`: absent), decoded.
