@@ -288,6 +288,9 @@ fn bench_file<M: RbxMesh>(group: &mut BenchmarkGroup<'_, WallTime>, mesh: &FileM
     group.bench_function("meshcodec read", |b| {
         b.iter(|| FileMesh::read(black_box(&bytes)).expect("read"))
     });
+    group.bench_function("meshcodec model read", |b| {
+        b.iter(|| meshcodec::filemesh::model::Mesh::read(black_box(&bytes)).expect("read"))
+    });
     group.bench_function("rbx_mesh read", |b| {
         b.iter(|| rbx_read::<M>(black_box(&bytes)))
     });

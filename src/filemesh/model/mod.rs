@@ -27,6 +27,7 @@ use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::filemesh::raw::chunks::{Chunk, ChunkData, SkinningV1};
 use crate::filemesh::raw::facs::{Facs, FacsData, MatrixData, QuantizedMatrix};
 use crate::filemesh::raw::records::{name_at, split_names, Bone, Envelope, Subset, Vertex};
+use crate::filemesh::raw::v4::FileMeshV4;
 use crate::filemesh::raw::{Body, FileMesh, Version};
 use stored::{
     ChunkKind, ChunkSlot, HeaderLayout, HeaderTail, Stored, StoredCore, StoredFacs, StoredText,
@@ -212,7 +213,21 @@ pub enum MatrixEncoding {
 impl Mesh {
     /// Reads any FileMesh file into the model.
     pub fn read(bytes: &[u8]) -> Result<Mesh> {
-        Mesh::from_file(&FileMesh::read(bytes)?)
+        let mut file = FileMesh::read(bytes)?;
+        // The raw file is ours: its skinning arrays move into the model's record of
+        // what was stored instead of being copied.
+        if let Body::V4(b) = &mut file.body {
+            let skin = SkinningV1 {
+                envelopes: std::mem::take(&mut b.envelopes),
+                bones: std::mem::take(&mut b.bones),
+                bone_names: std::mem::take(&mut b.bone_names),
+                subsets: std::mem::take(&mut b.subsets),
+            };
+            let mut m = v4_model(b, skin, file.version)?;
+            m.stored.version = Some(file.version);
+            return Ok(m);
+        }
+        Mesh::from_file(&file)
     }
 
     /// The model of a raw file, with the default [`Limits`] for Draco.
@@ -252,43 +267,13 @@ impl Mesh {
                 }
             }
             Body::V4(b) => {
-                let layout = if file.version.has_facs() {
-                    HeaderLayout::V5
-                } else {
-                    HeaderLayout::V4
-                };
                 let skin = SkinningV1 {
                     envelopes: b.envelopes.clone(),
                     bones: b.bones.clone(),
                     bone_names: b.bone_names.clone(),
                     subsets: b.subsets.clone(),
                 };
-                let mut m = Mesh {
-                    vertices: b.vertices.iter().map(vertex).collect(),
-                    faces: b.faces.iter().map(|f| f.indices).collect(),
-                    lods: Lods {
-                        lod_type: b.lod_type,
-                        num_high_quality_lods: b.num_high_quality_lods,
-                        offsets: b.lod_offsets.clone().into(),
-                    },
-                    ..Mesh::default()
-                };
-                read_skin(&mut m, &skin)?;
-                if let Facs::Data(d) = &b.facs {
-                    m.facs = Some(facs(d)?);
-                }
-                m.stored = Stored {
-                    header_tail: tail(layout, &b.header_tail),
-                    padding: Some(b.unused_padding),
-                    trailing: b.trailing.clone(),
-                    skin: Some(skin),
-                    facs: file.version.has_facs().then(|| StoredFacs {
-                        format: Some(b.facs_data_format),
-                        facs: b.facs.clone(),
-                    }),
-                    ..Stored::default()
-                };
-                m
+                v4_model(b, skin, file.version)?
             }
             Body::V6(b) => {
                 let mut m = Mesh::default();
@@ -321,6 +306,41 @@ impl Mesh {
         m.stored.version = Some(file.version);
         Ok(m)
     }
+}
+
+/// The model of a 4.00–5.00 body whose skinning arrays are `skin`.
+fn v4_model(b: &FileMeshV4, skin: SkinningV1, version: Version) -> Result<Mesh> {
+    let layout = if version.has_facs() {
+        HeaderLayout::V5
+    } else {
+        HeaderLayout::V4
+    };
+    let mut m = Mesh {
+        vertices: b.vertices.iter().map(vertex).collect(),
+        faces: b.faces.iter().map(|f| f.indices).collect(),
+        lods: Lods {
+            lod_type: b.lod_type,
+            num_high_quality_lods: b.num_high_quality_lods,
+            offsets: b.lod_offsets.clone().into(),
+        },
+        ..Mesh::default()
+    };
+    read_skin(&mut m, &skin)?;
+    if let Facs::Data(d) = &b.facs {
+        m.facs = Some(facs(d)?);
+    }
+    m.stored = Stored {
+        header_tail: tail(layout, &b.header_tail),
+        padding: Some(b.unused_padding),
+        trailing: b.trailing.clone(),
+        skin: Some(skin),
+        facs: version.has_facs().then(|| StoredFacs {
+            format: Some(b.facs_data_format),
+            facs: b.facs.clone(),
+        }),
+        ..Stored::default()
+    };
+    Ok(m)
 }
 
 /// Header bytes beyond the known fields, if there are any.
@@ -454,11 +474,10 @@ pub(crate) fn skinning(
             o.get_or_insert(s);
         }
     }
-    envelopes
-        .iter()
-        .zip(owner)
-        .enumerate()
-        .map(|(v, (e, s))| {
+    // Sized once: a million-vertex mesh should not grow its array by doubling.
+    let mut out = Vec::with_capacity(envelopes.len());
+    for (v, (e, s)) in envelopes.iter().zip(owner).enumerate() {
+        out.push({
             let mut skin = VertexSkin::default();
             for (slot, (&b, &w)) in e.bones.iter().zip(&e.weights).enumerate() {
                 if w == 0 {
@@ -480,9 +499,10 @@ pub(crate) fn skinning(
                     *i = Influence { bone: global, weight: w };
                 }
             }
-            Ok(skin)
-        })
-        .collect()
+            skin
+        });
+    }
+    Ok(out)
 }
 
 pub(crate) fn facs(d: &FacsData) -> Result<FacsRig> {
