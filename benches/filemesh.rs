@@ -305,6 +305,44 @@ fn bench_file<M: RbxMesh>(group: &mut BenchmarkGroup<'_, WallTime>, mesh: &FileM
     });
 }
 
+/// A 1.00 text mesh of 100,000 faces (900,000 numbers written with Roblox's six
+/// significant digits), read by meshcodec (raw and model) and by `rbx_mesh`.
+fn text(c: &mut Criterion) {
+    use meshcodec::filemesh::raw::text::VertexV1;
+    use meshcodec::filemesh::raw::FileMeshV1;
+    let mut rng = Rng(0x5eed_7e47);
+    let faces: Vec<[VertexV1; 3]> = (0..100_000)
+        .map(|_| {
+            std::array::from_fn(|_| VertexV1 {
+                position: [rng.unit() * 8.0, rng.unit() * 8.0, rng.unit() * 8.0],
+                normal: [rng.unit(), rng.unit(), rng.unit()],
+                uvw: [rng.unit().abs(), rng.unit().abs(), 0.0],
+            })
+        })
+        .collect();
+    let bytes = FileMeshV1::new(faces)
+        .write(Version::V1_00)
+        .expect("a text mesh");
+    assert!(rbx_mesh::read_mesh_versioned(Cursor::new(&bytes[..])).is_ok());
+    let mut group = c.benchmark_group("filemesh 1.00 text");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function("meshcodec read", |b| {
+        b.iter(|| FileMesh::read(black_box(&bytes)).expect("read"))
+    });
+    group.bench_function("meshcodec model read", |b| {
+        b.iter(|| meshcodec::filemesh::model::Mesh::read(black_box(&bytes)).expect("read"))
+    });
+    group.bench_function("rbx_mesh read", |b| {
+        b.iter(|| rbx_mesh::read_mesh_versioned(Cursor::new(black_box(&bytes[..]))).expect("read"))
+    });
+    group.finish();
+}
+
 fn filemesh(c: &mut Criterion) {
     for (name, mesh) in [("4.01", build_v401()), ("5.00", build_v500())] {
         let mut group = c.benchmark_group(format!("filemesh {name}"));
@@ -325,7 +363,7 @@ fn filemesh(c: &mut Criterion) {
 
 /// Holds the criterion group, kept private so the generated `pub fn` needs no docs.
 mod group {
-    criterion::criterion_group!(benches, super::filemesh);
+    criterion::criterion_group!(benches, super::filemesh, super::text);
 }
 
 criterion_main!(group::benches);
