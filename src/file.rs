@@ -358,14 +358,26 @@ impl MeshFile for AnyFile {
 /// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive, or
 /// CSGPHS collision hulls, one per primitive; with the report of what the target loses.
 pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
-    match *target {
+    let mut converted = match *target {
         Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
         Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
         Target::UnigineMesh(v) => Err(usage(format!(
             "--to {v}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
              (0, 3, 5, 6, 7, 8)"
         ))),
-    }
+    }?;
+    // What the reader left behind comes first in the report: nothing is dropped in
+    // silence.
+    let unread = scene
+        .notes
+        .iter()
+        .filter(|n| n.kind == crate::scene::NoteKind::NotImported)
+        .map(|n| Loss {
+            kind: crate::loss::LossKind::NotImported,
+            detail: n.detail.clone(),
+        });
+    converted.losses = unread.chain(converted.losses).collect();
+    Ok(converted)
 }
 
 /// Serialises a value as JSON for [`MeshFile::dump`].

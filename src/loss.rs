@@ -75,6 +75,9 @@ pub enum LossKind {
     TextW,
     /// Shared vertices: text has one vertex per face corner.
     VertexSharing,
+    /// Import: content of the glTF or OBJ source that the scene does not carry (skins,
+    /// animations, morph targets, further UV sets, node transforms, materials …).
+    NotImported,
     /// Vertex values changed in another way (should not happen; reported for
     /// completeness).
     Values,

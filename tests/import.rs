@@ -364,3 +364,95 @@ fn csg_hulls_survive_export_and_import() {
     }
     assert!(n >= 6, "{n}");
 }
+
+/// What a glTF holds beyond what import carries is named, and refused without
+/// `--allow-lossy`: skins (and their JOINTS/WEIGHTS), morph targets, further UV sets,
+/// primitives that are not triangle lists, node transforms, instanced meshes and
+/// materials. A required geometry extension is refused by name.
+#[test]
+fn import_names_what_it_leaves_behind() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture_dir("filemesh").join("v4.00-bones.mesh");
+    let gltf_path = dir.path().join("skinned.gltf");
+    let out = dir.path().join("out.mesh");
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
+    assert!(
+        run(&["export".as_ref(), src.as_os_str(), gltf_path.as_os_str()])
+            .status
+            .success()
+    );
+    let import = |path: &std::path::Path, lossy: bool| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "import".as_ref(),
+            path.as_os_str(),
+            out.as_os_str(),
+            "--to".as_ref(),
+            "4.00".as_ref(),
+        ];
+        if lossy {
+            args.push("--allow-lossy".as_ref());
+        }
+        run(&args)
+    };
+    // The skin alone.
+    let o = import(&gltf_path, false);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for expected in [
+        "1 skin (joints, inverse bind matrices) is not imported",
+        "vertex attribute JOINTS_0 (skinning) of 1 primitive is not imported",
+        "vertex attribute WEIGHTS_0 (skinning) of 1 primitive is not imported",
+    ] {
+        assert!(err.contains(expected), "{expected:?} in {err}");
+    }
+    assert!(
+        !out.exists(),
+        "nothing is written when the import is refused"
+    );
+
+    // Everything else import leaves behind, added by hand.
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&gltf_path).unwrap()).unwrap();
+    let prim = doc["meshes"][0]["primitives"][0].clone();
+    let mut points = prim.clone();
+    points["mode"] = 0.into();
+    let mut morphed = prim.clone();
+    let pos = prim["attributes"]["POSITION"].clone();
+    morphed["targets"] = serde_json::json!([{ "POSITION": pos }]);
+    morphed["attributes"]["TEXCOORD_1"] = pos.clone();
+    doc["meshes"][0]["primitives"] = serde_json::json!([prim, points, morphed]);
+    let nodes = doc["nodes"].as_array_mut().unwrap();
+    nodes.push(serde_json::json!({ "mesh": 0, "translation": [1.0, 0.0, 0.0] }));
+    doc["materials"] = serde_json::json!([{ "name": "paint" }]);
+    let edited = dir.path().join("edited.gltf");
+    std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let o = import(&edited, false);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for expected in [
+        "1 primitive that is not a triangle list (points, lines, strips or fans) was left out",
+        "morph targets of 1 primitive are not imported",
+        "vertex attribute TEXCOORD_1 (a further UV set) of 1 primitive is not imported",
+        "the transforms of 1 node are not applied",
+        "1 further use of meshes that several nodes place is not imported",
+        "1 material not imported",
+    ] {
+        assert!(err.contains(expected), "{expected:?} in {err}");
+    }
+    // With --allow-lossy the import goes ahead and says what it dropped.
+    let o = import(&edited, true);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("dropped: 1 skin (joints"), "{err}");
+    assert!(out.exists());
+
+    // A file that requires Draco-compressed geometry is refused by the extension's name.
+    doc["extensionsRequired"] = serde_json::json!(["KHR_draco_mesh_compression"]);
+    std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let o = import(&edited, true);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("requires KHR_draco_mesh_compression"), "{err}");
+}

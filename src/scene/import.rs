@@ -108,6 +108,7 @@ fn entry<'a>(doc: &'a Value, array: &str, i: usize, ctx: &str) -> Result<&'a Val
 pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
     let (json, bin) = split_glb(bytes)?;
     let doc: Value = serde_json::from_slice(json).map_err(|e| bad(format!("glTF JSON: {e}")))?;
+    super::unread::check_required_extensions(&doc)?;
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     for (i, b) in doc
         .get("buffers")
@@ -231,6 +232,7 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
     }
     Ok(Scene {
         meshes,
+        notes: super::unread::gltf_unread(&doc),
         ..Scene::default()
     })
 }

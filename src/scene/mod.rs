@@ -31,6 +31,7 @@ pub mod gltf;
 pub mod import;
 pub mod obj;
 pub(crate) mod skin;
+mod unread;
 
 use serde::Serialize;
 
@@ -88,6 +89,9 @@ pub enum NoteKind {
     /// Normals of zero length (once any component that is not finite became 0),
     /// replaced by (0, 0, 1).
     ZeroNormals,
+    /// Import: content of the glTF or OBJ file that the scene does not carry (skins,
+    /// animations, morph targets, further UV sets, node transforms, materials …).
+    NotImported,
 }
 
 /// What the adapters and [`Scene::prepare`] change, counted, per kind and per what
@@ -142,6 +146,7 @@ impl Fixes {
                         "{count} normal{s} of zero length (once components that were not \
                          finite became 0) {was} written as (0, 0, 1)"
                     ),
+                    NoteKind::NotImported => format!("{count} {what} {was} not imported"),
                 };
                 ExportNote {
                     kind,

@@ -1,0 +1,226 @@
+//! What a glTF document holds that the import does not carry into the scene, named so
+//! that nothing is dropped in silence: each becomes an [`ExportNote`] of kind
+//! [`NoteKind::NotImported`], which [`crate::import`] turns into the loss report (the CLI
+//! then refuses without `--allow-lossy`). Extensions the reader cannot decode and the
+//! file requires are refused up front, by name.
+
+use serde_json::Value;
+
+use super::{ExportNote, NoteKind};
+use crate::error::Result;
+
+/// The vertex attributes the import reads.
+const READ_ATTRIBUTES: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0"];
+
+/// Extensions that change how geometry is stored: a file that requires one cannot be
+/// read without it.
+const GEOMETRY_EXTENSIONS: [&str; 3] = [
+    "KHR_draco_mesh_compression",
+    "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
+];
+
+fn array<'a>(doc: &'a Value, key: &str) -> &'a [Value] {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// Refuses a document that requires an extension the reader does not implement, naming
+/// it (rather than failing later on a buffer view the extension replaces).
+pub(crate) fn check_required_extensions(doc: &Value) -> Result<()> {
+    let required: Vec<&str> = array(doc, "extensionsRequired")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    if let Some(ext) = required.first() {
+        let kind = if GEOMETRY_EXTENSIONS.contains(ext) {
+            "compressed or quantized geometry"
+        } else {
+            "an extension"
+        };
+        return Err(super::import::bad(format!(
+            "the glTF file requires {ext} ({kind}), which meshcodec cannot read yet; \
+             re-export it without {ext} (for example with glTF-Transform or Blender)"
+        )));
+    }
+    Ok(())
+}
+
+/// One note per kind of content the import leaves behind, with counts.
+pub(crate) fn gltf_unread(doc: &Value) -> Vec<ExportNote> {
+    let mut notes = Vec::new();
+    let mut note = |count: usize, detail: String| {
+        if count > 0 {
+            notes.push(ExportNote {
+                kind: NoteKind::NotImported,
+                count,
+                detail,
+            });
+        }
+    };
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let primitives: Vec<&Value> = array(doc, "meshes")
+        .iter()
+        .flat_map(|m| array(m, "primitives"))
+        .collect();
+    let not_triangles = primitives
+        .iter()
+        .filter(|p| p.get("mode").and_then(Value::as_u64).unwrap_or(4) != 4)
+        .count();
+    note(
+        not_triangles,
+        format!(
+            "{} that {} not a triangle list (points, lines, strips or fans) {} left out",
+            plural(not_triangles, "primitive", "primitives"),
+            if not_triangles == 1 { "is" } else { "are" },
+            if not_triangles == 1 { "was" } else { "were" }
+        ),
+    );
+    let mut other: std::collections::BTreeMap<&str, usize> = Default::default();
+    for p in &primitives {
+        if let Some(attrs) = p.get("attributes").and_then(Value::as_object) {
+            for name in attrs.keys() {
+                if !READ_ATTRIBUTES.contains(&name.as_str()) {
+                    *other.entry(name.as_str()).or_default() += 1;
+                }
+            }
+        }
+    }
+    for (name, n) in other {
+        let what = match name {
+            n if n.starts_with("JOINTS_") || n.starts_with("WEIGHTS_") => " (skinning)",
+            n if n.starts_with("TEXCOORD_") => " (a further UV set)",
+            n if n.starts_with("COLOR_") => " (a further colour set)",
+            _ => "",
+        };
+        note(
+            n,
+            format!(
+                "vertex attribute {name}{what} of {} is not imported",
+                plural(n, "primitive", "primitives")
+            ),
+        );
+    }
+    let morphs = primitives
+        .iter()
+        .filter(|p| !array(p, "targets").is_empty())
+        .count();
+    note(
+        morphs,
+        format!(
+            "morph targets of {} are not imported",
+            plural(morphs, "primitive", "primitives")
+        ),
+    );
+    let skins = array(doc, "skins").len();
+    note(
+        skins,
+        format!(
+            "{} (joints, inverse bind matrices) {} not imported",
+            plural(skins, "skin", "skins"),
+            if skins == 1 { "is" } else { "are" }
+        ),
+    );
+    let animations = array(doc, "animations").len();
+    note(
+        animations,
+        format!(
+            "{} {} not imported",
+            plural(animations, "animation", "animations"),
+            if animations == 1 { "is" } else { "are" }
+        ),
+    );
+    // Meshes are read in their own coordinates: node transforms are not applied, and a
+    // mesh that several nodes place is read once.
+    let nodes = array(doc, "nodes");
+    // The nodes that place a mesh: those with one, and their ancestors (a joint's
+    // transform belongs to its skin, reported above).
+    let mut parent = vec![None; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for c in array(n, "children").iter().filter_map(Value::as_u64) {
+            if let Some(p) = parent.get_mut(c as usize) {
+                *p = Some(i);
+            }
+        }
+    }
+    let mut placing = vec![false; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        if n.get("mesh").is_none() {
+            continue;
+        }
+        let mut at = Some(i);
+        // A cycle (an invalid file) cannot keep this walk going: each node once.
+        while let Some(k) = at {
+            match placing.get_mut(k) {
+                Some(seen) if !*seen => *seen = true,
+                _ => break,
+            }
+            at = parent.get(k).copied().flatten();
+        }
+    }
+    let transformed = nodes
+        .iter()
+        .zip(&placing)
+        .filter(|(_, placing)| **placing)
+        .map(|(n, _)| n)
+        .filter(|n| {
+            let moved = |key: &str, identity: &[f64]| {
+                n.get(key).and_then(Value::as_array).is_some_and(|v| {
+                    v.len() != identity.len()
+                        || v.iter().zip(identity).any(|(x, i)| x.as_f64() != Some(*i))
+                })
+            };
+            moved("translation", &[0.0; 3])
+                || moved("rotation", &[0.0, 0.0, 0.0, 1.0])
+                || moved("scale", &[1.0; 3])
+                || moved(
+                    "matrix",
+                    &[
+                        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0,
+                        1.0,
+                    ],
+                )
+        })
+        .count();
+    note(
+        transformed,
+        format!(
+            "the transforms of {} are not applied: meshes are imported in their own \
+             coordinates",
+            plural(transformed, "node", "nodes")
+        ),
+    );
+    let mut uses: std::collections::BTreeMap<u64, usize> = Default::default();
+    for n in nodes {
+        if let Some(m) = n.get("mesh").and_then(Value::as_u64) {
+            *uses.entry(m).or_default() += 1;
+        }
+    }
+    let extra_instances: usize = uses.values().map(|&u| u.saturating_sub(1)).sum();
+    note(
+        extra_instances,
+        format!(
+            "{} of meshes that several nodes place {} not imported: each mesh is \
+             imported once",
+            plural(extra_instances, "further use", "further uses"),
+            if extra_instances == 1 { "is" } else { "are" }
+        ),
+    );
+    for (key, one, many) in [
+        ("materials", "material", "materials"),
+        ("textures", "texture", "textures"),
+        ("cameras", "camera", "cameras"),
+    ] {
+        let n = array(doc, key).len();
+        note(n, format!("{} not imported", plural(n, one, many)));
+    }
+    notes
+}
