@@ -248,6 +248,9 @@ pub struct ExportOptions {
     /// FileMesh: the level of detail (0, the default, is full detail). Other formats
     /// have one and refuse any other value.
     pub lod: usize,
+    /// FileMesh: every level of detail, one mesh each (`lod` is then ignored). Other
+    /// formats have one level and ignore it.
+    pub all_lods: bool,
     /// The name of the exported mesh (the file name, without its extension).
     pub name: String,
     /// Keep the numbers in the source's axes (UNIGINE: +Z up) instead of turning them to

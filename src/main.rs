@@ -87,9 +87,10 @@ enum Command {
         /// Output file: .gltf, .glb or .obj.
         #[arg(value_parser = interchange_path)]
         output: PathBuf,
-        /// FileMesh: the level of detail to export (0, the default, is full detail).
-        #[arg(long, value_name = "N", default_value_t = 0)]
-        lod: usize,
+        /// FileMesh: the level of detail to export (0, the default, is full detail), or
+        /// `all` for every level, one glTF mesh (OBJ object) each.
+        #[arg(long, value_name = "N|all", default_value = "0", value_parser = lod_choice)]
+        lod: Lod,
         /// Write positions, normals and transforms in the source's own axes (UNIGINE:
         /// +Z up) instead of glTF's +Y up, to compare numbers with the file's.
         #[arg(long)]
@@ -330,7 +331,23 @@ fn interchange_path(p: &str) -> Result<PathBuf, String> {
     }
 }
 
-fn export(input: &Path, output: &Path, lod: usize, keep_axes: bool) -> Result<ExitCode, Failure> {
+/// `export --lod`: one level of detail, or all of them.
+#[derive(Clone, Copy, Debug)]
+enum Lod {
+    Level(usize),
+    All,
+}
+
+fn lod_choice(s: &str) -> Result<Lod, String> {
+    if s == "all" {
+        return Ok(Lod::All);
+    }
+    s.parse()
+        .map(Lod::Level)
+        .map_err(|_| format!("{s:?}: a level of detail (0, 1, …) or `all`"))
+}
+
+fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<ExitCode, Failure> {
     let name = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -339,7 +356,11 @@ fn export(input: &Path, output: &Path, lod: usize, keep_axes: bool) -> Result<Ex
     let scene = file
         .to_scene(
             &ExportOptions {
-                lod,
+                lod: match lod {
+                    Lod::Level(n) => n,
+                    Lod::All => 0,
+                },
+                all_lods: matches!(lod, Lod::All),
                 name,
                 keep_axes,
             },

@@ -58,13 +58,25 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
         Format::FileMesh => {
             let mesh = meshcodec::filemesh::model::Mesh::read(&bytes)
                 .unwrap_or_else(|e| panic!("{}", what(e)));
-            (0..mesh.lods.count())
+            let mut scenes: Vec<(String, Scene)> = (0..mesh.lods.count())
                 .map(|lod| {
                     let scene = meshcodec::filemesh::scene::to_scene(&mesh, &name, lod)
                         .unwrap_or_else(|e| panic!("LOD {lod} of {}", what(e)));
                     (format!("LOD {lod}"), scene)
                 })
-                .collect()
+                .collect();
+            // `export --lod all`: every LOD, one mesh each, the same as one at a time.
+            if scenes.len() > 1 {
+                let all = meshcodec::filemesh::scene::to_scene_all_lods(&mesh, &name)
+                    .unwrap_or_else(|e| panic!("all LODs of {}", what(e)));
+                assert_eq!(all.meshes.len(), scenes.len());
+                for (k, (m, (_, one))) in all.meshes.iter().zip(&scenes).enumerate() {
+                    assert_eq!(m.name, format!("{name} LOD {k}"));
+                    assert_eq!(m.primitives, one.meshes[0].primitives);
+                }
+                scenes.push(("all LODs".to_string(), all));
+            }
+            scenes
         }
         Format::Csgphs => {
             let m = meshcodec::csg::phs::model::CsgMesh::read(&bytes)

@@ -74,6 +74,9 @@ impl MeshFile for FileMesh {
 
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
         let mesh = Mesh::from_file_with_limits(self, limits)?;
+        if options.all_lods {
+            return super::scene::to_scene_all_lods(&mesh, &options.name);
+        }
         super::scene::to_scene(&mesh, &options.name, options.lod)
     }
 }

@@ -80,6 +80,30 @@ pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> 
     Ok(scene)
 }
 
+/// Every level of detail of a mesh as a scene: one glTF mesh per LOD, named
+/// `"{name} LOD k"` (each holding the vertices its faces use), sharing one skeleton. The
+/// notes of each LOD are kept, prefixed with the LOD they concern.
+pub fn to_scene_all_lods(mesh: &crate::filemesh::model::Mesh, name: &str) -> Result<Scene> {
+    let mut all = Scene::default();
+    for lod in 0..mesh.lods.count().max(1) {
+        let scene = to_scene(mesh, name, lod)?;
+        if lod == 0 {
+            all.skeleton = scene.skeleton;
+        }
+        all.meshes
+            .extend(scene.meshes.into_iter().map(|m| ExportMesh {
+                name: format!("{name} LOD {lod}"),
+                ..m
+            }));
+        all.notes
+            .extend(scene.notes.into_iter().map(|n| crate::scene::ExportNote {
+                detail: format!("LOD {lod}: {}", n.detail),
+                ..n
+            }));
+    }
+    Ok(all)
+}
+
 /// The skeleton of FileMesh bones (world space), `None` without bones.
 fn filemesh_skeleton(
     bones: &[crate::filemesh::model::MeshBone],
