@@ -191,6 +191,9 @@ impl Target {
     /// Checks the spelling of a `--to` value: a version of some format meshcodec
     /// writes. Which format it must be is decided by the input ([`MeshFile::target`]).
     pub fn check_spelling(s: &str) -> std::result::Result<(), String> {
+        if let Some(t) = Target::qualified(s) {
+            return t.map(drop).map_err(|e| e.to_string());
+        }
         let csg = s.parse::<u32>().is_ok_and(|v| CSGPHS_VERSIONS.contains(&v));
         if csg || s.parse::<Version>().is_ok() || s.parse::<MeshVersion>().is_ok() {
             Ok(())
@@ -203,9 +206,48 @@ impl Target {
         }
     }
 
+    /// A target named with its format, `FORMAT:VERSION` (`filemesh:4.01`, `csgphs:7`,
+    /// `unigine:ms13`): `None` when `s` names no format.
+    pub fn qualified(s: &str) -> Option<Result<Target>> {
+        let (format, version) = s.split_once(':')?;
+        let bad = |what: &str| {
+            usage(format!(
+                "--to {s}: {what} (formats: filemesh:1.00 … filemesh:7.00, csgphs:0 … \
+                 csgphs:8, unigine:ms10 … unigine:ms14)"
+            ))
+        };
+        Some(match format.to_ascii_lowercase().as_str() {
+            "filemesh" => version
+                .parse::<Version>()
+                .map(Target::FileMesh)
+                .map_err(|_| bad("not a FileMesh version")),
+            "csgphs" => match version.parse::<u32>() {
+                Ok(v) if CSGPHS_VERSIONS.contains(&v) => Ok(Target::Csgphs(v)),
+                _ => Err(bad("not a CSGPHS version")),
+            },
+            "unigine" | "unigine-mesh" => version
+                .parse::<MeshVersion>()
+                .map(Target::UnigineMesh)
+                .map_err(|_| bad("not a UNIGINE mesh version")),
+            _ => Err(bad("unknown format")),
+        })
+    }
+
+    /// The format a target writes.
+    pub fn format(&self) -> Format {
+        match self {
+            Target::FileMesh(_) => Format::FileMesh,
+            Target::Csgphs(_) => Format::Csgphs,
+            Target::UnigineMesh(_) => Format::UnigineMesh,
+        }
+    }
+
     /// The target of an import (`import --to`): a FileMesh version (`4.01`) or a CSGPHS
-    /// version (`7`).
+    /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`).
     pub fn for_import(s: &str) -> Result<Target> {
+        if let Some(t) = Target::qualified(s) {
+            return t;
+        }
         if let Ok(v) = s.parse::<Version>() {
             return Ok(Target::FileMesh(v));
         }
@@ -308,6 +350,21 @@ pub trait MeshFile {
 
     /// The format-neutral scene for export (glTF, OBJ).
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene>;
+
+    /// What this file holds that its default scene ([`MeshFile::to_scene`]) does not
+    /// carry, for a conversion to another format ([`convert_to`]). The default names
+    /// the format's own data as a whole, so that such a conversion is never called
+    /// lossless without a format saying precisely what its scene keeps.
+    fn scene_losses(&self, _limits: &Limits) -> Result<Vec<Loss>> {
+        Ok(vec![Loss {
+            kind: crate::loss::LossKind::NotImported,
+            detail: format!(
+                "{} data beyond the geometry, skin, morph targets and animations that the \
+                 format-neutral scene carries",
+                self.format().name()
+            ),
+        }])
+    }
 }
 
 impl AnyFile {
@@ -356,6 +413,9 @@ impl MeshFile for AnyFile {
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
         self.as_mesh_file().to_scene(options, limits)
     }
+    fn scene_losses(&self, limits: &Limits) -> Result<Vec<Loss>> {
+        self.as_mesh_file().scene_losses(limits)
+    }
 }
 
 /// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive, or
@@ -369,18 +429,127 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
              (0, 3, 5, 6, 7, 8)"
         ))),
     }?;
-    // What the reader left behind comes first in the report: nothing is dropped in
-    // silence.
-    let unread = scene
+    // What the scene holds that the target does not carry comes first in the report:
+    // nothing is dropped in silence.
+    let mut losses = scene_losses(scene, target);
+    losses.append(&mut converted.losses);
+    converted.losses = losses;
+    Ok(converted)
+}
+
+/// What writing `scene` as `target` leaves behind before the target's own conversion:
+/// what the scene's reader or adapter already left out or replaced (its notes), and
+/// what the scene holds that import does not carry into the target's model.
+fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
+    use crate::loss::LossKind;
+    let mut losses: Vec<Loss> = scene
         .notes
         .iter()
-        .filter(|n| n.kind == crate::scene::NoteKind::NotImported)
         .map(|n| Loss {
-            kind: crate::loss::LossKind::NotImported,
+            kind: match n.kind {
+                crate::scene::NoteKind::NonFinite | crate::scene::NoteKind::ZeroNormals => {
+                    LossKind::NonFinite
+                }
+                _ => LossKind::NotImported,
+            },
             detail: n.detail.clone(),
-        });
-    converted.losses = unread.chain(converted.losses).collect();
-    Ok(converted)
+        })
+        .collect();
+    let mut lose = |kind: LossKind, count: usize, detail: String| {
+        if count > 0 {
+            losses.push(Loss { kind, detail });
+        }
+    };
+    let prims: Vec<&crate::scene::Primitive> =
+        scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+    if let Some(s) = &scene.skeleton {
+        let skinned = prims.iter().filter(|p| p.joints.is_some()).count();
+        lose(
+            LossKind::Skeleton,
+            s.joints.len().max(skinned),
+            format!(
+                "the skeleton ({} joints) and the skins of {skinned} primitives are not \
+                 carried by import into {target}",
+                s.joints.len()
+            ),
+        );
+    }
+    let morphs: usize = prims.iter().map(|p| p.morph_targets.len()).sum();
+    lose(
+        LossKind::NotImported,
+        morphs,
+        format!("{morphs} morph targets are not carried into {target}"),
+    );
+    let animations = scene.animations.len();
+    lose(
+        LossKind::NotImported,
+        animations,
+        format!("{animations} animations are not carried into {target}"),
+    );
+    match target {
+        Target::Csgphs(_) => {
+            for (what, n) in [
+                (
+                    "normals",
+                    prims.iter().filter(|p| p.normals.is_some()).count(),
+                ),
+                ("UVs", prims.iter().filter(|p| p.uvs.is_some()).count()),
+                (
+                    "colours",
+                    prims.iter().filter(|p| p.colors.is_some()).count(),
+                ),
+            ] {
+                lose(
+                    LossKind::NotImported,
+                    n,
+                    format!("the {what} of {n} primitives: CSGPHS stores hull positions only"),
+                );
+            }
+        }
+        Target::FileMesh(_) => {
+            // FileMesh colours are bytes: a colour off the 1/255 grid is rounded.
+            let off_grid = prims
+                .iter()
+                .flat_map(|p| p.colors.iter().flatten().flatten())
+                .filter(|&&c| {
+                    let q = (c.clamp(0.0, 1.0) * 255.0).round() / 255.0;
+                    q != c
+                })
+                .count();
+            lose(
+                LossKind::Colors,
+                off_grid,
+                format!("{off_grid} colour components rounded to FileMesh's 8-bit steps"),
+            );
+        }
+        Target::UnigineMesh(_) => {}
+    }
+    losses
+}
+
+/// Converts `file` to `to`: a version of its own format (`4.01`, or qualified,
+/// `filemesh:4.01`), through [`MeshFile::convert`]; or a version of another format
+/// (`csgphs:7`), through the format-neutral scene ([`MeshFile::to_scene`] with default
+/// options, then [`import`]), whose loss report also names what the scene leaves
+/// behind.
+pub fn convert_to(
+    file: &dyn MeshFile,
+    to: &str,
+    options: &ConvertOptions,
+    limits: &Limits,
+) -> Result<Converted> {
+    match Target::qualified(to).transpose()? {
+        Some(t) if t.format() != file.format() => {
+            let scene = file.to_scene(&ExportOptions::default(), limits)?;
+            let mut c = import(&scene, &t, options)?;
+            let mut losses = file.scene_losses(limits)?;
+            losses.append(&mut c.losses);
+            c.losses = losses;
+            Ok(c)
+        }
+        Some(t) => file.convert(&t, options, limits),
+        None => file.convert(&file.target(to)?, options, limits),
+    }
 }
 
 /// Serialises a value as JSON for [`MeshFile::dump`].

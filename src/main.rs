@@ -50,7 +50,9 @@ enum Command {
         output: PathBuf,
         /// Target version. FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
         /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8. UNIGINE mesh: ms10, ms11, ms12, ms13, ms14.
-        #[arg(long, value_name = "VER", value_parser = parse_target)]
+        /// A bare version is one of the input's format; FORMAT:VERSION (filemesh:4.01,
+        /// csgphs:7) writes that format, across formats through the format-neutral scene.
+        #[arg(long, value_name = "[FORMAT:]VER", value_parser = parse_target)]
         to: Option<String>,
         /// Accept a conversion that loses data the target cannot hold.
         #[arg(long)]
@@ -215,13 +217,15 @@ fn convert(
         // No --to: the raw layer writes the file back byte for byte.
         None => file.write().map_err(|e| fail(input, e))?,
         Some(to) => {
-            let target = file.target(to).map_err(|e| fail(input, e))?;
             let options = ConvertOptions { core_mesh };
-            let c = file
-                .convert(&target, &options, &limits)
-                .map_err(|e| fail(input, e))?;
+            let c =
+                meshcodec::convert_to(&file, to, &options, &limits).map_err(|e| fail(input, e))?;
             let from = file.version_name();
-            check_losses(input, &from, &target.to_string(), &c.losses, allow_lossy)?;
+            let shown = Target::qualified(to)
+                .and_then(Result::ok)
+                .or_else(|| file.target(to).ok())
+                .map_or_else(|| to.to_string(), |t| t.to_string());
+            check_losses(input, &from, &shown, &c.losses, allow_lossy)?;
             c.bytes
         }
     };

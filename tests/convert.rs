@@ -573,3 +573,92 @@ fn non_finite_values_are_kept_or_replaced_and_reported() {
         c.losses
     );
 }
+
+/// `--to FORMAT:VERSION`: the same format goes through the format's own model (the
+/// qualified spelling is the bare one), another through the scene, with a report that
+/// names what the source holds beyond the scene and what the target cannot store.
+#[test]
+fn any_format_to_any_format() {
+    use meshcodec::{convert_to, open, ConvertOptions, Limits, MeshFile};
+    let limits = Limits::default();
+    let options = ConvertOptions::default();
+    let read = |p: std::path::PathBuf| std::fs::read(p).expect("read");
+    let triangles = |bytes: &[u8]| -> usize {
+        let f = open(bytes).expect("open");
+        f.to_scene(&Default::default(), &limits)
+            .expect("scene")
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.triangles.len())
+            .sum()
+    };
+
+    // FileMesh: qualified and bare spellings agree.
+    let mesh = read(common::fixture_dir("filemesh").join("v4.00-bones.mesh"));
+    let file = open(&mesh).expect("open");
+    let bare = file
+        .convert(&file.target("4.01").unwrap(), &options, &limits)
+        .unwrap();
+    let qualified = convert_to(&file, "filemesh:4.01", &options, &limits).unwrap();
+    assert_eq!(bare, qualified);
+
+    // FileMesh → CSGPHS: the skin, normals, UVs and colours are named; the triangles of
+    // LOD 0 become hull triangles.
+    let c = convert_to(&file, "csgphs:7", &options, &limits).unwrap();
+    let text: Vec<String> = c.losses.iter().map(|l| l.to_string()).collect();
+    for expected in [
+        "skeleton (3 joints)",
+        "the normals of",
+        "the UVs of",
+        "the colours of",
+    ] {
+        assert!(
+            text.iter().any(|t| t.contains(expected)),
+            "{expected}: {text:?}"
+        );
+    }
+    assert!(c.bytes.starts_with(b"CSGPHS\x07\0\0\0"));
+    assert_eq!(triangles(&c.bytes), triangles(&mesh));
+
+    // CSGPHS → FileMesh: the physics, geometry type and hull split are named; every
+    // hull triangle arrives, at the same positions.
+    let csg = read(common::fixture_dir("csgphs").join("csgphs7.bin"));
+    let file = open(&csg).expect("open");
+    let c = convert_to(&file, "filemesh:4.00", &options, &limits).unwrap();
+    let kinds: Vec<_> = c.losses.iter().map(|l| l.kind).collect();
+    use meshcodec::loss::LossKind;
+    for k in [
+        LossKind::CsgPhysics,
+        LossKind::CsgGeometryType,
+        LossKind::CsgHulls,
+    ] {
+        assert!(kinds.contains(&k), "{k:?}: {kinds:?}");
+    }
+    assert_eq!(triangles(&c.bytes), triangles(&csg));
+    let m = meshcodec::filemesh::model::Mesh::read(&c.bytes).unwrap();
+    let scene = file.to_scene(&Default::default(), &limits).unwrap();
+    let hull_positions: Vec<[f32; 3]> = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .flat_map(|p| p.positions.iter().copied())
+        .collect();
+    let mesh_positions: Vec<[f32; 3]> = m.vertices.iter().map(|v| v.position).collect();
+    assert_eq!(mesh_positions, hull_positions);
+
+    // A format without a precise account of its scene is always reported lossy.
+    let unigine = read(common::fixture_dir("unigine").join("ms12-morph.mesh"));
+    let file = open(&unigine).expect("open");
+    let c = convert_to(&file, "filemesh:5.00", &options, &limits).unwrap();
+    assert!(c
+        .losses
+        .iter()
+        .any(|l| l.detail.contains("unigine-mesh data beyond")));
+    assert!(c.losses.iter().any(|l| l.detail.contains("morph targets")));
+    assert_eq!(triangles(&c.bytes), triangles(&unigine));
+
+    // Spellings that name no format or no version of it.
+    assert!(convert_to(&file, "obj:1", &options, &limits).is_err());
+    assert!(convert_to(&file, "csgphs:4", &options, &limits).is_err());
+}

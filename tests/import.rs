@@ -216,14 +216,20 @@ fn cli_import() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("quantized to 11 bits"));
     let o = run(&[&args[..], &draco[..], &["--allow-lossy".as_ref()][..]].concat());
     assert!(o.status.success(), "{o:?}");
-    // Collision data: one hull per primitive, any CSGPHS version.
-    let o = run(&[
+    // Collision data: one hull per primitive, any CSGPHS version. CSGPHS keeps
+    // positions only: the normals, UVs and colours are named, and dropped only when
+    // allowed.
+    let csg = [
         "import".as_ref(),
         glb.as_os_str(),
         out.as_os_str(),
         "--to".as_ref(),
         "7".as_ref(),
-    ]);
+    ];
+    let o = run(&csg);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the normals of 1 primitives"));
+    let o = run(&[&csg[..], &["--allow-lossy".as_ref()][..]].concat());
     assert!(o.status.success(), "{o:?}");
     assert!(std::fs::read(&out)
         .unwrap()

@@ -79,6 +79,66 @@ impl MeshFile for FileMesh {
         }
         super::scene::to_scene(&mesh, &options.name, options.lod)
     }
+
+    /// The scene holds LOD 0's geometry, the skeleton and the skins: what else the mesh
+    /// holds stays behind (the other LODs, FACS, HSR flags, tangents, the LOD settings,
+    /// and bytes the model keeps uninterpreted).
+    fn scene_losses(&self, limits: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        use crate::loss::{Loss, LossKind};
+        let m = Mesh::from_file_with_limits(self, limits)?;
+        let mut losses = Vec::new();
+        let mut lose = |kind: LossKind, detail: String| losses.push(Loss { kind, detail });
+        let n = m.faces.len();
+        let lod0 = m.lods.lod0(n).len();
+        if lod0 < n {
+            lose(
+                LossKind::Lods,
+                format!(
+                    "{} faces of LODs 1 to {} (the scene holds LOD 0)",
+                    n - lod0,
+                    m.lods.count().saturating_sub(1)
+                ),
+            );
+        }
+        if m.lods.lod_type != 0 || m.lods.num_high_quality_lods != 0 {
+            lose(
+                LossKind::LodInfo,
+                format!(
+                    "lodType {} and numHighQualityLODs {}",
+                    m.lods.lod_type, m.lods.num_high_quality_lods
+                ),
+            );
+        }
+        if m.facs.is_some() {
+            lose(LossKind::Facs, "the FACS facial animation data".into());
+        }
+        if let Some(h) = &m.hsr_always_visible {
+            lose(
+                LossKind::Hsr,
+                format!("the HSR flags of {} vertices", h.len()),
+            );
+        }
+        let tangents = m.vertices.iter().filter(|v| v.tangent.is_some()).count();
+        if tangents > 0 {
+            lose(
+                LossKind::Tangents,
+                format!("the tangents of {tangents} vertices"),
+            );
+        }
+        if !m.stored.trailing.is_empty() {
+            lose(
+                LossKind::TrailingBytes,
+                "bytes after the last structure".into(),
+            );
+        }
+        if m.stored.header_tail.is_some() {
+            lose(
+                LossKind::HeaderBytes,
+                "header bytes beyond the known fields".into(),
+            );
+        }
+        Ok(losses)
+    }
 }
 
 /// A scene as a FileMesh of version `v`.

@@ -91,6 +91,36 @@ impl MeshFile for Csgphs {
         let model = CsgMesh::from_csgphs(self, limits)?;
         Ok(super::scene::to_scene(&model, &options.name))
     }
+
+    /// The scene holds the hulls' triangles, one primitive each: the stored physics,
+    /// the geometry type and the hulls as separate convex pieces stay behind.
+    fn scene_losses(&self, limits: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        use crate::loss::{Loss, LossKind};
+        let model = CsgMesh::from_csgphs(self, limits)?;
+        let mut losses = Vec::new();
+        if model.physics.is_some() {
+            losses.push(Loss {
+                kind: LossKind::CsgPhysics,
+                detail: "the stored physics info (volume, centre of gravity, inertia)".into(),
+            });
+        }
+        if let Some(g) = model.geometry_type {
+            losses.push(Loss {
+                kind: LossKind::CsgGeometryType,
+                detail: format!("the geometry type byte ({g})"),
+            });
+        }
+        if model.hulls.len() > 1 {
+            losses.push(Loss {
+                kind: LossKind::CsgHulls,
+                detail: format!(
+                    "the split into {} convex hulls (they become one mesh's parts)",
+                    model.hulls.len()
+                ),
+            });
+        }
+        Ok(losses)
+    }
 }
 
 /// A scene as CSGPHS `v`: one hull per primitive.
