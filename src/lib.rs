@@ -9,6 +9,7 @@ pub mod file;
 pub mod filemesh;
 pub(crate) mod io;
 pub mod loss;
+pub mod output;
 pub mod scene;
 pub mod stf;
 pub mod unigine;

@@ -169,8 +169,36 @@ fn main() -> ExitCode {
     }
 }
 
+/// `println!` for results on standard output, which ends the program quietly (status 0)
+/// when the reader has gone away (`meshcodec dump F | head`), as the rest of the output
+/// is not wanted; any other write error ends it with status 1.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        say(format_args!($($arg)*))
+    };
+}
+
+fn say(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(text).and_then(|()| out.write_all(b"\n")) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("meshcodec: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| fail(path, format!("cannot read: {e}")))
+}
+
+/// Writes OUT atomically: a temporary file beside it, renamed into place once complete
+/// (`meshcodec::output`); OUT is untouched on any failure.
+fn write_output(output: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    meshcodec::output::write_atomically(output, bytes)
+        .map_err(|e| fail(output, format!("cannot write: {e}")))
 }
 
 /// Reads and opens a file of any format.
@@ -187,7 +215,7 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     if json {
         print_json(path, &summary.json)?;
     } else {
-        print!("{}", summary.text);
+        say!("{}", summary.text.trim_end_matches('\n'));
     }
     problems(path, &summary.problems)
 }
@@ -229,7 +257,7 @@ fn convert(
             c.bytes
         }
     };
-    std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    write_output(output, &bytes)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -285,7 +313,7 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
             Ok((bytes, again))
         });
         match outcome {
-            Ok((a, b)) if a == b => println!("ok        {} ({} bytes)", path.display(), a.len()),
+            Ok((a, b)) if a == b => say!("ok        {} ({} bytes)", path.display(), a.len()),
             Ok((a, b)) => {
                 bad += 1;
                 let at = a
@@ -293,7 +321,7 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
                     .zip(&b)
                     .position(|(x, y)| x != y)
                     .unwrap_or(a.len().min(b.len()));
-                println!(
+                say!(
                     "DIFFERS   {}: first difference at byte {at} ({} bytes read, {} written)",
                     path.display(),
                     a.len(),
@@ -302,11 +330,11 @@ fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
             }
             Err(Failure(msg)) => {
                 bad += 1;
-                println!("ERROR     {msg}");
+                say!("ERROR     {msg}");
             }
         }
     }
-    println!(
+    say!(
         "{} of {} files byte-identical after read and write",
         files.len() - bad,
         files.len()
@@ -384,7 +412,7 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
         _ => scene::obj::to_obj(&scene).map(String::into_bytes),
     }
     .map_err(|e| fail(input, e))?;
-    std::fs::write(output, bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    write_output(output, &bytes)?;
     eprintln!(
         "meshcodec: {}: {}",
         output.display(),
@@ -424,7 +452,7 @@ fn import(
     let c = meshcodec::import(&scene, &target, &ConvertOptions { core_mesh })
         .map_err(|e| fail(input, e))?;
     check_losses(input, from, &target.to_string(), &c.losses, allow_lossy)?;
-    std::fs::write(output, c.bytes).map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    write_output(output, &c.bytes)?;
     eprintln!("meshcodec: {}: {}", output.display(), c.summary);
     Ok(ExitCode::SUCCESS)
 }
@@ -440,6 +468,6 @@ fn dump(path: &Path) -> Result<ExitCode, Failure> {
 /// Prints a value as pretty JSON on standard output.
 fn print_json(path: &Path, value: &impl serde::Serialize) -> Result<(), Failure> {
     let text = serde_json::to_string_pretty(value).map_err(|e| fail(path, e))?;
-    println!("{text}");
+    say!("{text}");
     Ok(())
 }
