@@ -489,3 +489,40 @@ fn damaged_stf_never_panics_or_overallocates() {
     eprintln!("{cases} damaged STF files, {parsed} still parsed, none panicked");
     assert!(cases > 5_000, "{cases}");
 }
+
+/// An ms14 LZ4 block whose header claims 250 times its stored size (what LZ4 could at
+/// most expand to, and far beyond what the block holds): decoding refuses it from the
+/// block's own sequences, without allocating the claimed size.
+#[test]
+fn lz4_block_claiming_too_much_is_refused_without_allocating_it() {
+    use meshcodec::unigine::raw::ms14::Lz4Block;
+    use meshcodec::unigine::{MeshBody, UnigineMesh};
+    let _serial = serial();
+    let bytes = std::fs::read(common::fixture_dir("unigine").join("ms14-static-box.mesh")).unwrap();
+    let mut mesh = UnigineMesh::read(&bytes).unwrap();
+    let MeshBody::Ms14(m) = &mut mesh.body else {
+        panic!("an ms14 fixture")
+    };
+    let mut rng = Rng(0xB0B0_1234_5678_9ABC);
+    let noise: Vec<u8> = (0..65_536).map(|_| rng.next() as u8).collect();
+    let packed = lz4_flex::block::compress(&noise);
+    let claim = packed.len() as u64 * 250;
+    m.blocks.geometry[0] = Lz4Block {
+        size: claim,
+        data: packed.into(),
+    };
+    let bomb = mesh.write().unwrap();
+    assert!(
+        claim > bomb.len() as u64 * 16 + (1 << 20),
+        "a claim beyond the cap"
+    );
+    let budget = bomb.len() * 16 + (1 << 20);
+    ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+    let read = UnigineMesh::read(&bomb);
+    let info = read
+        .as_ref()
+        .map(|m| m.info(&meshcodec::Limits::default()).map(drop));
+    ALLOC.set_limit(usize::MAX).unwrap();
+    let e = info.unwrap().unwrap_err();
+    assert!(e.to_string().contains("the header says"), "{e}");
+}

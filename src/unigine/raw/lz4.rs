@@ -172,9 +172,82 @@ pub fn compress(src: &[u8]) -> Vec<u8> {
     }
 }
 
+/// The exact size an LZ4 block decodes to, found by walking its sequences without
+/// decoding them (constant memory), or `None` if the block is malformed: a length or
+/// literal run past the end, a zero offset, or an offset reaching before the start.
+/// A decoder can then allocate what the data itself produces instead of a size a file
+/// claims.
+pub fn decoded_len(src: &[u8]) -> Option<u64> {
+    // A length: its 4-bit start, plus 255 for every further 255 byte and the last byte.
+    fn length(src: &[u8], i: &mut usize, start: u64) -> Option<u64> {
+        let mut n = start;
+        if start == 15 {
+            loop {
+                let b = *src.get(*i)?;
+                *i += 1;
+                n = n.checked_add(u64::from(b))?;
+                if b != 255 {
+                    break;
+                }
+            }
+        }
+        Some(n)
+    }
+    if src.is_empty() {
+        return Some(0);
+    }
+    let mut i = 0usize;
+    let mut out = 0u64;
+    loop {
+        let token = *src.get(i)?;
+        i += 1;
+        let literals = length(src, &mut i, u64::from(token >> 4))?;
+        i = i.checked_add(usize::try_from(literals).ok()?)?;
+        if i > src.len() {
+            return None;
+        }
+        out = out.checked_add(literals)?;
+        if i == src.len() {
+            // The last sequence is literals only.
+            return Some(out);
+        }
+        let offset = u64::from(u16::from_le_bytes([*src.get(i)?, *src.get(i + 1)?]));
+        i += 2;
+        if offset == 0 || offset > out {
+            return None;
+        }
+        let matched = length(src, &mut i, u64::from(token & 15))?.checked_add(MIN_MATCH as u64)?;
+        out = out.checked_add(matched)?;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walked size equals the decoded size, for this compressor's blocks and for
+    /// lz4_flex's (other match choices), and malformed blocks are refused.
+    #[test]
+    fn decoded_len_is_exact() {
+        let big: Vec<u8> = (0..300_000u32)
+            .map(|i| ((i % 251) ^ (i / 977)) as u8)
+            .collect();
+        let zeros = vec![0u8; 1_000_000];
+        for data in [&b""[..], b"a", b"abcabcabcabcabcabcabcabcabc", &big, &zeros] {
+            for block in [compress(data), lz4_flex::block::compress(data)] {
+                assert_eq!(decoded_len(&block), Some(data.len() as u64));
+                // Cut short, the walk fails or comes out short, never long.
+                for cut in [1, block.len() / 2, block.len().saturating_sub(1)] {
+                    if let Some(n) = block.get(..cut).and_then(decoded_len) {
+                        assert!(n < data.len() as u64 || data.is_empty());
+                    }
+                }
+            }
+        }
+        // A match before any output, and a zero offset.
+        assert_eq!(decoded_len(&[0x04, 0x01, 0x00]), None);
+        assert_eq!(decoded_len(&[0x14, b'a', 0x00, 0x00]), None);
+    }
 
     fn round_trip(data: &[u8]) {
         let c = compress(data);

@@ -114,7 +114,42 @@ impl Lz4Block {
                 },
             ));
         }
-        let mut out = vec![0u8; self.size as usize];
+        // The size the header claims is believed only once the block's own sequences
+        // add up to it: memory follows the data, not the claim.
+        match super::lz4::decoded_len(&self.data) {
+            Some(n) if n == self.size => {}
+            Some(n) => {
+                return Err(Error::new(
+                    "LZ4 block",
+                    ErrorKind::Invalid(format!(
+                        "decompresses to {n} bytes, the header says {}",
+                        self.size
+                    )),
+                ))
+            }
+            None => {
+                return Err(Error::new(
+                    "LZ4 block",
+                    ErrorKind::Invalid(
+                        "not a valid LZ4 block (a length, literal run or offset goes past \
+                         its data)"
+                            .into(),
+                    ),
+                ))
+            }
+        }
+        let mut out = Vec::new();
+        out.try_reserve_exact(self.size as usize).map_err(|_| {
+            Error::new(
+                "LZ4 block",
+                ErrorKind::LimitExceeded {
+                    what: "decompressed LZ4 block (allocation failed)",
+                    requested: self.size,
+                    limit: 0,
+                },
+            )
+        })?;
+        out.resize(self.size as usize, 0);
         match lz4_flex::block::decompress_into(&self.data, &mut out) {
             Ok(n) if n as u64 == self.size => Ok(out),
             Ok(n) => Err(Error::new(
