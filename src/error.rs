@@ -223,11 +223,12 @@ impl Limits {
 }
 
 impl Default for Limits {
-    /// 512 MiB of input, 1 GiB of decoded data.
+    /// 512 MiB of input, and as much of decoded data (a decompressed or decoded
+    /// payload: LZ4, zstd, Draco, STF buffers).
     fn default() -> Self {
         Limits {
             max_input_bytes: 512 << 20,
-            max_decoded_bytes: 1 << 30,
+            max_decoded_bytes: 512 << 20,
         }
     }
 }

@@ -104,8 +104,13 @@ fn real_hulls_have_the_documented_preambles() {
 
 #[test]
 fn decompression_is_bounded_by_limits() {
-    // 4 MiB of zeros compress to a few hundred bytes: a small limit refuses them.
-    let frame = zstd::encode_all(&vec![0u8; 4 << 20][..], 3).unwrap();
+    // A payload whose header counts 4 MiB of (zero) vertices compresses to a few
+    // hundred bytes: a small limit refuses it from the header, before decoding.
+    let vertex_bytes: u32 = 12 * 349_525;
+    let mut payload = vec![0u8; 60];
+    payload[32..36].copy_from_slice(&vertex_bytes.to_le_bytes());
+    payload.resize(60 + vertex_bytes as usize, 0);
+    let frame = zstd::encode_all(&payload[..], 3).unwrap();
     let c = Csgphs {
         version: 8,
         body: CsgBody::Compressed(Compressed {
@@ -125,8 +130,20 @@ fn decompression_is_bounded_by_limits() {
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
     assert_eq!(
         c.decompress(&Limits::default()).unwrap().unwrap().len(),
-        4 << 20
+        payload.len()
     );
+    // Zeros beyond what the header counts are refused, not decoded.
+    let frame = zstd::encode_all(&vec![0u8; 4 << 20][..], 3).unwrap();
+    let zeros = Csgphs {
+        version: 8,
+        body: CsgBody::Compressed(Compressed {
+            geometry_type: 0,
+            reserved: 0,
+            frame,
+        }),
+    };
+    let e = zeros.decompress(&Limits::default()).unwrap_err();
+    assert!(e.to_string().contains("more than the 60 bytes"), "{e}");
     // A frame that is not zstd is an error, not a panic.
     let bad = Csgphs {
         version: 8,

@@ -526,3 +526,32 @@ fn lz4_block_claiming_too_much_is_refused_without_allocating_it() {
     let e = info.unwrap().unwrap_err();
     assert!(e.to_string().contains("the header says"), "{e}");
 }
+
+/// A CSGPHS 8 blob of a few KB whose zstd frame holds 64 MiB of zeros: the payload's
+/// own header (zero counts) says how much to decode, so the rest is never decoded and
+/// memory stays under the cap; the error says the frame holds more than counted.
+#[test]
+fn csgphs_zstd_bomb_is_refused_without_decoding_it() {
+    use meshcodec::csg::phs::Csgphs;
+    use std::io::Write;
+    let _serial = serial();
+    let fixture = std::fs::read(common::fixture_dir("csgphs").join("csgphs8-boxes.bin")).unwrap();
+    let mut bomb = fixture[..12].to_vec();
+    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        enc.write_all(&zeros).unwrap();
+    }
+    bomb.extend(enc.finish().unwrap());
+    drop(zeros);
+    assert!(bomb.len() < 64 << 10, "{} bytes", bomb.len());
+    let budget = bomb.len() * 16 + (1 << 20);
+    ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+    let parsed = Csgphs::read(&bomb);
+    let payload = parsed
+        .as_ref()
+        .map(|c| c.payload(&meshcodec::Limits::default()).map(drop));
+    ALLOC.set_limit(usize::MAX).unwrap();
+    let e = payload.unwrap().unwrap_err();
+    assert!(e.to_string().contains("more than the 60 bytes"), "{e}");
+}

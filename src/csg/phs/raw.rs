@@ -469,33 +469,66 @@ impl Csgphs {
             return Ok(None);
         };
         let err = |m: String| Error::at(12, "CSGPHS zstd frame", ErrorKind::Invalid(m));
-        let decoder =
+        let mut decoder =
             zstd::stream::read::Decoder::new(c.frame.as_slice()).map_err(|e| err(e.to_string()))?;
-        // Reserve what the frame header announces, within the limit and a sane ratio.
-        let announced = zstd::zstd_safe::get_frame_content_size(&c.frame);
-        let mut out = Vec::with_capacity(
-            announced
-                .min(limits.max_decoded_bytes)
-                .min(64 * c.frame.len() as u64 + 4096) as usize,
-        );
-        decoder
-            .take(limits.max_decoded_bytes.saturating_add(1))
-            .read_to_end(&mut out)
-            .map_err(|e| err(e.to_string()))?;
-        if out.len() as u64 > limits.max_decoded_bytes {
+        // The payload's header gives its exact size (60 bytes, the raw hull block, the
+        // bitstream and the vertices): nothing beyond it is decoded, and the buffer grows
+        // with the data that arrives rather than with what a header claims.
+        let mut out = vec![0u8; V8_HEADER_BYTES];
+        decoder.read_exact(&mut out).map_err(|e| {
+            err(format!(
+                "the payload ends inside its {V8_HEADER_BYTES}-byte header ({e})"
+            ))
+        })?;
+        let word = |k: usize| {
+            let b: [u8; 4] = out
+                .get(4 * k..4 * k + 4)
+                .and_then(|b| b.try_into().ok())
+                .unwrap_or_default();
+            u64::from(u32::from_le_bytes(b))
+        };
+        // [5] raw hull block, [7] bitstream bytes, [8] vertex bytes.
+        let expected = V8_HEADER_BYTES as u64 + word(5) + word(7) + word(8);
+        if expected > limits.max_decoded_bytes {
             return Err(Error::at(
                 12,
                 "CSGPHS zstd frame",
                 ErrorKind::LimitExceeded {
-                    what: "decompressed CSGPHS data",
-                    requested: out.len() as u64,
+                    what: "decompressed CSGPHS data (as its header counts it)",
+                    requested: expected,
                     limit: limits.max_decoded_bytes,
                 },
             ));
         }
+        let announced = zstd::zstd_safe::get_frame_content_size(&c.frame);
+        if announced != zstd::zstd_safe::CONTENTSIZE_UNKNOWN && announced != expected {
+            return Err(err(format!(
+                "the frame announces {announced} bytes, the payload's header counts {expected}"
+            )));
+        }
+        (&mut decoder)
+            .take(expected - V8_HEADER_BYTES as u64)
+            .read_to_end(&mut out)
+            .map_err(|e| err(e.to_string()))?;
+        if (out.len() as u64) < expected {
+            return Err(err(format!(
+                "the payload's header counts {expected} bytes, the frame holds {}",
+                out.len()
+            )));
+        }
+        let mut more = [0u8; 1];
+        if decoder.read(&mut more).map_err(|e| err(e.to_string()))? != 0 {
+            return Err(err(format!(
+                "the frame holds more than the {expected} bytes the payload's header counts"
+            )));
+        }
         Ok(Some(out))
     }
 }
+
+/// The fixed start of a version 8 payload: nine u32 counts and sizes, then the bounding
+/// box (six f32).
+const V8_HEADER_BYTES: usize = 60;
 
 /// True when `bytes` start like a CSGPHS blob.
 pub fn looks_like_csgphs(bytes: &[u8]) -> bool {
