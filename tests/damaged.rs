@@ -555,3 +555,45 @@ fn csgphs_zstd_bomb_is_refused_without_decoding_it() {
     let e = payload.unwrap().unwrap_err();
     assert!(e.to_string().contains("more than the 60 bytes"), "{e}");
 }
+
+/// An STF file of 1.2 MB whose 64 meshes all name the same buffer for every property:
+/// decoded per use, that would be about 900 MB. The meshes together may decode to at
+/// most 16 times the file's size; past that the reader stops with an error, and memory
+/// stays within a small multiple of the input.
+#[test]
+fn stf_meshes_sharing_one_buffer_stay_bounded() {
+    use meshcodec::stf::StfContainer;
+    let _serial = serial();
+    let buffer = vec![0u8; 1_179_648];
+    let mesh = serde_json::json!({
+        "type": "stf.mesh",
+        "indices_width": 4,
+        "referenced_buffers": ["b"],
+        "vertices": 0, "face_corners": 0, "splits": 0, "split_normals": 0,
+        "tris": 0, "faces": 0
+    });
+    let resources: serde_json::Map<String, serde_json::Value> = (0..64)
+        .map(|i| (format!("mesh{i}"), mesh.clone()))
+        .collect();
+    let doc = serde_json::json!({
+        "stf": { "version_major": 0, "version_minor": 0 },
+        "resources": resources,
+        "buffers": { "b": { "type": "stf.buffer.included", "index": 0 } }
+    });
+    let json = serde_json::to_vec(&doc).unwrap();
+    let mut bomb = b"STF0".to_vec();
+    for n in [0u32, 0, 2] {
+        bomb.extend(n.to_le_bytes());
+    }
+    bomb.extend((json.len() as u64).to_le_bytes());
+    bomb.extend((buffer.len() as u64).to_le_bytes());
+    bomb.extend(&json);
+    bomb.extend(&buffer);
+    drop(buffer);
+    let budget = bomb.len() * 40 + (1 << 20);
+    ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+    let meshes = StfContainer::read(&bomb).map(|c| meshcodec::stf::model::meshes(&c).map(drop));
+    ALLOC.set_limit(usize::MAX).unwrap();
+    let e = meshes.unwrap().unwrap_err();
+    assert!(e.to_string().contains("the same buffers again"), "{e}");
+}

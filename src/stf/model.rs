@@ -145,6 +145,11 @@ pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
     let Some(resources) = doc.get("resources").and_then(Value::as_object) else {
         return Err(bad("the JSON has no \"resources\" object".into()));
     };
+    // Buffers are borrowed, never copied, but the meshes may name the same buffer many
+    // times (each property, each mesh): what they decode to, all together, may not
+    // exceed 16 times the file's size (plus 1 MiB), whatever the JSON says.
+    let file_size: u64 = c.buffers.iter().map(|b| b.len() as u64).sum::<u64>() + 16;
+    let budget = std::cell::Cell::new(file_size.saturating_mul(DECODE_FACTOR) + (1 << 20));
     resources
         .iter()
         .filter(|(_, r)| r.get("type").and_then(Value::as_str) == Some("stf.mesh"))
@@ -154,11 +159,17 @@ pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
                 doc: &doc,
                 id,
                 r,
+                budget: &budget,
             }
             .read()
         })
         .collect()
 }
+
+/// How many times its size an STF file may decode to (see [`meshes`]). A mesh decodes
+/// each value to 8 bytes (f64, u64), from 4 or 8 in the buffer, so a file whose buffers
+/// are each used once decodes to at most about twice its size.
+pub const DECODE_FACTOR: u64 = 16;
 
 /// Resolves and decodes the buffers of one mesh resource.
 struct MeshReader<'a> {
@@ -166,6 +177,8 @@ struct MeshReader<'a> {
     doc: &'a Value,
     id: &'a str,
     r: &'a Value,
+    /// Bytes the meshes of the file may still decode to.
+    budget: &'a std::cell::Cell<u64>,
 }
 
 impl MeshReader<'_> {
@@ -286,14 +299,15 @@ impl MeshReader<'_> {
             })
     }
 
-    /// A required or optional buffer, as elements of `n` values of `width` bytes.
+    /// A required or optional buffer, as elements of `n` values of `width` bytes, each
+    /// decoding to `n` 8-byte values: charged to the file's decode budget.
     fn chunks<'b>(
         &self,
         bytes: &'b [u8],
         key: &str,
         width: u64,
         n: usize,
-    ) -> Result<Vec<&'b [u8]>> {
+    ) -> Result<std::slice::ChunksExact<'b, u8>> {
         let size = width as usize * n;
         if !bytes.len().is_multiple_of(size) {
             return Err(self.err(format!(
@@ -301,13 +315,26 @@ impl MeshReader<'_> {
                 bytes.len()
             )));
         }
-        Ok(bytes.chunks_exact(size).collect())
+        let decoded = (bytes.len() / size) as u64 * 8 * n as u64;
+        let left = self.budget.get();
+        if decoded > left {
+            return Err(Error::new(
+                "STF",
+                ErrorKind::LimitExceeded {
+                    what: "decoded STF mesh data (the meshes name the same buffers again and \
+                           again)",
+                    requested: decoded,
+                    limit: left,
+                },
+            ));
+        }
+        self.budget.set(left - decoded);
+        Ok(bytes.chunks_exact(size))
     }
 
     fn floats<const N: usize>(&self, bytes: &[u8], key: &str, width: u64) -> Result<Vec<[f64; N]>> {
         Ok(self
             .chunks(bytes, key, width, N)?
-            .into_iter()
             .map(|c| {
                 let mut v = [0.0; N];
                 for (x, b) in v.iter_mut().zip(c.chunks_exact(width as usize)) {
@@ -321,7 +348,6 @@ impl MeshReader<'_> {
     fn uints<const N: usize>(&self, bytes: &[u8], key: &str, width: u64) -> Result<Vec<[u64; N]>> {
         Ok(self
             .chunks(bytes, key, width, N)?
-            .into_iter()
             .map(|c| {
                 let mut v = [0u64; N];
                 for (x, b) in v.iter_mut().zip(c.chunks_exact(width as usize)) {
