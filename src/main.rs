@@ -118,6 +118,11 @@ enum Command {
         /// FileMesh 7.00: how to write the core mesh (auto, draco, v1; see `convert`).
         #[arg(long, value_name = "HOW", default_value = "auto", value_parser = parse_coremesh)]
         coremesh: CoreMesh,
+        /// glTF: the folder external buffers may be read from (default: the glTF file's
+        /// own folder). Buffers outside it, absolute paths, `..`, URI schemes other than
+        /// data: and files that are not regular files are refused.
+        #[arg(long, value_name = "DIR")]
+        resource_root: Option<PathBuf>,
     },
     /// Print the raw structure of a file as JSON.
     Dump {
@@ -157,7 +162,8 @@ fn main() -> ExitCode {
             to,
             allow_lossy,
             coremesh,
-        } => import(&input, &output, &to, allow_lossy, coremesh),
+            resource_root,
+        } => import(&input, &output, &to, allow_lossy, coremesh, resource_root),
         Command::Dump { file } => dump(&file),
     };
     match result {
@@ -432,6 +438,7 @@ fn import(
     to: &str,
     allow_lossy: bool,
     core_mesh: CoreMesh,
+    resource_root: Option<PathBuf>,
 ) -> Result<ExitCode, Failure> {
     let target = Target::for_import(to).map_err(|e| fail(input, e))?;
     let bytes = read_file(input)?;
@@ -441,7 +448,12 @@ fn import(
             std::str::from_utf8(&bytes).map_err(|e| fail(input, format!("not UTF-8: {e}")))?;
         scene::import::read_obj(text)
     } else {
-        scene::import::read_gltf(&bytes, input.parent())
+        let dir = match input.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let options = scene::import::ImportOptions { resource_root };
+        scene::import::read_gltf_with(&bytes, Some(dir), &options)
     }
     .map_err(|e| fail(input, e))?;
     let from = if obj {

@@ -597,3 +597,77 @@ fn stf_meshes_sharing_one_buffer_stay_bounded() {
     let e = meshes.unwrap().unwrap_err();
     assert!(e.to_string().contains("the same buffers again"), "{e}");
 }
+
+/// A 1 MB GLB whose 200 meshes share one 1 MiB index accessor (3.4 GB when each use
+/// was decoded as a list of lists): the accessor is decoded once, each use is counted,
+/// and past 16 times the file's size the import stops with an error.
+#[test]
+fn glb_sharing_one_accessor_stays_bounded() {
+    let _serial = serial();
+    let positions: Vec<u8> = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let index_bytes = 1 << 20;
+    let mut bin = positions.clone();
+    bin.resize(36 + index_bytes, 0);
+    let meshes: Vec<serde_json::Value> = (0..200)
+        .map(|_| serde_json::json!({ "primitives": [{ "attributes": { "POSITION": 0 }, "indices": 1 }] }))
+        .collect();
+    let doc = serde_json::json!({
+        "asset": { "version": "2.0" },
+        "buffers": [{ "byteLength": bin.len() }],
+        "bufferViews": [
+            { "buffer": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": index_bytes }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3" },
+            { "bufferView": 1, "componentType": 5125, "count": index_bytes / 4, "type": "SCALAR" }
+        ],
+        "meshes": meshes
+    });
+    let mut json = serde_json::to_vec(&doc).unwrap();
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend((total as u32).to_le_bytes());
+    glb.extend((json.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(&json);
+    glb.extend((bin.len() as u32).to_le_bytes());
+    glb.extend(b"BIN\0");
+    glb.extend(&bin);
+    drop(bin);
+    let budget = glb.len() * 24 + (1 << 20);
+    ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+    let scene = meshcodec::scene::import::read_gltf(&glb, None).map(drop);
+    ALLOC.set_limit(usize::MAX).unwrap();
+    let e = scene.unwrap_err();
+    assert!(e.to_string().contains("decoded glTF accessors"), "{e}");
+}
+
+/// OBJ: 600,000 faces `f 1 2 3` over three vertices (3.6 MB): the import stays within a
+/// small multiple of the text.
+#[test]
+fn obj_of_many_faces_stays_bounded() {
+    let _serial = serial();
+    let mut text = String::from("v 0 0 0\nv 1 0 0\nv 0 1 0\n");
+    for _ in 0..600_000 {
+        text.push_str("f 1 2 3\n");
+    }
+    let budget = text.len() * 24 + (1 << 20);
+    ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+    let scene = meshcodec::scene::import::read_obj(&text).map(|s| {
+        s.meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.triangles.len())
+            .sum::<usize>()
+    });
+    ALLOC.set_limit(usize::MAX).unwrap();
+    assert_eq!(scene.unwrap(), 600_000);
+}

@@ -462,3 +462,86 @@ fn import_names_what_it_leaves_behind() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("requires KHR_draco_mesh_compression"), "{err}");
 }
+
+/// A one-triangle glTF whose buffer is the file `uri` names.
+fn triangle_gltf(uri: &str, byte_length: usize) -> String {
+    serde_json::json!({
+        "asset": { "version": "2.0" },
+        "buffers": [{ "uri": uri, "byteLength": byte_length }],
+        "bufferViews": [{ "buffer": 0, "byteLength": 36 }],
+        "accessors": [{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3" }],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0 } }] }]
+    })
+    .to_string()
+}
+
+fn triangle_bytes() -> Vec<u8> {
+    [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect()
+}
+
+/// External buffers are read only from inside the glTF's folder (or `--resource-root`):
+/// every other form is refused with status 1 and a message saying why, and nothing of
+/// the outside file reaches the output.
+#[test]
+fn gltf_buffers_stay_inside_their_folder() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let top = tempfile::tempdir().unwrap();
+    let secret = top.path().join("secret.bin");
+    std::fs::write(&secret, triangle_bytes()).unwrap();
+    let dir = top.path().join("upload");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("my model.bin"), triangle_bytes()).unwrap();
+    std::fs::create_dir(dir.join("folder.bin")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&secret, dir.join("link.bin")).unwrap();
+    let out = top.path().join("out.mesh");
+    let import = |uri: &str, len: usize, extra: &[&std::ffi::OsStr]| {
+        let gltf = dir.join("x.gltf");
+        std::fs::write(&gltf, triangle_gltf(uri, len)).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(["import".as_ref(), gltf.as_os_str(), out.as_os_str()])
+            .args(["--to", "4.00"])
+            .args(extra);
+        cmd.output().unwrap()
+    };
+    // Allowed: a percent-encoded name inside the folder.
+    let o = import("my%20model.bin", 36, &[]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(out.exists());
+    let secret_path = secret.to_string_lossy().into_owned();
+    let file_uri = format!("file://{secret_path}");
+    let refused: Vec<(&str, usize, &str)> = vec![
+        ("../secret.bin", 36, "leaving the glTF's folder"),
+        ("%2e%2e/secret.bin", 36, "leaving the glTF's folder"),
+        (&secret_path, 36, "absolute path"),
+        (&file_uri, 36, "a file: URI"),
+        ("http://example.com/x.bin", 36, "a http: URI"),
+        ("/dev/zero", 4 << 30, "absolute path"),
+        ("folder.bin", 36, "not a regular file"),
+        ("my%20model.bin", 4 << 30, "byteLength declares"),
+        ("my%2model.bin", 36, "malformed percent-encoding"),
+        #[cfg(unix)]
+        ("link.bin", 36, "leads out of"),
+    ];
+    for (uri, len, why) in refused {
+        let o = import(uri, len, &[]);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{uri}: {err}");
+        assert!(err.contains(why), "{uri}: {why:?} in {err}");
+        assert!(!out.exists(), "{uri}");
+    }
+    // --resource-root names a wider folder on purpose: the link may then be followed.
+    #[cfg(unix)]
+    {
+        let o = import(
+            "link.bin",
+            36,
+            &["--resource-root".as_ref(), top.path().as_os_str()],
+        );
+        assert!(o.status.success(), "{o:?}");
+    }
+}

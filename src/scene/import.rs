@@ -3,7 +3,10 @@
 //!
 //! glTF is read with `serde_json` and walked here, every index and range checked (the
 //! `gltf` crate's validation panics on some damaged files). Buffers come from the GLB's BIN chunk, from
-//! `data:` URIs (base64), or from files next to the `.gltf`. Every mesh primitive in
+//! `data:` URIs (base64), or from files inside the `.gltf`'s folder (see
+//! [`read_gltf_with`] for what is refused). Memory is bounded by the input: accessors
+//! are decoded once however many primitives use them, and all uses together may decode
+//! to at most [`DECODE_FACTOR`] times the file's size. Every mesh primitive in
 //! triangle mode becomes a [`Primitive`] with positions, normals, `TEXCOORD_0` and
 //! `COLOR_0`, in mesh-local coordinates (node transforms are not applied).
 //!
@@ -106,10 +109,36 @@ fn entry<'a>(doc: &'a Value, array: &str, i: usize, ctx: &str) -> Result<&'a Val
 /// The JSON is read with `serde_json` and walked here, with every index and range
 /// checked, so a damaged file is an error, never a panic.
 pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
+    read_gltf_with(bytes, base, &ImportOptions::default())
+}
+
+/// What [`read_gltf_with`] may read besides the document.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The folder external buffers must lie in (after resolving symbolic links). `None`:
+    /// the glTF file's own folder.
+    pub resource_root: Option<std::path::PathBuf>,
+}
+
+/// How many times its size (plus 1 MiB) a glTF file's accessors may decode to, counted
+/// per use: an accessor that many primitives share is decoded once, but each use is a
+/// copy in the scene.
+pub const DECODE_FACTOR: u64 = 16;
+
+/// [`read_gltf`], with the folder external buffers are confined to.
+///
+/// An external buffer URI is percent-decoded and must name a regular file inside the
+/// resource root (by default the glTF's folder): absolute paths, `..` components,
+/// URI schemes other than `data:`, and symbolic links that lead out of the root are
+/// refused, as are devices, FIFOs and folders. A buffer's declared `byteLength` is
+/// checked against the file's size before it is read, and only that many bytes are
+/// read.
+pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions) -> Result<Scene> {
     let (json, bin) = split_glb(bytes)?;
     let doc: Value = serde_json::from_slice(json).map_err(|e| bad(format!("glTF JSON: {e}")))?;
     super::unread::check_required_extensions(&doc)?;
     let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut input_size = bytes.len() as u64;
     for (i, b) in doc
         .get("buffers")
         .and_then(Value::as_array)
@@ -136,7 +165,10 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
                             "{ctx}: external buffer {uri:?} without a base folder"
                         ))
                     })?;
-                    std::fs::read(dir.join(uri)).map_err(|e| bad(format!("{ctx}: {uri:?}: {e}")))?
+                    let root = options.resource_root.as_deref().unwrap_or(dir);
+                    let data = read_external(dir, root, uri, declared, &ctx)?;
+                    input_size = input_size.saturating_add(data.len() as u64);
+                    data
                 }
             }
         };
@@ -148,6 +180,26 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
         }
         buffers.push(data);
     }
+    let budget = std::cell::Cell::new(
+        input_size
+            .saturating_mul(DECODE_FACTOR)
+            .saturating_add(1 << 20),
+    );
+    let mut decoded: HashMap<(usize, usize), std::rc::Rc<Accessor>> = HashMap::new();
+    let mut accessor = |k: usize, dims: &[usize], ctx: &str| -> Result<std::rc::Rc<Accessor>> {
+        let key = (k, dims.first().copied().unwrap_or(0));
+        let a = match decoded.get(&key) {
+            Some(a) => a.clone(),
+            None => {
+                let a = std::rc::Rc::new(read_accessor(&doc, k, &buffers, dims, ctx, &budget)?);
+                decoded.insert(key, a.clone());
+                // The first use was charged while decoding.
+                return Ok(a);
+            }
+        };
+        charge(&budget, a.values.len(), ctx)?;
+        Ok(a)
+    };
     let mut meshes = Vec::new();
     let empty = Vec::new();
     for (mi, m) in doc
@@ -171,42 +223,45 @@ pub fn read_gltf(bytes: &[u8], base: Option<&Path>) -> Result<Scene> {
                 continue;
             }
             let attrs = p.get("attributes");
-            let attr = |name: &str, dims: &[usize]| -> Result<Option<Vec<Vec<f64>>>> {
+            let mut attr = |name: &str, dims: &[usize]| -> Result<Option<std::rc::Rc<Accessor>>> {
                 match attrs.map(|a| uint(a, name, &ctx)).transpose()?.flatten() {
                     None => Ok(None),
-                    Some(k) => {
-                        read_accessor(&doc, k, &buffers, dims, &format!("{ctx} {name}")).map(Some)
-                    }
+                    Some(k) => accessor(k, dims, &format!("{ctx} {name}")).map(Some),
                 }
             };
             let positions: Vec<[f32; 3]> = attr("POSITION", &[3])?
                 .ok_or_else(|| bad(format!("{ctx}: no POSITION")))?
-                .iter()
-                .map(|v| fixed(v))
+                .elements()
+                .map(fixed)
                 .collect();
             let n = positions.len();
+            let normals = attr("NORMAL", &[3])?;
+            let uvs = attr("TEXCOORD_0", &[2])?;
+            let colors = attr("COLOR_0", &[3, 4])?;
             let corners: Vec<u32> = match uint(p, "indices", &ctx)? {
-                Some(k) => read_accessor(&doc, k, &buffers, &[1], &format!("{ctx} indices"))?
-                    .into_iter()
-                    .map(|v| v.first().copied().unwrap_or(0.0) as u32)
+                Some(k) => accessor(k, &[1], &format!("{ctx} indices"))?
+                    .values
+                    .iter()
+                    .map(|&v| v as u32)
                     .collect(),
                 None => (0..n as u32).collect(),
             };
-            let per_vertex = |v: Option<Vec<Vec<f64>>>, what: &str| match v {
-                Some(v) if v.len() != n => {
-                    Err(bad(format!("{ctx}: {} {what} for {n} positions", v.len())))
-                }
+            let per_vertex = |v: Option<std::rc::Rc<Accessor>>, what: &str| match v {
+                Some(v) if v.count() != n => Err(bad(format!(
+                    "{ctx}: {} {what} for {n} positions",
+                    v.count()
+                ))),
                 v => Ok(v),
             };
-            let normals = per_vertex(attr("NORMAL", &[3])?, "normals")?;
-            let uvs = per_vertex(attr("TEXCOORD_0", &[2])?, "UVs")?;
-            let colors = per_vertex(attr("COLOR_0", &[3, 4])?, "colours")?;
+            let normals = per_vertex(normals, "normals")?;
+            let uvs = per_vertex(uvs, "UVs")?;
+            let colors = per_vertex(colors, "colours")?;
             let prim = Primitive {
                 name: format!("{mname}/{i}"),
-                normals: normals.map(|v| v.iter().map(|x| fixed(x)).collect()),
-                uvs: uvs.map(|v| v.iter().map(|x| fixed(x)).collect()),
+                normals: normals.map(|v| v.elements().map(fixed).collect()),
+                uvs: uvs.map(|v| v.elements().map(fixed).collect()),
                 colors: colors.map(|v| {
-                    v.iter()
+                    v.elements()
                         .map(|x| {
                             let [r, g, b] = fixed::<3>(x);
                             [r, g, b, x.get(3).map_or(1.0, |&a| a as f32)]
@@ -250,13 +305,49 @@ fn fixed<const N: usize>(v: &[f64]) -> [f32; N] {
 /// constrains: the element type, the component type, the stride, and that every element
 /// lies inside its buffer view and buffer. Normalized integers map to 0..=1 (unsigned) or
 /// −1..=1 (signed). Sparse accessors and accessors without a buffer view are refused.
+/// A decoded accessor: `count` elements of `n` components, flat.
+struct Accessor {
+    n: usize,
+    values: Vec<f64>,
+}
+
+impl Accessor {
+    fn count(&self) -> usize {
+        self.values.len() / self.n.max(1)
+    }
+
+    fn elements(&self) -> std::slice::ChunksExact<'_, f64> {
+        self.values.chunks_exact(self.n.max(1))
+    }
+}
+
+/// Charges `values` decoded numbers to the import's budget.
+fn charge(budget: &std::cell::Cell<u64>, values: usize, ctx: &str) -> Result<()> {
+    let cost = (values as u64).saturating_mul(8);
+    let left = budget.get();
+    if cost > left {
+        return Err(Error::new(
+            "import",
+            ErrorKind::LimitExceeded {
+                what: "decoded glTF accessors (uses counted; the file's size sets the limit)",
+                requested: cost,
+                limit: left,
+            },
+        )
+        .within(ctx));
+    }
+    budget.set(left - cost);
+    Ok(())
+}
+
 fn read_accessor(
     doc: &Value,
     k: usize,
     buffers: &[Vec<u8>],
     dims: &[usize],
     ctx: &str,
-) -> Result<Vec<Vec<f64>>> {
+    budget: &std::cell::Cell<u64>,
+) -> Result<Accessor> {
     let a = entry(doc, "accessors", k, ctx)?;
     let n = match a.get("type").and_then(Value::as_str) {
         Some("SCALAR") => 1,
@@ -325,13 +416,97 @@ fn read_accessor(
             _ => unit(f64::from(get(0) as i8), 127.0),
         }
     };
-    let mut out = Vec::with_capacity(count);
+    charge(budget, count.saturating_mul(n), ctx)?;
+    let mut values = Vec::with_capacity(count * n);
     for i in 0..count {
         let start = offset + i * stride;
         let e = view_bytes.get(start..start + elem).unwrap_or_default();
-        out.push(e.chunks_exact(size).map(component).collect());
+        values.extend(e.chunks_exact(size).map(component));
     }
-    Ok(out)
+    Ok(Accessor { n, values })
+}
+
+/// Reads an external buffer: `uri` percent-decoded, resolved in `dir`, and required to
+/// be a regular file inside `root` no smaller than `declared` (of which that many bytes
+/// are read).
+fn read_external(
+    dir: &Path,
+    root: &Path,
+    uri: &str,
+    declared: usize,
+    ctx: &str,
+) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let refuse = |why: String| bad(format!("{ctx}: external buffer {uri:?}: {why}"));
+    let name = percent_decode(uri).ok_or_else(|| refuse("malformed percent-encoding".into()))?;
+    if let Some((scheme, _)) = name.split_once(':') {
+        if !scheme.contains('/') && !scheme.contains('\\') {
+            return Err(refuse(format!(
+                "a {scheme}: URI; only data: URIs and relative file names are read"
+            )));
+        }
+    }
+    let rel = Path::new(&name);
+    if rel.is_absolute() || name.starts_with('/') || name.starts_with('\\') {
+        return Err(refuse(
+            "an absolute path; buffers are read relative to the glTF file".into(),
+        ));
+    }
+    if rel.components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    }) {
+        return Err(refuse("a path leaving the glTF's folder (`..`)".into()));
+    }
+    let path = dir.join(rel);
+    let real = path
+        .canonicalize()
+        .map_err(|e| refuse(format!("cannot open: {e}")))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| refuse(format!("cannot resolve the resource folder: {e}")))?;
+    if !real.starts_with(&root) {
+        return Err(refuse(format!(
+            "it leads out of {} (through a symbolic link); pass --resource-root to allow \
+             another folder",
+            root.display()
+        )));
+    }
+    let meta = std::fs::metadata(&real).map_err(|e| refuse(format!("cannot open: {e}")))?;
+    if !meta.is_file() {
+        return Err(refuse("not a regular file".into()));
+    }
+    if meta.len() < declared as u64 {
+        return Err(refuse(format!(
+            "the file holds {} bytes, byteLength declares {declared}",
+            meta.len()
+        )));
+    }
+    let mut data = Vec::new();
+    std::fs::File::open(&real)
+        .and_then(|f| f.take(declared as u64).read_to_end(&mut data))
+        .map_err(|e| refuse(format!("cannot read: {e}")))?;
+    Ok(data)
+}
+
+/// `%XX` escapes decoded (RFC 3986), the result as UTF-8; `None` if malformed.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Parses one OBJ index (1-based, or negative from the end) against `len` entries.
@@ -366,19 +541,21 @@ type Corner = (usize, Option<usize>, Option<usize>);
 
 /// Reads OBJ text.
 pub fn read_obj(text: &str) -> Result<Scene> {
+    // Memory follows the distinct vertices and the triangles: each corner is resolved
+    // to its primitive's vertex as its face is read (no list of corners is kept).
     let (mut v, mut vc, mut vt, mut vn) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut prims: Vec<Primitive> = Vec::new();
-    let mut name = String::new();
     let mut has_colors = false;
-    let mut flat: Vec<(String, Vec<[usize; 3]>, Vec<Corner>)> = Vec::new();
+    let mut name = String::new();
+    let mut groups: Vec<ObjGroup> = Vec::new();
+    let mut ids: Vec<u32> = Vec::new();
     for (k, raw) in text.lines().enumerate() {
         let line = k + 1;
         let l = raw.split('#').next().unwrap_or("").trim();
         let mut it = l.split_whitespace();
         let Some(tag) = it.next() else { continue };
-        let parts: Vec<&str> = it.collect();
         match tag {
             "v" => {
+                let parts: Vec<&str> = it.collect();
                 v.push(floats::<3>(&parts, line)?);
                 if parts.len() >= 6 {
                     let [r, g, b] = floats::<3>(parts.get(3..).unwrap_or_default(), line)?;
@@ -388,24 +565,21 @@ pub fn read_obj(text: &str) -> Result<Scene> {
                     vc.push([1.0; 4]);
                 }
             }
-            "vt" => vt.push(floats::<2>(&parts, line)?),
-            "vn" => vn.push(floats::<3>(&parts, line)?),
+            "vt" => vt.push(floats::<2>(&it.collect::<Vec<_>>(), line)?),
+            "vn" => vn.push(floats::<3>(&it.collect::<Vec<_>>(), line)?),
             "o" | "g" => {
-                name = parts.join(" ");
-                flat.push((name.clone(), Vec::new(), Vec::new()));
+                name = it.collect::<Vec<_>>().join(" ");
+                groups.push(ObjGroup::new(name.clone()));
             }
             "f" => {
-                if parts.len() < 3 {
-                    return Err(bad(format!("OBJ line {line}: a face needs 3 corners")));
+                if groups.is_empty() {
+                    groups.push(ObjGroup::new(name.clone()));
                 }
-                if flat.is_empty() {
-                    flat.push((name.clone(), Vec::new(), Vec::new()));
-                }
-                let Some((_, tris, corners)) = flat.last_mut() else {
+                let Some(g) = groups.last_mut() else {
                     continue;
                 };
-                let mut ids = Vec::with_capacity(parts.len());
-                for p in &parts {
+                ids.clear();
+                for p in it {
                     let mut f = p.split('/');
                     let pos = obj_index(f.next().unwrap_or(""), v.len(), line)?;
                     let uv = match f.next() {
@@ -416,63 +590,100 @@ pub fn read_obj(text: &str) -> Result<Scene> {
                         Some("") | None => None,
                         Some(t) => Some(obj_index(t, vn.len(), line)?),
                     };
-                    ids.push(corners.len());
-                    corners.push((pos, uv, normal));
+                    ids.push(g.vertex((pos, uv, normal), &v, &vc, &vt, &vn)?);
+                }
+                if ids.len() < 3 {
+                    return Err(bad(format!("OBJ line {line}: a face needs 3 corners")));
                 }
                 for w in 1..ids.len() - 1 {
-                    let (Some(&a), Some(&b), Some(&c)) = (ids.first(), ids.get(w), ids.get(w + 1))
-                    else {
-                        continue;
-                    };
-                    tris.push([a, b, c]);
+                    if let (Some(&a), Some(&b), Some(&c)) =
+                        (ids.first(), ids.get(w), ids.get(w + 1))
+                    {
+                        g.p.triangles.push([a, b, c]);
+                    }
                 }
             }
             _ => {}
         }
     }
-    // One vertex per distinct corner, per group.
-    for (gname, tris, corners) in flat {
-        if tris.is_empty() {
-            continue;
-        }
-        let all_uv = corners.iter().all(|c| c.1.is_some());
-        let all_n = corners.iter().all(|c| c.2.is_some());
-        let mut p = Primitive {
-            name: gname,
-            normals: all_n.then(Vec::new),
-            uvs: all_uv.then(Vec::new),
-            colors: has_colors.then(Vec::new),
-            ..Primitive::default()
-        };
-        let mut map = HashMap::new();
-        let mut index_of = |c: Corner, p: &mut Primitive| -> u32 {
-            *map.entry(c).or_insert_with(|| {
-                let i = p.positions.len() as u32;
-                p.positions.push(v.get(c.0).copied().unwrap_or_default());
-                if let Some(n) = &mut p.normals {
-                    n.push(c.2.and_then(|k| vn.get(k)).copied().unwrap_or_default());
-                }
-                if let Some(u) = &mut p.uvs {
-                    u.push(c.1.and_then(|k| vt.get(k)).copied().unwrap_or_default());
-                }
-                if let Some(col) = &mut p.colors {
-                    col.push(vc.get(c.0).copied().unwrap_or([1.0; 4]));
-                }
-                i
-            })
-        };
-        for t in tris {
-            let tri =
-                t.map(|k| index_of(corners.get(k).copied().unwrap_or((0, None, None)), &mut p));
-            p.triangles.push(tri);
-        }
-        prims.push(p);
-    }
+    let primitives = groups
+        .into_iter()
+        .filter(|g| !g.p.triangles.is_empty())
+        .map(|g| {
+            let mut p = g.p;
+            if !g.all_uv {
+                p.uvs = None;
+            }
+            if !g.all_normals {
+                p.normals = None;
+            }
+            if !has_colors {
+                p.colors = None;
+            }
+            p
+        })
+        .collect();
     Ok(Scene {
         meshes: vec![ExportMesh {
             name: String::new(),
-            primitives: prims,
+            primitives,
         }],
         ..Scene::default()
     })
+}
+
+/// An OBJ group (`o`/`g`) being read: its primitive, one vertex per distinct corner.
+struct ObjGroup {
+    p: Primitive,
+    index: HashMap<Corner, u32>,
+    all_uv: bool,
+    all_normals: bool,
+}
+
+impl ObjGroup {
+    fn new(name: String) -> ObjGroup {
+        ObjGroup {
+            p: Primitive {
+                name,
+                normals: Some(Vec::new()),
+                uvs: Some(Vec::new()),
+                colors: Some(Vec::new()),
+                ..Primitive::default()
+            },
+            index: HashMap::new(),
+            all_uv: true,
+            all_normals: true,
+        }
+    }
+
+    /// The vertex of corner `c`, added at its first use.
+    fn vertex(
+        &mut self,
+        c: Corner,
+        v: &[[f32; 3]],
+        vc: &[[f32; 4]],
+        vt: &[[f32; 2]],
+        vn: &[[f32; 3]],
+    ) -> Result<u32> {
+        if let Some(&i) = self.index.get(&c) {
+            return Ok(i);
+        }
+        let p = &mut self.p;
+        let i = u32::try_from(p.positions.len())
+            .map_err(|_| bad("more OBJ vertices than 32-bit indices reach"))?;
+        p.positions.push(v.get(c.0).copied().unwrap_or_default());
+        self.all_normals &= c.2.is_some();
+        self.all_uv &= c.1.is_some();
+        if let Some(n) = &mut p.normals {
+            n.push(c.2.and_then(|k| vn.get(k)).copied().unwrap_or_default());
+        }
+        if let Some(u) = &mut p.uvs {
+            u.push(c.1.and_then(|k| vt.get(k)).copied().unwrap_or_default());
+        }
+        if let Some(col) = &mut p.colors {
+            col.push(vc.get(c.0).copied().unwrap_or([1.0; 4]));
+        }
+        self.index.insert(c, i);
+        Ok(i)
+    }
 }
