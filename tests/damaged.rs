@@ -628,7 +628,7 @@ fn glb_sharing_one_accessor_stays_bounded() {
         "meshes": meshes
     });
     let mut json = serde_json::to_vec(&doc).unwrap();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let total = 12 + 8 + json.len() + 8 + bin.len();
