@@ -28,6 +28,37 @@ use meshcodec::{ConvertOptions, ExportOptions, Limits, MeshFile, Target};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Largest input file accepted (bytes; K, M, G suffixes: 512M). Larger files are
+    /// refused before they are read.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    max_input: u64,
+    /// Largest decompressed or decoded payload (Draco, zstd, LZ4, STF and glTF data),
+    /// same units.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    max_decoded: u64,
+}
+
+/// `512M`, `2G`, `4096`: a size in bytes.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 30),
+        _ => (t, 0),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1u64 << shift))
+        .ok_or_else(|| format!("{s:?}: a size such as 4096, 512K, 512M or 2G"))
+}
+
+/// The limits the command line asked for (`--max-input`, `--max-decoded`).
+static LIMITS: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
+
+fn limits() -> Limits {
+    LIMITS.get().copied().unwrap_or_default()
 }
 
 #[derive(Subcommand)]
@@ -140,6 +171,10 @@ fn fail(path: &Path, msg: impl std::fmt::Display) -> Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _ = LIMITS.set(Limits {
+        max_input_bytes: cli.max_input,
+        max_decoded_bytes: cli.max_decoded,
+    });
     let result = match cli.command {
         Command::Info { file, json } => info(&file, json),
         Command::Convert {
@@ -196,7 +231,18 @@ fn say(text: std::fmt::Arguments) {
     }
 }
 
+/// Reads a file whose size is within `--max-input` (checked before reading).
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
+    let max = limits().max_input_bytes;
+    let len = std::fs::metadata(path)
+        .map_err(|e| fail(path, format!("cannot read: {e}")))?
+        .len();
+    if len > max {
+        return Err(fail(
+            path,
+            format!("{len} bytes, more than --max-input allows ({max})"),
+        ));
+    }
     std::fs::read(path).map_err(|e| fail(path, format!("cannot read: {e}")))
 }
 
@@ -210,14 +256,12 @@ fn write_output(output: &Path, bytes: &[u8]) -> Result<(), Failure> {
 /// Reads and opens a file of any format.
 fn load(path: &Path) -> Result<meshcodec::AnyFile, Failure> {
     let bytes = read_file(path)?;
-    meshcodec::open(&bytes).map_err(|e| fail(path, e))
+    meshcodec::open_with_limits(&bytes, &limits()).map_err(|e| fail(path, e))
 }
 
 fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let file = load(path)?;
-    let summary = file
-        .summary(&Limits::default())
-        .map_err(|e| fail(path, e))?;
+    let summary = file.summary(&limits()).map_err(|e| fail(path, e))?;
     if json {
         print_json(path, &summary.json)?;
     } else {
@@ -245,7 +289,7 @@ fn convert(
     allow_lossy: bool,
     core_mesh: CoreMesh,
 ) -> Result<ExitCode, Failure> {
-    let limits = Limits::default();
+    let limits = limits();
     let file = load(input)?;
     let bytes = match to {
         // No --to: the raw layer writes the file back byte for byte.
@@ -308,11 +352,11 @@ fn check_losses(
 }
 
 fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
-    let limits = Limits::default();
+    let limits = limits();
     let mut bad = 0usize;
     for path in files {
         let outcome = read_file(path).and_then(|bytes| {
-            let file = meshcodec::open(&bytes).map_err(|e| fail(path, e))?;
+            let file = meshcodec::open_with_limits(&bytes, &limits).map_err(|e| fail(path, e))?;
             let again = file.write().map_err(|e| fail(path, e))?;
             // Byte-exact containers can still hold payloads that do not decode.
             file.check(&limits).map_err(|e| fail(path, e))?;
@@ -402,7 +446,7 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
                 name,
                 keep_axes,
             },
-            &Limits::default(),
+            &limits(),
         )
         .map_err(|e| fail(input, e))?;
     let bytes = match extension(output).as_str() {
@@ -470,9 +514,7 @@ fn import(
 }
 
 fn dump(path: &Path) -> Result<ExitCode, Failure> {
-    let value = load(path)?
-        .dump(&Limits::default())
-        .map_err(|e| fail(path, e))?;
+    let value = load(path)?.dump(&limits()).map_err(|e| fail(path, e))?;
     print_json(path, &value)?;
     Ok(ExitCode::SUCCESS)
 }
