@@ -1,0 +1,6 @@
+//! Fuzz target: unigine files through the front door (see check.rs for the properties).
+#![no_main]
+
+include!("check.rs");
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check(data));
