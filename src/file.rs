@@ -60,6 +60,10 @@ pub enum Format {
     UnigineAnim,
     /// STF container (`STF0`).
     Stf,
+    /// Roblox union graphics (`CSGMDL`, obfuscated).
+    Csgmdl,
+    /// Roblox union graphics reference (`CSGK`).
+    Csgk,
 }
 
 impl Format {
@@ -71,6 +75,8 @@ impl Format {
             Format::UnigineMesh => "unigine-mesh",
             Format::UnigineAnim => "unigine-anim",
             Format::Stf => "stf",
+            Format::Csgmdl => "csgmdl",
+            Format::Csgk => "csgk",
         }
     }
 }
@@ -90,6 +96,10 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         Some(Format::Csgphs)
     } else if bytes.starts_with(b"STF0") {
         Some(Format::Stf)
+    } else if crate::csg::mdl::raw::looks_like_csgmdl(bytes) {
+        Some(Format::Csgmdl)
+    } else if bytes.starts_with(b"CSGK") {
+        Some(Format::Csgk)
     } else if magic4.is_some_and(|m| m.starts_with(b"ms")) && digit(2) && digit(3) {
         Some(Format::UnigineMesh)
     } else if magic4.is_some_and(|m| m.starts_with(b"an")) && digit(2) && digit(3) {
@@ -114,6 +124,10 @@ pub enum AnyFile {
     UnigineAnim(UnigineAnim),
     /// STF container.
     Stf(StfContainer),
+    /// Roblox union graphics.
+    Csgmdl(crate::csg::mdl::CsgMdl),
+    /// Roblox union graphics reference.
+    Csgk(crate::csg::mdl::CsgK),
 }
 
 /// Opens a file of any supported format from its bytes, with the default [`Limits`].
@@ -136,6 +150,10 @@ pub fn open_with_limits(bytes: &[u8], limits: &Limits) -> Result<AnyFile> {
             AnyFile::UnigineAnim(UnigineAnim::read_with_limits(bytes, limits)?)
         }
         Some(Format::Stf) => AnyFile::Stf(StfContainer::read_with_limits(bytes, limits)?),
+        Some(Format::Csgmdl) => {
+            AnyFile::Csgmdl(crate::csg::mdl::CsgMdl::read_with_limits(bytes, limits)?)
+        }
+        Some(Format::Csgk) => AnyFile::Csgk(crate::csg::mdl::CsgK::read(bytes)?),
         None => {
             let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
             return Err(Error::new(
@@ -182,6 +200,8 @@ pub enum Target {
     Csgphs(u32),
     /// A UNIGINE mesh version.
     UnigineMesh(MeshVersion),
+    /// A CSGMDL version (2, 4, 5).
+    Csgmdl(u32),
 }
 
 /// The CSGPHS versions meshcodec writes.
@@ -239,6 +259,7 @@ impl Target {
             Target::FileMesh(_) => Format::FileMesh,
             Target::Csgphs(_) => Format::Csgphs,
             Target::UnigineMesh(_) => Format::UnigineMesh,
+            Target::Csgmdl(_) => Format::Csgmdl,
         }
     }
 
@@ -268,6 +289,7 @@ impl fmt::Display for Target {
             Target::FileMesh(v) => write!(f, "{v}"),
             Target::Csgphs(v) => write!(f, "CSGPHS {v}"),
             Target::UnigineMesh(v) => write!(f, "{v}"),
+            Target::Csgmdl(v) => write!(f, "CSGMDL {v}"),
         }
     }
 }
@@ -376,6 +398,8 @@ impl AnyFile {
             AnyFile::UnigineMesh(f) => f,
             AnyFile::UnigineAnim(f) => f,
             AnyFile::Stf(f) => f,
+            AnyFile::Csgmdl(f) => f,
+            AnyFile::Csgk(f) => f,
         }
     }
 }
@@ -424,8 +448,8 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
     let mut converted = match *target {
         Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
         Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
-        Target::UnigineMesh(v) => Err(usage(format!(
-            "--to {v}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
+        Target::UnigineMesh(_) | Target::Csgmdl(_) => Err(usage(format!(
+            "--to {target}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
              (0, 3, 5, 6, 7, 8)"
         ))),
     }?;
@@ -522,7 +546,7 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
                 format!("{off_grid} colour components rounded to FileMesh's 8-bit steps"),
             );
         }
-        Target::UnigineMesh(_) => {}
+        Target::UnigineMesh(_) | Target::Csgmdl(_) => {}
     }
     losses
 }

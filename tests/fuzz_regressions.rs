@@ -14,7 +14,10 @@ fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 out.extend(files(&p));
-            } else if p.extension().is_none_or(|x| x != "md" && x != "py" && x != "json") {
+            } else if p
+                .extension()
+                .is_none_or(|x| x != "md" && x != "py" && x != "json")
+            {
                 out.push(p);
             }
         }

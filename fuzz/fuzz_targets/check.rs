@@ -22,6 +22,7 @@ const TARGETS: &[&str] = &[
     "filemesh:7.00", "csgphs:7",
 ];
 
+/// Checks the properties above on one input.
 pub fn check(data: &[u8]) {
     let Ok(file) = open_with_limits(data, &LIMITS) else {
         return;

@@ -1,0 +1,225 @@
+//! CSGMDL and CSGK through the front door ([`MeshFile`]).
+
+use serde::Serialize;
+
+use super::raw::{MdlBody, MeshV2};
+use super::{CsgK, CsgMdl};
+use crate::error::{Limits, Result};
+use crate::file::{
+    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+};
+use crate::scene::{ExportMesh, Primitive, Scene};
+
+/// What `meshcodec info` prints for a CSGMDL blob.
+#[derive(Serialize)]
+struct MdlInfo {
+    format: &'static str,
+    version: u32,
+    vertices: usize,
+    faces: usize,
+    /// Version 4: the values of the list after the mesh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra_values: Option<usize>,
+    /// Version 5: bytes of the corner stream, and its range markers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    face_stream_bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range_markers: Option<usize>,
+}
+
+impl MeshFile for CsgMdl {
+    fn format(&self) -> Format {
+        Format::Csgmdl
+    }
+
+    fn version_name(&self) -> String {
+        format!("CSGMDL {}", self.header.version)
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        CsgMdl::write(self)
+    }
+
+    fn summary(&self, _: &Limits) -> Result<Summary> {
+        let (vertices, faces) = self.counts();
+        let (extra, stream, tail) = match &self.body {
+            MdlBody::Plain(m) => (m.extra.as_ref().map(|e| e.values.len()), None, None),
+            MdlBody::Packed(m) => (None, Some(m.faces.len()), Some(m.ranges.len())),
+        };
+        let info = MdlInfo {
+            format: "csgmdl",
+            version: self.header.version,
+            vertices,
+            faces,
+            extra_values: extra,
+            face_stream_bytes: stream,
+            range_markers: tail,
+        };
+        let mut text = format!(
+            "format:     CSGMDL {} (union graphics)\nvertices:   {vertices}\nfaces:      {faces}\n",
+            self.header.version
+        );
+        if let Some(n) = extra {
+            text.push_str(&format!("extra list: {n} values after the mesh\n"));
+        }
+        if let (Some(s), Some(t)) = (stream, tail) {
+            text.push_str(&format!(
+                "face data:  a {s}-byte delta-coded corner stream (kept as stored), {t} range markers\n"
+            ));
+        }
+        Summary::new(&info, text)
+    }
+
+    fn dump(&self, _: &Limits) -> Result<serde_json::Value> {
+        to_json(self)
+    }
+
+    fn check(&self, _: &Limits) -> Result<()> {
+        Ok(())
+    }
+
+    fn target(&self, to: &str) -> Result<Target> {
+        match to.trim().parse::<u32>() {
+            Ok(v) if v == self.header.version => Ok(Target::Csgmdl(v)),
+            Ok(v @ (2 | 4 | 5)) => Err(usage(format!(
+                "--to {v}: converting between CSGMDL versions is not implemented yet; \
+                 this blob is version {}",
+                self.header.version
+            ))),
+            _ => Err(usage(format!(
+                "--to {to}: this is CSGMDL union graphics; its versions are 2, 4, 5"
+            ))),
+        }
+    }
+
+    fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
+        match *target {
+            Target::Csgmdl(v) if v == self.header.version => {
+                let (vertices, faces) = self.counts();
+                Ok(Converted {
+                    bytes: self.write()?,
+                    losses: Vec::new(),
+                    summary: format!("CSGMDL {v}, {vertices} vertices, {faces} faces"),
+                })
+            }
+            _ => Err(usage(format!(
+                "--to {target}: converting CSGMDL is not implemented yet beyond writing the \
+                 blob back"
+            ))),
+        }
+    }
+
+    fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
+        if options.lod != 0 {
+            return Err(usage("--lod applies to FileMesh only".to_string()));
+        }
+        match &self.body {
+            MdlBody::Plain(m) => Ok(scene_of(m, &options.name)),
+            MdlBody::Packed(_) => Err(usage(
+                "exporting CSGMDL 5 needs its face stream decoded, which is not implemented \
+                 yet"
+                .to_string(),
+            )),
+        }
+    }
+}
+
+/// Versions 2 and 4 as a scene: one primitive, every vertex attribute the scene holds.
+fn scene_of(m: &MeshV2, name: &str) -> Scene {
+    let v = &m.vertices;
+    let prim = Primitive {
+        name: "union".into(),
+        positions: v.iter().map(|x| x.position).collect(),
+        normals: Some(v.iter().map(|x| x.normal).collect()),
+        uvs: Some(v.iter().map(|x| x.uv).collect()),
+        colors: Some(
+            v.iter()
+                .map(|x| x.color.map(|c| f32::from(c) / 255.0))
+                .collect(),
+        ),
+        triangles: m
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t.first(), t.get(1), t.get(2)].map(|i| i.copied().unwrap_or(0)))
+            .collect(),
+        ..Primitive::default()
+    };
+    let mut scene = Scene {
+        meshes: vec![ExportMesh {
+            name: name.to_string(),
+            primitives: vec![prim],
+        }],
+        ..Scene::default()
+    };
+    scene.prepare();
+    scene
+}
+
+#[derive(Serialize)]
+struct KInfo<'a> {
+    format: &'static str,
+    version: Option<u32>,
+    vertices: usize,
+    faces: usize,
+    key: &'a str,
+}
+
+impl MeshFile for CsgK {
+    fn format(&self) -> Format {
+        Format::Csgk
+    }
+
+    fn version_name(&self) -> String {
+        "CSGK".into()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        CsgK::write(self)
+    }
+
+    fn summary(&self, _: &Limits) -> Result<Summary> {
+        let key = String::from_utf8_lossy(&self.key).into_owned();
+        let info = KInfo {
+            format: "csgk",
+            version: None,
+            vertices: 0,
+            faces: 0,
+            key: &key,
+        };
+        Summary::new(
+            &info,
+            format!("format:     CSGK (a reference to union graphics stored elsewhere)\nkey:        {key}\n"),
+        )
+    }
+
+    fn dump(&self, _: &Limits) -> Result<serde_json::Value> {
+        to_json(self)
+    }
+
+    fn check(&self, _: &Limits) -> Result<()> {
+        Ok(())
+    }
+
+    fn target(&self, to: &str) -> Result<Target> {
+        Err(usage(format!(
+            "--to {to}: a CSGK blob is a reference with no geometry; it has no versions"
+        )))
+    }
+
+    fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
+        Err(usage(format!(
+            "--to {target}: a CSGK blob is a reference with no geometry"
+        )))
+    }
+
+    fn to_scene(&self, _: &ExportOptions, _: &Limits) -> Result<Scene> {
+        Err(usage(
+            "a CSGK blob is a reference to a mesh stored elsewhere: it has no geometry to export"
+                .to_string(),
+        ))
+    }
+
+    fn scene_losses(&self, _: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        Ok(Vec::new())
+    }
+}

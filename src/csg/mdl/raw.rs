@@ -1,0 +1,321 @@
+//! Roblox union graphics (CSGMDL 2, 4, 5 and CSGK): the raw, byte-exact layer. Layout:
+//! FORMAT-NOTES "Roblox union graphics" and `docs/csgmdl.md`.
+//!
+//! The obfuscation is part of the declaration: [`Xor`] wraps the stream (binrw
+//! `map_stream`) for the parts that are obfuscated — the whole of versions 2 and 4, the
+//! 10-byte header of version 5 — and XORs every byte with the key byte of its absolute
+//! file offset, on reading and on writing alike.
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+
+use binrw::binrw;
+use bytemuck::{Pod, Zeroable};
+use serde::Serialize;
+
+use crate::error::{Limits, Result};
+use crate::io::{count_as, read_all, rest_bytes, write_all, NotThisVariant, Records};
+
+/// The obfuscation key: the byte at file offset `o` is XORed with `KEY[o % 31]`.
+pub const KEY: [u8; 31] = [
+    86, 46, 110, 88, 49, 32, 48, 4, 52, 105, 12, 119, 12, 1, 94, 0, 26, 96, 55, 105, 29, 82, 43, 7,
+    79, 36, 89, 101, 83, 4, 122,
+];
+
+/// `CSGMDL` as it appears in a file (obfuscated at offsets 0–5).
+pub const OBFUSCATED_MAGIC: [u8; 6] = [0x15, 0x7d, 0x29, 0x15, 0x75, 0x6c];
+
+/// A stream whose bytes are XORed with [`KEY`] by absolute offset.
+pub struct Xor<S> {
+    inner: S,
+}
+
+impl<S> Xor<S> {
+    /// Wraps a stream.
+    pub fn new(inner: S) -> Xor<S> {
+        Xor { inner }
+    }
+}
+
+fn key_at(pos: u64, i: usize) -> u8 {
+    let k = (pos + i as u64) % KEY.len() as u64;
+    KEY.get(k as usize).copied().unwrap_or(0)
+}
+
+impl<R: Read + Seek> Read for Xor<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let pos = self.inner.stream_position()?;
+        let n = self.inner.read(buf)?;
+        for (i, b) in buf.iter_mut().take(n).enumerate() {
+            *b ^= key_at(pos, i);
+        }
+        Ok(n)
+    }
+}
+
+impl<S: Seek> Seek for Xor<S> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+impl<W: Write + Seek> Write for Xor<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let pos = self.inner.stream_position()?;
+        let masked: Vec<u8> = buf
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b ^ key_at(pos, i))
+            .collect();
+        self.inner.write_all(&masked)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A union graphics blob: the obfuscated header, then the version's body.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsgMdl {
+    /// `CSGMDL` and the version, obfuscated.
+    #[brw(map_stream = Xor::new)]
+    pub header: MdlHeader,
+    /// The body.
+    #[br(args(header.version))]
+    pub body: MdlBody,
+}
+
+/// The 10-byte header: `CSGMDL` and a u32 version (2, 4 or 5).
+#[binrw]
+#[brw(little, magic = b"CSGMDL")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MdlHeader {
+    /// 2, 4 or 5.
+    #[br(assert(matches!(version, 2 | 4 | 5), "CSGMDL version {}: 2, 4 or 5 expected", version))]
+    pub version: u32,
+}
+
+/// The body of a blob, as its version says.
+#[binrw]
+#[brw(little)]
+#[br(import(version: u32))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[allow(clippy::large_enum_variant)]
+pub enum MdlBody {
+    /// Versions 2 and 4: obfuscated whole.
+    #[br(pre_assert(matches!(version, 2 | 4), NotThisVariant))]
+    Plain(
+        #[brw(map_stream = Xor::new)]
+        #[br(args(version))]
+        MeshV2,
+    ),
+    /// Version 5: plain little-endian after the header.
+    #[br(pre_assert(version == 5, NotThisVariant))]
+    Packed(MeshV5),
+}
+
+/// One vertex of versions 2 and 4: 84 bytes.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, Serialize)]
+#[repr(C)]
+pub struct MdlVertex {
+    /// Position.
+    pub position: [f32; 3],
+    /// Normal.
+    pub normal: [f32; 3],
+    /// RGBA colour.
+    pub color: [u8; 4],
+    /// The face of the part the vertex came from (Roblox NormalId, 1–6 in real files).
+    pub normal_id: u32,
+    /// Texture coordinates.
+    pub uv: [f32; 2],
+    /// 16 bytes, zero in real files (kept as read).
+    pub reserved1: [u8; 16],
+    /// Tangent.
+    pub tangent: [f32; 3],
+    /// 16 bytes, zero in real files (kept as read).
+    pub reserved2: [u8; 16],
+}
+
+const _: () = assert!(std::mem::size_of::<MdlVertex>() == 84);
+
+/// Versions 2 and 4 (inside the obfuscation).
+#[binrw]
+#[brw(little)]
+#[br(import(version: u32))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeshV2 {
+    /// 32 bytes of hash (16 + 16 of unknown meaning), kept as read.
+    pub hash: [u8; 32],
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(vertices.len(), "vertices"))]
+    vertex_count: u32,
+    /// The vertex size: 84 in every known file.
+    #[br(assert(vertex_size == 84, "CSGMDL vertex size {}: 84 expected", vertex_size))]
+    pub vertex_size: u32,
+    /// The vertices.
+    #[br(count = u64::from(vertex_count))]
+    pub vertices: Records<MdlVertex>,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(indices.len(), "indices"))]
+    index_count: u32,
+    /// Triangle corners, three per triangle.
+    #[br(count = u64::from(index_count))]
+    pub indices: Records<u32>,
+    /// Version 4: a counted list of u32 after the mesh (meaning unknown; kept).
+    #[br(if(version == 4))]
+    #[bw(if(extra.is_some()))]
+    pub extra: Option<CountedU32>,
+}
+
+/// A u32 count and that many u32.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CountedU32 {
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(values.len(), "values"))]
+    count: u32,
+    /// The values.
+    #[br(count = u64::from(count))]
+    pub values: Records<u32>,
+}
+
+/// A u16 count and that many records.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Attribute<T: crate::io::PlainRecord + Serialize + 'static> {
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u16>(values.len(), "attribute values"))]
+    count: u16,
+    /// The values.
+    #[br(count = u64::from(count))]
+    pub values: Records<T>,
+}
+
+/// A u16 element count, a u32 byte length and the bytes: the quantized normals and
+/// tangents of version 5 (three i16 each, biased by 0x7fff over 32767). Both numbers
+/// are kept as read.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Quantized {
+    /// Element count.
+    pub count: u16,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(bytes.len(), "quantized bytes"))]
+    byte_len: u32,
+    /// The bytes (normally `6 × count`).
+    #[br(count = u64::from(byte_len))]
+    #[serde(skip)]
+    pub bytes: Records<u8>,
+}
+
+/// Version 5 after the header (plain little-endian).
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeshV5 {
+    /// Positions.
+    pub positions: Attribute<[f32; 3]>,
+    /// Normals, quantized.
+    pub normals: Quantized,
+    /// RGBA colours.
+    pub colors: Attribute<[u8; 4]>,
+    /// NormalIds.
+    pub normal_ids: Attribute<u8>,
+    /// Texture coordinates.
+    pub uvs: Attribute<[f32; 2]>,
+    /// Tangents, quantized.
+    pub tangents: Quantized,
+    /// Corners in the delta-coded stream: every range's, together.
+    pub index_count: u32,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u32>(faces.len(), "face bytes"))]
+    face_len: u32,
+    /// The delta-coded corner stream (not decoded here).
+    #[br(count = u64::from(face_len))]
+    #[serde(skip)]
+    pub faces: Records<u8>,
+    #[br(temp)]
+    #[bw(try_calc = count_as::<u8>(ranges.len(), "range markers"))]
+    range_count: u8,
+    /// Positions in the corner stream where its ranges start and end: the mesh's own
+    /// triangles are `ranges[0]..ranges[1]`; further ranges are more index lists
+    /// (levels of detail, most likely; `docs/csgmdl.md`).
+    #[br(count = u64::from(range_count))]
+    pub ranges: Records<u32>,
+    /// Bytes after the ranges (none in the real file), kept.
+    #[br(parse_with = rest_bytes)]
+    #[bw(write_with = crate::io::pod_write)]
+    #[serde(skip)]
+    pub tail: Vec<u8>,
+}
+
+/// CSGK: `CSGK` and 32 hexadecimal characters, a reference to a mesh stored elsewhere;
+/// no geometry. Not obfuscated.
+#[binrw]
+#[brw(little, magic = b"CSGK")]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsgK {
+    /// The 32 characters, as read.
+    #[serde(serialize_with = "hex_text")]
+    pub key: [u8; 32],
+}
+
+fn hex_text<S: serde::Serializer>(k: &[u8; 32], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(k))
+}
+
+/// True when `bytes` start like an (obfuscated) CSGMDL blob.
+pub fn looks_like_csgmdl(bytes: &[u8]) -> bool {
+    bytes.starts_with(&OBFUSCATED_MAGIC)
+}
+
+impl CsgMdl {
+    /// Reads a blob.
+    pub fn read(bytes: &[u8]) -> Result<CsgMdl> {
+        CsgMdl::read_with_limits(bytes, &Limits::default())
+    }
+
+    /// Reads a blob within `limits`.
+    pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<CsgMdl> {
+        read_all(bytes, limits, ())
+    }
+
+    /// Writes the blob (byte-identical to what was read when unchanged).
+    pub fn write(&self) -> Result<Vec<u8>> {
+        write_all(&[], self, 4096, ())
+    }
+
+    /// Vertex and triangle counts.
+    pub fn counts(&self) -> (usize, usize) {
+        match &self.body {
+            MdlBody::Plain(m) => (m.vertices.len(), m.indices.len() / 3),
+            MdlBody::Packed(m) => {
+                let main = match (m.ranges.first(), m.ranges.get(1)) {
+                    (Some(&a), Some(&b)) => b.saturating_sub(a),
+                    _ => m.index_count,
+                };
+                (m.positions.values.len(), main as usize / 3)
+            }
+        }
+    }
+}
+
+impl CsgK {
+    /// Reads a CSGK reference.
+    pub fn read(bytes: &[u8]) -> Result<CsgK> {
+        read_all(bytes, &Limits::default(), ())
+    }
+
+    /// Writes it back.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        write_all(&[], self, 36, ())
+    }
+}
