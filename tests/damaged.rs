@@ -671,3 +671,53 @@ fn obj_of_many_faces_stays_bounded() {
     ALLOC.set_limit(usize::MAX).unwrap();
     assert_eq!(scene.unwrap(), 600_000);
 }
+
+/// Union graphics blobs (corpus and fixtures): truncations, bit flips and 0xFF runs under
+/// the same allocation cap; counts claiming more than the blob holds never allocate.
+#[test]
+fn damaged_csgmdl_never_panics_or_overallocates() {
+    let _serial = serial();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("csgmdl"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        paths.extend(
+            std::fs::read_dir(dir.join("csgmdl"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+    }
+    let check = |b: &[u8]| -> bool {
+        use meshcodec::MeshFile;
+        let budget = b.len() * 16 + (1 << 20);
+        ALLOC.set_limit(ALLOC.allocated() + budget).unwrap();
+        let r = meshcodec::open(b);
+        let written = r.as_ref().ok().map(|f| {
+            let _ = f.summary(&meshcodec::Limits::default());
+            f.write()
+        });
+        ALLOC.set_limit(usize::MAX).unwrap();
+        if let Some(w) = written {
+            assert_eq!(w.unwrap(), b);
+        }
+        r.is_ok()
+    };
+    let mut rng = Rng(0xC5C5_0D1E_5EED_0001);
+    let mut cases = 0;
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(check(&bytes), "{}", path.display());
+        let (c, _) = damage(
+            &bytes,
+            &mut rng,
+            (bytes.len() / 1000).max(1),
+            6..6 + 64,
+            &check,
+        );
+        cases += c;
+    }
+    eprintln!("{cases} damaged union graphics blobs, none panicked");
+    assert!(cases > 500, "{cases}");
+}
