@@ -297,3 +297,36 @@ fn export_writes_gltf_glb_and_obj_for_every_format() {
         assert!(!obj.exists());
     }
 }
+
+/// `verify` and `info` decode payloads, not just the container: a 7.00 whose Draco
+/// bitstream is damaged, and a CSGPHS 8 whose zstd frame is, both fail with status 1
+/// (each container alone still reads and writes back byte for byte).
+#[test]
+fn verify_and_info_fail_on_damaged_payloads() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let dir = tempfile::tempdir().unwrap();
+    let mut draco =
+        std::fs::read(common::fixture_dir("chunked").join("v7.00-draco-grid-272.mesh")).unwrap();
+    let at = draco
+        .windows(5)
+        .position(|w| w == b"DRACO")
+        .expect("a Draco stream");
+    draco[at..at + 5].copy_from_slice(b"XXXXX");
+    let mut zstd = std::fs::read(common::fixture_dir("csgphs").join("csgphs8-boxes.bin")).unwrap();
+    zstd[12..16].copy_from_slice(&[0, 0, 0, 0]);
+    for (name, bytes) in [("draco.mesh", draco), ("zstd.bin", zstd)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let file = meshcodec::open(&bytes).expect("the container reads");
+        use meshcodec::MeshFile;
+        assert_eq!(file.write().unwrap(), bytes, "{name}");
+        for cmd in ["verify", "info"] {
+            let o = std::process::Command::new(bin)
+                .arg(cmd)
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(1), "{cmd} {name}: {o:?}");
+        }
+    }
+}
