@@ -299,8 +299,14 @@ fn lossless_conversions_come_back_byte_identical() {
          {lossy} reported lossy",
         files.len()
     );
-    assert!(lossless >= 25, "{lossless}");
-    assert!(lossy >= 50, "{lossy}");
+    // The fixtures alone give 17 lossless conversions; the corpus adds more.
+    let (min_lossless, min_lossy) = if common::corpus().is_some() {
+        (25, 50)
+    } else {
+        (15, 30)
+    };
+    assert!(lossless >= min_lossless, "{lossless}");
+    assert!(lossy >= min_lossy, "{lossy}");
 }
 
 /// The real ms14 files rebuilt from their decoded geometry alone (trees, edge flags, LZ4
