@@ -23,7 +23,7 @@ use meshcodec::{ConvertOptions, ExportOptions, Limits, MeshFile, Target};
         UNIGINE .mesh ms10 to ms14 and .anim an10, an11 (byte-exact; meshes convert\n\
         between all five, ms14 spatial trees built as UNIGINE builds them).\n\
         STF (stf.mesh): the container byte-exact, meshes decoded.\n\
-        Roblox union graphics CSGMDL 2, 4, 5 and CSGK (byte-exact; 2 and 4 export).\n\n\
+        Roblox union graphics CSGMDL 2, 4, 5 and CSGK (byte-exact; export).\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
 struct Cli {

@@ -107,6 +107,15 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
                 .unwrap_or_else(|e| panic!("{}", what(e)));
             vec![(String::new(), scene)]
         }
+        Format::Csgmdl => {
+            use meshcodec::MeshFile;
+            let f =
+                meshcodec::csg::mdl::CsgMdl::read(&bytes).unwrap_or_else(|e| panic!("{}", what(e)));
+            let scene = f
+                .to_scene(&Default::default(), &Limits::default())
+                .unwrap_or_else(|e| panic!("{}", what(e)));
+            vec![(String::new(), scene)]
+        }
         _ => return None,
     };
     Some(scenes)
@@ -116,7 +125,7 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
 /// (an empty scene, a mesh without triangles, every attribute at once).
 fn cases() -> Vec<Case> {
     let mut files = common::fixture_files();
-    for set in ["csgphs", "unigine", "stf"] {
+    for set in ["csgphs", "unigine", "stf", "csgmdl"] {
         files.extend(walk(&common::fixture_dir(set)));
     }
     let corpus = common::corpus();

@@ -74,7 +74,11 @@ impl MeshFile for CsgMdl {
         to_json(self)
     }
 
+    /// Version 5: the corner stream decodes to its count and the ranges lie inside it.
     fn check(&self, _: &Limits) -> Result<()> {
+        if let MdlBody::Packed(m) = &self.body {
+            m.triangles().map_err(corner_error)?;
+        }
         Ok(())
     }
 
@@ -115,11 +119,7 @@ impl MeshFile for CsgMdl {
         }
         match &self.body {
             MdlBody::Plain(m) => Ok(scene_of(m, &options.name)),
-            MdlBody::Packed(_) => Err(usage(
-                "exporting CSGMDL 5 needs its face stream decoded, which is not implemented \
-                 yet"
-                .to_string(),
-            )),
+            MdlBody::Packed(m) => scene_of_v5(m, &options.name),
         }
     }
 }
@@ -153,6 +153,43 @@ fn scene_of(m: &MeshV2, name: &str) -> Scene {
     };
     scene.prepare();
     scene
+}
+
+fn corner_error(e: String) -> crate::Error {
+    crate::Error::new(
+        "CSGMDL 5 corner stream",
+        crate::error::ErrorKind::Invalid(e),
+    )
+}
+
+/// Version 5 as a scene: the first range's triangles over the attributes.
+fn scene_of_v5(m: &super::raw::MeshV5, name: &str) -> Result<Scene> {
+    let n = m.positions.values.len();
+    let normals = m.normals.vectors().filter(|v| v.len() == n);
+    let prim = Primitive {
+        name: "union".into(),
+        positions: m.positions.values.to_vec(),
+        normals,
+        uvs: (m.uvs.values.len() == n).then(|| m.uvs.values.to_vec()),
+        colors: (m.colors.values.len() == n).then(|| {
+            m.colors
+                .values
+                .iter()
+                .map(|c| c.map(|x| f32::from(x) / 255.0))
+                .collect()
+        }),
+        triangles: m.triangles().map_err(corner_error)?,
+        ..Primitive::default()
+    };
+    let mut scene = Scene {
+        meshes: vec![ExportMesh {
+            name: name.to_string(),
+            primitives: vec![prim],
+        }],
+        ..Scene::default()
+    };
+    scene.prepare();
+    Ok(scene)
 }
 
 #[derive(Serialize)]

@@ -3,10 +3,10 @@
 //!
 //! - [`raw`]: the blobs exactly as stored, obfuscation included, byte-exact.
 //! - [`file`]: the blobs through the front door ([`crate::MeshFile`]): info, dump,
-//!   verify, export of versions 2 and 4.
+//!   verify (version 5's corner stream decoded), export.
 //!
-//! Not yet: the version 5 face stream's decoding, a version-independent model, and
-//! conversion between versions (see `docs/csgmdl.md`).
+//! Not yet: a version-independent model and conversion between versions (see
+//! `docs/csgmdl.md`).
 
 pub mod file;
 pub mod raw;

@@ -257,6 +257,134 @@ pub struct MeshV5 {
     pub tail: Vec<u8>,
 }
 
+/// Decodes version 5's corner stream: `count` corners, each the previous one (starting
+/// at 0) plus a step. A byte below 64 is the step; 64–127 is the step − 128; a byte with
+/// bit 7 set starts a three-byte step of 23 bits (bits 16–22 from its low 7 bits, then
+/// bits 8–15, then 0–7), so a corner is the running sum modulo 2²³. The stream must hold
+/// exactly `count` corners. Errors name the byte within the stream.
+pub fn decode_corners(stream: &[u8], count: u32) -> std::result::Result<Vec<u32>, String> {
+    // At most one corner per byte: a count beyond the stream cannot be met.
+    if u64::from(count) > stream.len() as u64 {
+        return Err(format!(
+            "{count} corners cannot fit a {}-byte stream",
+            stream.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    let mut at = 0usize;
+    let mut sum: u32 = 0;
+    let byte = |i: usize| {
+        stream
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("the corner stream ends at byte {i}, inside corner"))
+    };
+    for k in 0..count {
+        let b0 = byte(at).map_err(|e| format!("{e} {k}"))?;
+        let step = match b0 {
+            0..=63 => u32::from(b0),
+            64..=127 => u32::from(b0).wrapping_sub(128),
+            _ => {
+                let b1 = byte(at + 1).map_err(|e| format!("{e} {k}"))?;
+                let b2 = byte(at + 2).map_err(|e| format!("{e} {k}"))?;
+                at += 2;
+                (u32::from(b0 & 0x7f) << 16) | (u32::from(b1) << 8) | u32::from(b2)
+            }
+        };
+        at += 1;
+        sum = sum.wrapping_add(step);
+        out.push(sum & 0x7f_ffff);
+    }
+    if at != stream.len() {
+        return Err(format!(
+            "{} bytes of the corner stream are left after its {count} corners",
+            stream.len() - at
+        ));
+    }
+    Ok(out)
+}
+
+/// Encodes corners as [`decode_corners`] reads them, with the shortest step for each
+/// (one byte for steps of −64 to 63, else three bytes of the step modulo 2²³): the
+/// encoding of the real version 5 blob, reproduced byte for byte (`tests/csgmdl.rs`).
+/// Corners must be below 2²³.
+pub fn encode_corners(corners: &[u32]) -> std::result::Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(corners.len());
+    let mut prev: u32 = 0;
+    for (k, &c) in corners.iter().enumerate() {
+        if c > 0x7f_ffff {
+            return Err(format!(
+                "corner {k} is {c}, beyond the 23 bits the stream holds"
+            ));
+        }
+        let step = c.wrapping_sub(prev) & 0x7f_ffff;
+        let signed = if step >= 0x40_0000 {
+            step as i64 - 0x80_0000
+        } else {
+            i64::from(step)
+        };
+        match signed {
+            0..=63 => out.push(signed as u8),
+            -64..=-1 => out.push((signed + 128) as u8),
+            _ => out.extend([0x80 | (step >> 16) as u8, (step >> 8) as u8, step as u8]),
+        }
+        prev = c;
+    }
+    Ok(out)
+}
+
+/// A quantized normal or tangent of version 5: each component `(q − 0x7fff) / 32767`.
+pub fn dequantize(q: [u16; 3]) -> [f32; 3] {
+    q.map(|c| f32::from(c.wrapping_sub(0x7fff) as i16) / 32767.0)
+}
+
+impl Quantized {
+    /// The vectors, dequantized; `None` when the bytes are not `6 × count`.
+    pub fn vectors(&self) -> Option<Vec<[f32; 3]>> {
+        if self.bytes.len() != 6 * usize::from(self.count) {
+            return None;
+        }
+        Some(
+            self.bytes
+                .chunks_exact(6)
+                .map(|c| {
+                    let w = |i: usize| {
+                        u16::from_le_bytes([
+                            c.get(i).copied().unwrap_or(0),
+                            c.get(i + 1).copied().unwrap_or(0),
+                        ])
+                    };
+                    dequantize([w(0), w(2), w(4)])
+                })
+                .collect(),
+        )
+    }
+}
+
+impl MeshV5 {
+    /// Every corner of the stream, decoded.
+    pub fn corners(&self) -> std::result::Result<Vec<u32>, String> {
+        decode_corners(&self.faces, self.index_count)
+    }
+
+    /// The mesh's own triangles: the corners of the first range (`ranges[0]..ranges[1]`,
+    /// or every corner without markers).
+    pub fn triangles(&self) -> std::result::Result<Vec<[u32; 3]>, String> {
+        let corners = self.corners()?;
+        let (a, b) = match (self.ranges.first(), self.ranges.get(1)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, corners.len()),
+        };
+        let range = corners
+            .get(a..b)
+            .ok_or_else(|| format!("range {a}..{b} is outside the {} corners", corners.len()))?;
+        Ok(range
+            .chunks_exact(3)
+            .map(|t| [t.first(), t.get(1), t.get(2)].map(|i| i.copied().unwrap_or(0)))
+            .collect())
+    }
+}
+
 /// CSGK: `CSGK` and 32 hexadecimal characters, a reference to a mesh stored elsewhere;
 /// no geometry. Not obfuscated.
 #[binrw]
