@@ -214,14 +214,16 @@ impl Target {
         if let Some(t) = Target::qualified(s) {
             return t.map(drop).map_err(|e| e.to_string());
         }
-        let csg = s.parse::<u32>().is_ok_and(|v| CSGPHS_VERSIONS.contains(&v));
+        let csg = s
+            .parse::<u32>()
+            .is_ok_and(|v| CSGPHS_VERSIONS.contains(&v) || matches!(v, 2 | 4));
         if csg || s.parse::<Version>().is_ok() || s.parse::<MeshVersion>().is_ok() {
             Ok(())
         } else {
             Err(format!(
                 "unknown version {s:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, \
-                 5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; UNIGINE mesh: ms10, ms11, ms12, \
-                 ms13, ms14)"
+                 5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; CSGMDL: 2, 4, 5; UNIGINE mesh: \
+                 ms10, ms11, ms12, ms13, ms14)"
             ))
         }
     }
@@ -233,7 +235,7 @@ impl Target {
         let bad = |what: &str| {
             usage(format!(
                 "--to {s}: {what} (formats: filemesh:1.00 … filemesh:7.00, csgphs:0 … \
-                 csgphs:8, unigine:ms10 … unigine:ms14)"
+                 csgphs:8, csgmdl:2, csgmdl:4, csgmdl:5, unigine:ms10 … unigine:ms14)"
             ))
         };
         Some(match format.to_ascii_lowercase().as_str() {
@@ -244,6 +246,10 @@ impl Target {
             "csgphs" => match version.parse::<u32>() {
                 Ok(v) if CSGPHS_VERSIONS.contains(&v) => Ok(Target::Csgphs(v)),
                 _ => Err(bad("not a CSGPHS version")),
+            },
+            "csgmdl" => match version.parse::<u32>() {
+                Ok(v @ (2 | 4 | 5)) => Ok(Target::Csgmdl(v)),
+                _ => Err(bad("not a CSGMDL version")),
             },
             "unigine" | "unigine-mesh" => version
                 .parse::<MeshVersion>()

@@ -84,12 +84,7 @@ impl MeshFile for CsgMdl {
 
     fn target(&self, to: &str) -> Result<Target> {
         match to.trim().parse::<u32>() {
-            Ok(v) if v == self.header.version => Ok(Target::Csgmdl(v)),
-            Ok(v @ (2 | 4 | 5)) => Err(usage(format!(
-                "--to {v}: converting between CSGMDL versions is not implemented yet; \
-                 this blob is version {}",
-                self.header.version
-            ))),
+            Ok(v @ (2 | 4 | 5)) => Ok(Target::Csgmdl(v)),
             _ => Err(usage(format!(
                 "--to {to}: this is CSGMDL union graphics; its versions are 2, 4, 5"
             ))),
@@ -97,20 +92,27 @@ impl MeshFile for CsgMdl {
     }
 
     fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
-        match *target {
-            Target::Csgmdl(v) if v == self.header.version => {
-                let (vertices, faces) = self.counts();
-                Ok(Converted {
-                    bytes: self.write()?,
-                    losses: Vec::new(),
-                    summary: format!("CSGMDL {v}, {vertices} vertices, {faces} faces"),
-                })
-            }
-            _ => Err(usage(format!(
-                "--to {target}: converting CSGMDL is not implemented yet beyond writing the \
-                 blob back"
-            ))),
+        let Target::Csgmdl(v) = *target else {
+            return Err(usage(format!(
+                "--to {target}: this is CSGMDL union graphics; its versions are 2, 4, 5"
+            )));
+        };
+        let (vertices, faces) = self.counts();
+        let summary = format!("CSGMDL {v}, {vertices} vertices, {faces} faces");
+        if v == self.header.version {
+            // The raw layer writes the blob back byte for byte.
+            return Ok(Converted {
+                bytes: self.write()?,
+                losses: Vec::new(),
+                summary,
+            });
         }
+        let (bytes, losses) = super::UnionMesh::from_blob(self)?.convert(v)?;
+        Ok(Converted {
+            bytes,
+            losses,
+            summary,
+        })
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {

@@ -5,10 +5,12 @@
 //! - [`file`]: the blobs through the front door ([`crate::MeshFile`]): info, dump,
 //!   verify (version 5's corner stream decoded), export.
 //!
-//! Not yet: a version-independent model and conversion between versions (see
-//! `docs/csgmdl.md`).
+//! - [`model`]: one union mesh whatever the version; any version written from it,
+//!   with the loss report.
 
 pub mod file;
+pub mod model;
 pub mod raw;
 
+pub use model::UnionMesh;
 pub use raw::{CsgK, CsgMdl};
