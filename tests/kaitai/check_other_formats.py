@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Parse every CSGPHS, UNIGINE and STF file with the Kaitai Struct schemas in schema/ and
+"""Parse every CSGPHS, CSGMDL, UNIGINE and STF file with the Kaitai Struct schemas in schema/ and
 compare what they find with `meshcodec info --json`.
 
 An independent reader: the .ksy files are written from the specs and docs, compiled to Python
@@ -60,6 +60,7 @@ SCHEMAS = [
     "unigine_ms14_tree",
     "unigine_anim",
     "stf",
+    "roblox_csgmdl",
 ]
 
 # Sets of files: (label, directory, {extension: kind}).
@@ -68,9 +69,11 @@ def file_sets(corpus):
         ("corpus", os.path.join(corpus, "csg"), {".bin": "csgphs"}),
         ("corpus", os.path.join(corpus, "unigine"), {".mesh": "mesh", ".anim": "anim"}),
         ("corpus", os.path.join(corpus, "stf"), {".stf": "stf"}),
+        ("corpus", os.path.join(corpus, "csgmdl"), {".bin": "csgmdl"}),
         ("fixtures", os.path.join(REPO, "roundtrip-fixtures", "csgphs"), {".bin": "csgphs"}),
         ("fixtures", os.path.join(REPO, "roundtrip-fixtures", "unigine"), {".mesh": "mesh", ".anim": "anim"}),
         ("fixtures", os.path.join(REPO, "roundtrip-fixtures", "stf"), {".stf": "stf"}),
+        ("fixtures", os.path.join(REPO, "roundtrip-fixtures", "csgmdl"), {".bin": "csgmdl"}),
     ]
 
 
@@ -357,6 +360,23 @@ def check_stf(mods, data):
     return {"buffers": s.num_binary_buffers, "json_bytes": s.buffer_lengths[0]}
 
 
+def check_csgmdl(mods, data):
+    """CSGMDL through roblox_csgmdl.ksy; CSGK (a plain 36-byte reference) by its layout."""
+    if data[:4] == b"CSGK":
+        assert len(data) == 36 and all(chr(c) in "0123456789abcdefABCDEF" for c in data[4:])
+        return {"format": "csgk", "vertices": 0, "faces": 0}
+    from roblox_csgmdl import RobloxCsgmdl
+    f = parse_to_end(RobloxCsgmdl, data)
+    v = f.header.version
+    if v == 5:
+        p = f.packed
+        ranges = p.ranges
+        corners = (ranges[1] - ranges[0]) if len(ranges) >= 2 else p.num_corners
+        return {"format": "csgmdl", "version": v, "vertices": p.num_positions, "faces": corners // 3}
+    return {"format": "csgmdl", "version": v, "vertices": f.mesh.num_vertices,
+            "faces": f.mesh.num_indices // 3}
+
+
 def summary(got):
     def show(v):
         if isinstance(v, list):  # animations
@@ -365,7 +385,8 @@ def summary(got):
     return " ".join("%s=%s" % (k, show(v)) for k, v in got.items())
 
 
-CHECKS = {"csgphs": check_csgphs, "mesh": check_mesh, "anim": check_anim, "stf": check_stf}
+CHECKS = {"csgphs": check_csgphs, "mesh": check_mesh, "anim": check_anim, "stf": check_stf,
+          "csgmdl": check_csgmdl}
 
 
 def main():
