@@ -270,7 +270,8 @@ impl Target {
     }
 
     /// The target of an import (`import --to`): a FileMesh version (`4.01`) or a CSGPHS
-    /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`).
+    /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`), or union graphics
+    /// (`csgmdl:5`, qualified only).
     pub fn for_import(s: &str) -> Result<Target> {
         if let Some(t) = Target::qualified(s) {
             return t;
@@ -454,9 +455,10 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
     let mut converted = match *target {
         Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
         Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
-        Target::UnigineMesh(_) | Target::Csgmdl(_) => Err(usage(format!(
-            "--to {target}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
-             (0, 3, 5, 6, 7, 8)"
+        Target::Csgmdl(v) => crate::csg::mdl::file::import(scene, v),
+        Target::UnigineMesh(_) => Err(usage(format!(
+            "--to {target}: import writes a FileMesh (1.00 to 7.00), CSGPHS collision data \
+             (0, 3, 5, 6, 7, 8) or union graphics (csgmdl:2, csgmdl:4, csgmdl:5)"
         ))),
     }?;
     // What the scene holds that the target does not carry comes first in the report:
@@ -552,7 +554,17 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
                 format!("{off_grid} colour components rounded to FileMesh's 8-bit steps"),
             );
         }
-        Target::UnigineMesh(_) | Target::Csgmdl(_) => {}
+        Target::Csgmdl(_) => {
+            let prims_n = prims.len();
+            lose(
+                LossKind::NotImported,
+                prims_n,
+                "the NormalId of each vertex (the part face it came from) is derived from its \
+                 normal's direction, a stand-in; tangents are written as zero"
+                    .into(),
+            );
+        }
+        Target::UnigineMesh(_) => {}
     }
     losses
 }

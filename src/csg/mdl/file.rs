@@ -262,3 +262,17 @@ impl MeshFile for CsgK {
         Ok(Vec::new())
     }
 }
+
+/// A scene as union graphics of version `v` (`meshcodec import --to csgmdl:V`).
+pub(crate) fn import(scene: &Scene, v: u32) -> Result<Converted> {
+    let model = super::UnionMesh::from_scene(scene)?;
+    let blob = model.to_blob(v)?;
+    let (vertices, faces) = blob.counts();
+    // What the version cannot hold of the model (v5: normals quantized …).
+    let (bytes, losses) = model.convert(v)?;
+    Ok(Converted {
+        bytes,
+        losses,
+        summary: format!("CSGMDL {v}, {vertices} vertices, {faces} faces"),
+    })
+}

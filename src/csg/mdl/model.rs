@@ -390,3 +390,78 @@ impl UnionMesh {
         Ok((bytes, losses))
     }
 }
+
+/// The Roblox NormalId of a direction: the axis its largest component lies on (Right
+/// +X = 1, Top +Y = 2, Back +Z = 3, Left −X = 4, Bottom −Y = 5, Front −Z = 6, the
+/// numbering of the real blobs). A union's NormalId names the face of the part a
+/// triangle came from; for a mesh from elsewhere the vertex normal's direction is the
+/// nearest stand-in, and the import report says so.
+pub fn normal_id_of(n: [f32; 3]) -> u32 {
+    let [x, y, z] = n.map(f32::abs);
+    if x >= y && x >= z {
+        if n[0] >= 0.0 {
+            1
+        } else {
+            4
+        }
+    } else if y >= z {
+        if n[1] >= 0.0 {
+            2
+        } else {
+            5
+        }
+    } else if n[2] >= 0.0 {
+        3
+    } else {
+        6
+    }
+}
+
+impl UnionMesh {
+    /// A union mesh from every primitive of a scene (their vertices one after another):
+    /// positions, normals (+Y where absent), UVs, colours (white where absent),
+    /// NormalIds from the normals ([`normal_id_of`]), zero tangents.
+    pub fn from_scene(scene: &crate::scene::Scene) -> Result<UnionMesh> {
+        let mut m = UnionMesh::default();
+        for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
+            p.check()?;
+            let base = u32::try_from(m.vertices.len())
+                .map_err(|_| invalid("more vertices than 32-bit indices reach".into()))?;
+            for (i, &position) in p.positions.iter().enumerate() {
+                let normal = p
+                    .normals
+                    .as_ref()
+                    .and_then(|v| v.get(i))
+                    .copied()
+                    .unwrap_or([0.0, 1.0, 0.0]);
+                m.vertices.push(UnionVertex {
+                    position,
+                    normal,
+                    color: p
+                        .colors
+                        .as_ref()
+                        .and_then(|v| v.get(i))
+                        .map_or([255; 4], |c| {
+                            c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
+                        }),
+                    normal_id: normal_id_of(normal),
+                    uv: p
+                        .uvs
+                        .as_ref()
+                        .and_then(|v| v.get(i))
+                        .copied()
+                        .unwrap_or_default(),
+                    tangent: [0.0; 3],
+                });
+            }
+            for t in &p.triangles {
+                let tri = t.map(|i| i.checked_add(base));
+                let [Some(a), Some(b), Some(c)] = tri else {
+                    return Err(invalid("more vertices than 32-bit indices reach".into()));
+                };
+                m.triangles.push([a, b, c]);
+            }
+        }
+        Ok(m)
+    }
+}
