@@ -354,3 +354,19 @@ mod filemesh {
         }
     }
 }
+
+/// CSGMDL 5 normals and tangents: every stored 16-bit value but 0xffff (which reads as
+/// −32768/32767, outside the range a writer produces) dequantizes and re-quantizes to
+/// itself.
+mod csgmdl {
+    use meshcodec::csg::mdl::model::quantize;
+    use meshcodec::csg::mdl::raw::dequantize;
+
+    #[test]
+    fn every_value_requantizes_exactly() {
+        for q in 0..=0xfffeu16 {
+            let [x, _, _] = dequantize([q, 0x7fff, 0x7fff]);
+            assert_eq!(quantize(x), q, "{q}");
+        }
+    }
+}

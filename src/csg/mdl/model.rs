@@ -72,8 +72,9 @@ fn triples(v: &[u32]) -> Vec<[u32; 3]> {
         .collect()
 }
 
-/// `(q − 0x7fff) / 32767`'s inverse: the quantized value whose dequantization is `x`.
-fn quantize(x: f32) -> u16 {
+/// `(q − 0x7fff) / 32767`'s inverse: the quantized value whose dequantization is `x`
+/// (every stored value but 0xffff, which reads as −32768/32767, comes back exactly).
+pub fn quantize(x: f32) -> u16 {
     let q = (f64::from(x) * 32767.0).round().clamp(-32767.0, 32767.0) as i32;
     (q + 0x7fff) as u16
 }
