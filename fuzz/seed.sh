@@ -16,11 +16,13 @@ seed filemesh roundtrip-fixtures/filemesh/*.mesh roundtrip-fixtures/chunked/*.me
 seed csgphs roundtrip-fixtures/csgphs/*.bin
 seed unigine roundtrip-fixtures/unigine/*.mesh roundtrip-fixtures/unigine/*.anim
 seed stf roundtrip-fixtures/stf/*.stf
+seed csgmdl roundtrip-fixtures/csgmdl/*.bin
 if [ -d "$corpus" ]; then
   seed filemesh "$corpus"/roblox/*.mesh
   seed csgphs "$corpus"/csg/*.bin
   seed unigine "$corpus"/unigine/*
   seed stf "$corpus"/stf/*
+  seed csgmdl "$corpus"/csgmdl/*
 fi
 # glTF and OBJ seeds: the exports of a few fixtures.
 mkdir -p fuzz/corpus/gltf fuzz/corpus/obj
