@@ -6,11 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use meshcodec::filemesh::model::convert::CoreMesh;
 use meshcodec::loss::Loss;
 use meshcodec::scene::{self, Scene};
 use meshcodec::{ConvertOptions, ExportOptions, Limits, MeshFile, Target};
+
+#[path = "cli/batch.rs"]
+mod batch;
+use batch::{Entry, Input, Report, Selection, Status};
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +41,25 @@ struct Cli {
     /// same units.
     #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
     max_decoded: u64,
+    /// Batch runs (`info`, `verify`, `convert --out-dir`): how many files at once
+    /// (default: one per core).
+    #[arg(
+        long,
+        short = 'j',
+        global = true,
+        value_name = "N",
+        default_value = "0"
+    )]
+    jobs: usize,
+    /// Folders: take only files with these extensions (comma-separated, no dot:
+    /// `mesh,bin`). Files named on the command line are always taken.
+    #[arg(long, global = true, value_name = "EXT,…", value_delimiter = ',')]
+    ext: Vec<String>,
+    /// Folders: take only files whose name matches PATTERN (`*` any characters but
+    /// `/`, `**` any, `?` one); a PATTERN with a `/` is matched against the path below
+    /// the folder (`lods/**.mesh`).
+    #[arg(long, global = true, value_name = "PATTERN")]
+    glob: Option<String>,
 }
 
 /// `512M`, `2G`, `4096`: a size in bytes.
@@ -64,22 +87,34 @@ fn limits() -> Limits {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the format, version and counts of a file.
+    /// Print the format, version and counts of each file. Folders are walked
+    /// recursively (files that are not meshes are skipped and counted); several files
+    /// run on every core and report in order.
     Info {
-        /// The mesh file.
-        file: PathBuf,
-        /// Print one JSON object (keys: format, version, vertices, faces, …).
+        /// Mesh files and folders.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON (keys: format, version, vertices, faces, …): one object for a single
+        /// file, else one object per line (JSON lines) with `path` and `status` added.
         #[arg(long)]
         json: bool,
     },
     /// Rewrite IN as OUT: byte-identical without --to; with --to, convert through the
     /// version-independent model, refusing (status 1, listing the losses) when the target
-    /// cannot hold everything unless --allow-lossy.
+    /// cannot hold everything unless --allow-lossy. With --out-dir DIR, every input file
+    /// and every mesh file in input folders is converted into DIR, mirroring the folders
+    /// (`in/a/b.mesh` → `DIR/a/b.mesh`); a file that fails is reported and the others go
+    /// on (status 1 if any failed).
     Convert {
-        /// Input file.
-        input: PathBuf,
-        /// Output file.
-        output: PathBuf,
+        /// IN OUT; or, with --out-dir, input files and folders.
+        #[arg(required = true, value_name = "IN OUT | INPUTS")]
+        paths: Vec<PathBuf>,
+        /// Batch: the folder to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// Print one JSON object per file (JSON lines); batch runs only.
+        #[arg(long, requires = "out_dir")]
+        json: bool,
         /// Target version. FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
         /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8. UNIGINE mesh: ms10, ms11, ms12, ms13, ms14.
         /// A bare version is one of the input's format; FORMAT:VERSION (filemesh:4.01,
@@ -99,11 +134,16 @@ enum Command {
     },
     /// Read and write back each file, and decode every payload it holds (Draco, zstd,
     /// LZ4, Edgebreaker hulls, STF meshes); exit 1 if any is not byte-identical or does
-    /// not decode.
+    /// not decode. Folders are walked recursively (files that are not meshes are skipped
+    /// and counted); files run on every core and report in order.
     Verify {
-        /// Files to check.
+        /// Files and folders to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Print one JSON object per file (JSON lines: path, status, bytes, …) and the
+        /// totals on standard error.
+        #[arg(long)]
+        json: bool,
     },
     /// Export the geometry as glTF 2.0 (.gltf with its buffer embedded, or .glb) or
     /// Wavefront OBJ, picked by OUT's extension. Positions, normals, the first UV set and
@@ -176,16 +216,46 @@ fn main() -> ExitCode {
         max_input_bytes: cli.max_input,
         max_decoded_bytes: cli.max_decoded,
     });
+    let batch = BatchOptions {
+        jobs: cli.jobs,
+        selection: Selection {
+            ext: cli
+                .ext
+                .iter()
+                .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+                .collect(),
+            glob: cli.glob,
+        },
+    };
     let result = match cli.command {
-        Command::Info { file, json } => info(&file, json),
+        Command::Info { files, json } => info(&files, json, &batch),
         Command::Convert {
-            input,
-            output,
+            paths,
+            out_dir,
+            json,
             to,
             allow_lossy,
             coremesh,
-        } => convert(&input, &output, to.as_deref(), allow_lossy, coremesh),
-        Command::Verify { files } => verify(&files),
+        } => {
+            let how = ConvertHow {
+                to,
+                allow_lossy,
+                core_mesh: coremesh,
+            };
+            match (out_dir, paths.as_slice()) {
+                (Some(dir), _) => convert_batch(&paths, &dir, &how, json, &batch),
+                (None, [input, output]) if !input.is_dir() => convert(input, output, &how),
+                (None, _) => Cli::command()
+                    .find_subcommand_mut("convert")
+                    .expect("the convert command")
+                    .error(
+                        clap::error::ErrorKind::WrongNumberOfValues,
+                        "convert takes IN OUT, or input files and folders with --out-dir DIR",
+                    )
+                    .exit(),
+            }
+        }
+        Command::Verify { files, json } => verify(&files, json, &batch),
         Command::Export {
             input,
             output,
@@ -260,7 +330,102 @@ fn load(path: &Path) -> Result<meshcodec::AnyFile, Failure> {
     meshcodec::open_with_limits(&bytes, &limits()).map_err(|e| fail(path, e))
 }
 
-fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
+/// `--jobs`, `--ext`, `--glob`: how batch runs pick and share out their files.
+struct BatchOptions {
+    jobs: usize,
+    selection: Selection,
+}
+
+impl BatchOptions {
+    /// The files to work on, and whether this is a batch (several files or a folder).
+    fn gather(&self, args: &[PathBuf]) -> (Vec<Entry>, bool) {
+        let (entries, folder) = batch::gather(args, &self.selection);
+        let many = folder || entries.len() != 1;
+        (entries, many)
+    }
+}
+
+/// Reads a file for a batch run: `None` (a report saying so) for a file found in a
+/// folder that is no mesh file.
+fn read_input(input: &Input) -> Result<Option<Vec<u8>>, Failure> {
+    if !input.named {
+        match batch::looks_like_a_mesh(&input.path) {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(e) => return Err(fail(&input.path, format!("cannot read: {e}"))),
+        }
+    }
+    read_file(&input.path).map(Some)
+}
+
+const NOT_A_MESH: &str = "not a mesh file of any format meshcodec reads";
+
+/// The end of a batch run: totals (on standard error with --json, where standard output
+/// holds only JSON lines), and status 1 if any file failed.
+fn finish(tally: &batch::Tally, ok: &str, json: bool) -> ExitCode {
+    let line = tally.line(ok);
+    if json {
+        eprintln!("meshcodec: {line}");
+    } else {
+        say!("{line}");
+    }
+    if tally.failed + tally.differs == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn info(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitCode, Failure> {
+    let (entries, many) = options.gather(paths);
+    if !many {
+        return info_one(&paths[0], json);
+    }
+    let limits = limits();
+    let tally = batch::run(entries, options.jobs, json, |input| {
+        let path = &input.path;
+        let summary = read_input(input).and_then(|bytes| match bytes {
+            None => Ok(None),
+            Some(bytes) => {
+                let file =
+                    meshcodec::open_with_limits(&bytes, &limits).map_err(|e| fail(path, e))?;
+                file.summary(&limits).map(Some).map_err(|e| fail(path, e))
+            }
+        });
+        match summary {
+            Ok(None) => Report::skipped(path, NOT_A_MESH),
+            Err(Failure(msg)) => Report::failed(path, &msg),
+            Ok(Some(s)) => {
+                let mut text = format!("{}:", path.display());
+                for line in s.text.lines() {
+                    text.push_str("\n  ");
+                    text.push_str(line);
+                }
+                for p in &s.problems {
+                    text.push_str(&format!("\n  ERROR: {p}"));
+                }
+                let mut fields = match s.json {
+                    serde_json::Value::Object(map) => map,
+                    other => [("info".to_string(), other)].into_iter().collect(),
+                };
+                let status = if s.problems.is_empty() {
+                    Status::Ok
+                } else {
+                    fields.insert("problems".into(), s.problems.clone().into());
+                    Status::Failed
+                };
+                Report {
+                    status,
+                    text,
+                    json: fields,
+                }
+            }
+        }
+    });
+    Ok(finish(&tally, "read", json))
+}
+
+fn info_one(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let file = load(path)?;
     let summary = file.summary(&limits()).map_err(|e| fail(path, e))?;
     if json {
@@ -283,33 +448,161 @@ fn problems(path: &Path, problems: &[String]) -> Result<ExitCode, Failure> {
     })
 }
 
-fn convert(
-    input: &Path,
-    output: &Path,
-    to: Option<&str>,
+/// `convert`'s --to, --allow-lossy and --coremesh.
+struct ConvertHow {
+    to: Option<String>,
     allow_lossy: bool,
     core_mesh: CoreMesh,
-) -> Result<ExitCode, Failure> {
-    let limits = limits();
-    let file = load(input)?;
-    let bytes = match to {
+}
+
+/// A conversion's result: the bytes, the source and target version names and what was
+/// dropped (empty without --to).
+struct Converted {
+    bytes: Vec<u8>,
+    from: String,
+    from_format: meshcodec::Format,
+    to: String,
+    to_format: meshcodec::Format,
+    losses: Vec<Loss>,
+}
+
+/// Converts one opened file as `how` says; a lossy conversion is refused (an error
+/// listing the losses) unless --allow-lossy.
+fn convert_file(
+    input: &Path,
+    file: &meshcodec::AnyFile,
+    how: &ConvertHow,
+) -> Result<Converted, Failure> {
+    let from = file.version_name();
+    let Some(to) = how.to.as_deref() else {
         // No --to: the raw layer writes the file back byte for byte.
-        None => file.write().map_err(|e| fail(input, e))?,
-        Some(to) => {
-            let options = ConvertOptions { core_mesh };
-            let c =
-                meshcodec::convert_to(&file, to, &options, &limits).map_err(|e| fail(input, e))?;
-            let from = file.version_name();
-            let shown = Target::qualified(to)
-                .and_then(Result::ok)
-                .or_else(|| file.target(to).ok())
-                .map_or_else(|| to.to_string(), |t| t.to_string());
-            check_losses(input, &from, &shown, &c.losses, allow_lossy)?;
-            c.bytes
-        }
+        let bytes = file.write().map_err(|e| fail(input, e))?;
+        return Ok(Converted {
+            bytes,
+            to: from.clone(),
+            from,
+            from_format: file.format(),
+            to_format: file.format(),
+            losses: Vec::new(),
+        });
     };
-    write_output(output, &bytes)?;
+    let options = ConvertOptions {
+        core_mesh: how.core_mesh,
+    };
+    let c = meshcodec::convert_to(file, to, &options, &limits()).map_err(|e| fail(input, e))?;
+    let target = Target::qualified(to)
+        .and_then(Result::ok)
+        .or_else(|| file.target(to).ok());
+    let shown = target
+        .as_ref()
+        .map_or_else(|| to.to_string(), ToString::to_string);
+    if !c.losses.is_empty() && !how.allow_lossy {
+        let list: Vec<String> = c.losses.iter().map(|l| format!("  - {l}")).collect();
+        return Err(fail(
+            input,
+            format!(
+                "converting {from} to {shown} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
+                list.join("\n")
+            ),
+        ));
+    }
+    Ok(Converted {
+        bytes: c.bytes,
+        from,
+        from_format: file.format(),
+        to: shown,
+        to_format: target.map_or(file.format(), |t| t.format()),
+        losses: c.losses,
+    })
+}
+
+fn convert(input: &Path, output: &Path, how: &ConvertHow) -> Result<ExitCode, Failure> {
+    let file = load(input)?;
+    let c = convert_file(input, &file, how)?;
+    for l in &c.losses {
+        eprintln!("meshcodec: {}: dropped: {l}", input.display());
+    }
+    write_output(output, &c.bytes)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `convert --out-dir DIR INPUTS…`: every file into DIR, mirroring the input folders.
+fn convert_batch(
+    paths: &[PathBuf],
+    out_dir: &Path,
+    how: &ConvertHow,
+    json: bool,
+    options: &BatchOptions,
+) -> Result<ExitCode, Failure> {
+    let (entries, _) = options.gather(paths);
+    // Two inputs must not write the same output (two named files of one name).
+    let mut seen = std::collections::HashMap::new();
+    for e in &entries {
+        if let Entry::File(i) = e {
+            if let Some(other) = seen.insert(i.rel.clone(), i.path.clone()) {
+                return Err(fail(
+                    &i.path,
+                    format!(
+                        "would be written to {} as {} is: rename one, or convert them apart",
+                        out_dir.join(&i.rel).display(),
+                        other.display()
+                    ),
+                ));
+            }
+        }
+    }
+    let tally = batch::run(entries, options.jobs, json, |input| {
+        let path = &input.path;
+        let output = out_dir.join(&input.rel);
+        let done = read_input(input).and_then(|bytes| {
+            let Some(bytes) = bytes else { return Ok(None) };
+            let file = meshcodec::open_with_limits(&bytes, &limits()).map_err(|e| fail(path, e))?;
+            drop(bytes);
+            let c = convert_file(path, &file, how)?;
+            if let Some(parent) = output.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| fail(parent, format!("cannot create the folder: {e}")))?;
+            }
+            write_output(&output, &c.bytes)?;
+            Ok(Some(c))
+        });
+        match done {
+            Ok(None) => Report::skipped(path, NOT_A_MESH),
+            Err(Failure(msg)) => Report::failed(path, &msg),
+            Ok(Some(c)) => {
+                let mut text = format!(
+                    "converted {} -> {} ({} to {}, {} bytes)",
+                    path.display(),
+                    output.display(),
+                    c.from,
+                    c.to,
+                    c.bytes.len()
+                );
+                for l in &c.losses {
+                    text.push_str(&format!("\n  dropped: {l}"));
+                }
+                let losses: Vec<String> = c.losses.iter().map(ToString::to_string).collect();
+                let json = [
+                    ("output", serde_json::Value::from(output.to_string_lossy())),
+                    ("from_format", c.from_format.name().into()),
+                    ("from", c.from.into()),
+                    ("to_format", c.to_format.name().into()),
+                    ("to", c.to.into()),
+                    ("bytes", c.bytes.len().into()),
+                    ("losses", losses.into()),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+                Report {
+                    status: Status::Ok,
+                    text,
+                    json,
+                }
+            }
+        }
+    });
+    Ok(finish(&tally, "converted", json))
 }
 
 /// `--coremesh`: how a 7.00 core mesh is written.
@@ -352,45 +645,69 @@ fn check_losses(
     Ok(())
 }
 
-fn verify(files: &[PathBuf]) -> Result<ExitCode, Failure> {
+fn verify(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitCode, Failure> {
     let limits = limits();
-    let mut bad = 0usize;
-    for path in files {
-        let outcome = read_file(path).and_then(|bytes| {
+    let (entries, _) = options.gather(paths);
+    let tally = batch::run(entries, options.jobs, json, |input| {
+        let path = &input.path;
+        let outcome = read_input(input).and_then(|bytes| {
+            let Some(bytes) = bytes else { return Ok(None) };
             let file = meshcodec::open_with_limits(&bytes, &limits).map_err(|e| fail(path, e))?;
             let again = file.write().map_err(|e| fail(path, e))?;
             // Byte-exact containers can still hold payloads that do not decode.
             file.check(&limits).map_err(|e| fail(path, e))?;
-            Ok((bytes, again))
+            Ok(Some((bytes, again)))
         });
         match outcome {
-            Ok((a, b)) if a == b => say!("ok        {} ({} bytes)", path.display(), a.len()),
-            Ok((a, b)) => {
-                bad += 1;
+            Ok(None) => Report::skipped(path, NOT_A_MESH),
+            Err(Failure(msg)) => Report::failed(path, &msg),
+            Ok(Some((a, b))) => {
+                let mut fields = serde_json::Map::new();
+                fields.insert("bytes".into(), a.len().into());
+                if a == b {
+                    return Report {
+                        status: Status::Ok,
+                        text: format!("ok        {} ({} bytes)", path.display(), a.len()),
+                        json: fields,
+                    };
+                }
                 let at = a
                     .iter()
                     .zip(&b)
                     .position(|(x, y)| x != y)
                     .unwrap_or(a.len().min(b.len()));
-                say!(
-                    "DIFFERS   {}: first difference at byte {at} ({} bytes read, {} written)",
-                    path.display(),
-                    a.len(),
-                    b.len()
-                );
-            }
-            Err(Failure(msg)) => {
-                bad += 1;
-                say!("ERROR     {msg}");
+                fields.insert("written".into(), b.len().into());
+                fields.insert("first_difference".into(), at.into());
+                Report {
+                    status: Status::Differs,
+                    text: format!(
+                        "DIFFERS   {}: first difference at byte {at} ({} bytes read, {} written)",
+                        path.display(),
+                        a.len(),
+                        b.len()
+                    ),
+                    json: fields,
+                }
             }
         }
-    }
-    say!(
-        "{} of {} files byte-identical after read and write",
-        files.len() - bad,
-        files.len()
+    });
+    let line = format!(
+        "{} of {} files byte-identical after read and write{}",
+        tally.ok,
+        tally.done(),
+        match (tally.failed, tally.skipped) {
+            (0, 0) => String::new(),
+            (f, 0) => format!(" ({f} failed)"),
+            (0, s) => format!(" ({s} skipped: not mesh files, links or devices)"),
+            (f, s) => format!(" ({f} failed, {s} skipped: not mesh files, links or devices)"),
+        }
     );
-    Ok(if bad == 0 {
+    if json {
+        eprintln!("meshcodec: {line}");
+    } else {
+        say!("{line}");
+    }
+    Ok(if tally.failed + tally.differs == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
