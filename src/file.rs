@@ -164,6 +164,30 @@ pub fn open_with_limits(bytes: &[u8], limits: &Limits) -> Result<AnyFile> {
     })
 }
 
+/// [`open_with_limits`] from a reader at its start (a file, say). A binary FileMesh is
+/// read straight from it, its arrays into place, so opening a file takes about its size
+/// in memory rather than twice; other formats are read whole first, within
+/// `limits.max_input_bytes` (checked against the input's length before reading).
+pub fn open_reader<R: std::io::Read + std::io::Seek>(
+    mut reader: R,
+    limits: &Limits,
+) -> Result<AnyFile> {
+    use std::io::{Read, SeekFrom};
+    let io = |e: std::io::Error| Error::new("input", ErrorKind::Io(e));
+    let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
+    limits.check_input(usize::try_from(len).unwrap_or(usize::MAX))?;
+    reader.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut head = Vec::with_capacity(64);
+    (&mut reader).take(64).read_to_end(&mut head).map_err(io)?;
+    if detect(&head) == Some(Format::FileMesh) {
+        return FileMesh::read_from(reader, limits).map(AnyFile::FileMesh);
+    }
+    reader.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    reader.read_to_end(&mut bytes).map_err(io)?;
+    open_with_limits(&bytes, limits)
+}
+
 /// What `meshcodec info` shows of a file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
@@ -353,6 +377,13 @@ pub trait MeshFile {
     /// Writes the file: byte-identical to what was read for an unmodified file.
     fn write(&self) -> Result<Vec<u8>>;
 
+    /// [`MeshFile::write`] into `out`; formats that can stream their arrays do so
+    /// without building the whole file in memory (FileMesh 2.00–7.00).
+    fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        out.write_all(&self.write()?)
+            .map_err(|e| Error::new("output", ErrorKind::Io(e)))
+    }
+
     /// The summary `meshcodec info` prints (decodes payloads within `limits`).
     fn summary(&self, limits: &Limits) -> Result<Summary>;
 
@@ -420,6 +451,9 @@ impl MeshFile for AnyFile {
     }
     fn write(&self) -> Result<Vec<u8>> {
         self.as_mesh_file().write()
+    }
+    fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        self.as_mesh_file().write_to(out)
     }
     fn summary(&self, limits: &Limits) -> Result<Summary> {
         self.as_mesh_file().summary(limits)
@@ -591,6 +625,29 @@ pub fn convert_to(
         }
         Some(t) => file.convert(&t, options, limits),
         None => file.convert(&file.target(to)?, options, limits),
+    }
+}
+
+/// [`convert_to`] taking the file: a FileMesh converted to another FileMesh version is
+/// dropped once its model is built, so the conversion never holds the source file, its
+/// model, the target and its read-back model at once.
+pub fn convert_into(
+    file: AnyFile,
+    to: &str,
+    options: &ConvertOptions,
+    limits: &Limits,
+) -> Result<Converted> {
+    let target = match Target::qualified(to).transpose()? {
+        Some(t) => t,
+        None => file.target(to)?,
+    };
+    match (file, target) {
+        (AnyFile::FileMesh(f), Target::FileMesh(v)) if v != f.version => {
+            let mesh = crate::filemesh::Mesh::from_file_with_limits(&f, limits)?;
+            drop(f);
+            crate::filemesh::file::convert_model(&mesh, v, options)
+        }
+        (file, _) => convert_to(&file, to, options, limits),
     }
 }
 

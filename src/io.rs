@@ -12,44 +12,61 @@ use bytemuck::Pod;
 
 use crate::error::{from_binrw, CountTooLarge, Error, Limits, Result};
 
-/// An in-memory reader that remembers where the last read started.
-pub(crate) struct Tracked<'a> {
-    inner: Cursor<&'a [u8]>,
+/// A reader that remembers where the last read started (for error offsets) and keeps
+/// its own position, so a file reader needs no system call to tell it.
+pub(crate) struct Tracked<R> {
+    inner: R,
+    pos: u64,
     last_read: u64,
 }
 
-impl<'a> Tracked<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+impl<R> Tracked<R> {
+    /// Wraps `inner`, which stands at `pos`.
+    pub(crate) fn over(inner: R, pos: u64) -> Self {
         Tracked {
-            inner: Cursor::new(bytes),
-            last_read: 0,
+            inner,
+            pos,
+            last_read: pos,
         }
     }
 
     pub(crate) fn position(&self) -> u64 {
-        self.inner.position()
+        self.pos
     }
 }
 
-impl Read for Tracked<'_> {
+impl<R: Read + Seek> Read for Tracked<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.last_read = self.inner.position();
-        self.inner.read(buf)
+        self.last_read = self.pos;
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
     }
 
     fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.last_read = self.inner.position();
-        self.inner.read_exact(buf)
+        self.last_read = self.pos;
+        match self.inner.read_exact(buf) {
+            Ok(()) => {
+                self.pos += buf.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Where a short read left the inner reader is unknown: ask it.
+                self.pos = self.inner.stream_position().unwrap_or(self.pos);
+                Err(e)
+            }
+        }
     }
 }
 
-impl Seek for Tracked<'_> {
+impl<R: Seek> Seek for Tracked<R> {
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(pos)
+        self.pos = self.inner.seek(pos)?;
+        Ok(self.pos)
     }
 
     fn stream_position(&mut self) -> io::Result<u64> {
-        Ok(self.inner.position())
+        Ok(self.pos)
     }
 }
 
@@ -58,21 +75,72 @@ pub(crate) fn read_all<T>(bytes: &[u8], limits: &Limits, args: T::Args<'_>) -> R
 where
     T: BinRead,
 {
-    limits.check_input(bytes.len())?;
-    let mut r = Tracked::new(bytes);
+    read_all_from(Cursor::new(bytes), limits, args)
+}
+
+/// [`read_all`] from any reader, which must stand at its start: the value must end
+/// where the input does. The input's size is checked against `limits` first; arrays are
+/// read in bulk once the input is known to hold them, so a file is never copied whole.
+pub(crate) fn read_all_from<T, R>(reader: R, limits: &Limits, args: T::Args<'_>) -> Result<T>
+where
+    T: BinRead,
+    R: Read + Seek,
+{
+    let mut r = Tracked::over(reader, 0);
+    let len = remaining(&mut r).map_err(|e| Error::new("input", crate::ErrorKind::Io(e)))?;
+    limits.check_input(len as usize)?;
     let value = T::read_options(&mut r, Endian::Little, args)
         .map_err(|e| from_binrw(e, Some(r.last_read)))?;
     let end = r.position();
-    if end != bytes.len() as u64 {
+    if end != len {
         return Err(Error::at(
             end,
             "",
-            crate::ErrorKind::TrailingData {
-                bytes: bytes.len() as u64 - end,
-            },
+            crate::ErrorKind::TrailingData { bytes: len - end },
         ));
     }
     Ok(value)
+}
+
+/// A reader seen from `base` on: position 0 is the inner reader's `base`, so a body
+/// after a fixed prefix reads as if it were the whole input.
+pub(crate) struct Window<R> {
+    inner: R,
+    base: u64,
+}
+
+impl<R: Seek> Window<R> {
+    /// The part of `inner` from `base` to its end, positioned at its start.
+    pub(crate) fn new(mut inner: R, base: u64) -> io::Result<Self> {
+        inner.seek(SeekFrom::Start(base))?;
+        Ok(Window { inner, base })
+    }
+}
+
+impl<R: Read> Read for Window<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf)
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.inner.read_exact(buf)
+    }
+}
+
+impl<R: Seek> Seek for Window<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        let to = match pos {
+            SeekFrom::Start(p) => SeekFrom::Start(p.saturating_add(self.base)),
+            other => other,
+        };
+        let at = self.inner.seek(to)?;
+        at.checked_sub(self.base).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "seek before the window's start",
+            )
+        })
+    }
 }
 
 /// Writes `prefix` then a value into one buffer of the expected size.

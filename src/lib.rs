@@ -16,7 +16,7 @@ pub mod unigine;
 
 pub use error::{Error, ErrorKind, Limits, Result};
 pub use file::{
-    convert_to, detect, import, open, open_with_limits, AnyFile, ConvertOptions, Converted,
-    ExportOptions, Format, MeshFile, Summary, Target,
+    convert_into, convert_to, detect, import, open, open_reader, open_with_limits, AnyFile,
+    ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
 };
 pub use io::{PlainRecord, Records};

@@ -14,7 +14,7 @@ use meshcodec::{ConvertOptions, ExportOptions, Limits, MeshFile, Target};
 
 #[path = "cli/batch.rs"]
 mod batch;
-use batch::{Entry, Input, Report, Selection, Status};
+use batch::{Entry, Report, Selection, Status};
 
 #[derive(Parser)]
 #[command(
@@ -324,10 +324,93 @@ fn write_output(output: &Path, bytes: &[u8]) -> Result<(), Failure> {
         .map_err(|e| fail(output, format!("cannot write: {e}")))
 }
 
-/// Reads and opens a file of any format.
+/// Opens a file of any format within `--max-input` (checked before reading). A binary
+/// FileMesh is read straight from the file, its arrays into place, so the file's bytes
+/// are never held besides them.
 fn load(path: &Path) -> Result<meshcodec::AnyFile, Failure> {
-    let bytes = read_file(path)?;
-    meshcodec::open_with_limits(&bytes, &limits()).map_err(|e| fail(path, e))
+    let file = open_input(path)?;
+    meshcodec::open_reader(std::io::BufReader::new(file), &limits()).map_err(|e| fail(path, e))
+}
+
+/// Opens a file for reading once its size is known to be within `--max-input`.
+fn open_input(path: &Path) -> Result<std::fs::File, Failure> {
+    let max = limits().max_input_bytes;
+    let file = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| fail(path, format!("cannot read: {e}")))?;
+    if meta.is_dir() {
+        return Err(fail(path, "cannot read: is a directory"));
+    }
+    if meta.len() > max {
+        return Err(fail(
+            path,
+            format!("{} bytes, more than --max-input allows ({max})", meta.len()),
+        ));
+    }
+    Ok(file)
+}
+
+/// A writer that compares what is written with a file's bytes instead of keeping it:
+/// `verify` writes a file back through it, so the copy is never held in memory.
+struct Compare<R> {
+    original: R,
+    written: u64,
+    first_difference: Option<u64>,
+    scratch: Vec<u8>,
+}
+
+impl<R: std::io::Read> Compare<R> {
+    fn new(original: R) -> Self {
+        Compare {
+            original,
+            written: 0,
+            first_difference: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The first byte at which the written bytes and the file differ (also where one
+    /// ends before the other), and the file's length; `None` when identical.
+    fn finish(mut self, len: u64) -> Option<(u64, u64)> {
+        let mut one = [0u8; 1];
+        if self.first_difference.is_none() && self.original.read(&mut one).unwrap_or(0) > 0 {
+            self.first_difference = Some(self.written);
+        }
+        self.first_difference.map(|at| (at, len))
+    }
+}
+
+impl<R: std::io::Read> std::io::Write for Compare<R> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // In pieces, so a whole array written at once needs no copy of its size.
+        for piece in buf.chunks(1 << 16) {
+            if self.first_difference.is_none() {
+                self.scratch.resize(piece.len(), 0);
+                let mut got = 0;
+                while got < piece.len() {
+                    match self.original.read(&mut self.scratch[got..])? {
+                        0 => break,
+                        n => got += n,
+                    }
+                }
+                let differs = piece[..got]
+                    .iter()
+                    .zip(&self.scratch[..got])
+                    .position(|(a, b)| a != b)
+                    .or((got < piece.len()).then_some(got));
+                if let Some(i) = differs {
+                    self.first_difference = Some(self.written + i as u64);
+                }
+            }
+            self.written += piece.len() as u64;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `--jobs`, `--ext`, `--glob`: how batch runs pick and share out their files.
@@ -345,17 +428,9 @@ impl BatchOptions {
     }
 }
 
-/// Reads a file for a batch run: `None` (a report saying so) for a file found in a
-/// folder that is no mesh file.
-fn read_input(input: &Input) -> Result<Option<Vec<u8>>, Failure> {
-    if !input.named {
-        match batch::looks_like_a_mesh(&input.path) {
-            Ok(true) => {}
-            Ok(false) => return Ok(None),
-            Err(e) => return Err(fail(&input.path, format!("cannot read: {e}"))),
-        }
-    }
-    read_file(&input.path).map(Some)
+/// Whether a file found in a folder starts like a mesh file (else it is skipped).
+fn is_mesh(path: &Path) -> Result<bool, Failure> {
+    batch::looks_like_a_mesh(path).map_err(|e| fail(path, format!("cannot read: {e}")))
 }
 
 const NOT_A_MESH: &str = "not a mesh file of any format meshcodec reads";
@@ -384,14 +459,13 @@ fn info(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitCod
     let limits = limits();
     let tally = batch::run(entries, options.jobs, json, |input| {
         let path = &input.path;
-        let summary = read_input(input).and_then(|bytes| match bytes {
-            None => Ok(None),
-            Some(bytes) => {
-                let file =
-                    meshcodec::open_with_limits(&bytes, &limits).map_err(|e| fail(path, e))?;
-                file.summary(&limits).map(Some).map_err(|e| fail(path, e))
+        let summary = (|| {
+            if !input.named && !is_mesh(path)? {
+                return Ok(None);
             }
-        });
+            let file = load(path)?;
+            file.summary(&limits).map(Some).map_err(|e| fail(path, e))
+        })();
         match summary {
             Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
@@ -455,10 +529,61 @@ struct ConvertHow {
     core_mesh: CoreMesh,
 }
 
-/// A conversion's result: the bytes, the source and target version names and what was
-/// dropped (empty without --to).
+/// What a conversion writes: the target's bytes, or (no --to) the file itself, streamed
+/// back as it was read.
+// One per file: the size of the inline variant does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Payload {
+    Bytes(Vec<u8>),
+    Same(meshcodec::AnyFile),
+}
+
+impl Payload {
+    /// Writes OUT atomically; the number of bytes written.
+    fn write(&self, output: &Path) -> Result<u64, Failure> {
+        match self {
+            Payload::Bytes(b) => write_output(output, b).map(|()| b.len() as u64),
+            Payload::Same(file) => {
+                let mut n = 0;
+                meshcodec::output::write_atomically_with(output, |w| {
+                    let mut counted = Counted { inner: w, n: 0 };
+                    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut counted);
+                    file.write_to(&mut buffered)
+                        .map_err(std::io::Error::other)?;
+                    std::io::Write::flush(&mut buffered)?;
+                    drop(buffered);
+                    n = counted.n;
+                    Ok(())
+                })
+                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+                Ok(n)
+            }
+        }
+    }
+}
+
+/// A writer that counts what passes through it.
+struct Counted<'a> {
+    inner: &'a mut dyn std::io::Write,
+    n: u64,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A conversion's result: what to write, the source and target version names and what
+/// was dropped (empty without --to).
 struct Converted {
-    bytes: Vec<u8>,
+    payload: Payload,
     from: String,
     from_format: meshcodec::Format,
     to: String,
@@ -470,29 +595,30 @@ struct Converted {
 /// listing the losses) unless --allow-lossy.
 fn convert_file(
     input: &Path,
-    file: &meshcodec::AnyFile,
+    file: meshcodec::AnyFile,
     how: &ConvertHow,
 ) -> Result<Converted, Failure> {
     let from = file.version_name();
+    let from_format = file.format();
     let Some(to) = how.to.as_deref() else {
-        // No --to: the raw layer writes the file back byte for byte.
-        let bytes = file.write().map_err(|e| fail(input, e))?;
+        // No --to: the raw layer writes the file back byte for byte, as it is written
+        // out (a FileMesh streams its arrays; nothing is built whole in memory).
         return Ok(Converted {
-            bytes,
+            payload: Payload::Same(file),
             to: from.clone(),
             from,
-            from_format: file.format(),
-            to_format: file.format(),
+            from_format,
+            to_format: from_format,
             losses: Vec::new(),
         });
     };
     let options = ConvertOptions {
         core_mesh: how.core_mesh,
     };
-    let c = meshcodec::convert_to(file, to, &options, &limits()).map_err(|e| fail(input, e))?;
     let target = Target::qualified(to)
         .and_then(Result::ok)
         .or_else(|| file.target(to).ok());
+    let c = meshcodec::convert_into(file, to, &options, &limits()).map_err(|e| fail(input, e))?;
     let shown = target
         .as_ref()
         .map_or_else(|| to.to_string(), ToString::to_string);
@@ -507,22 +633,22 @@ fn convert_file(
         ));
     }
     Ok(Converted {
-        bytes: c.bytes,
+        payload: Payload::Bytes(c.bytes),
         from,
-        from_format: file.format(),
+        from_format,
         to: shown,
-        to_format: target.map_or(file.format(), |t| t.format()),
+        to_format: target.map_or(from_format, |t| t.format()),
         losses: c.losses,
     })
 }
 
 fn convert(input: &Path, output: &Path, how: &ConvertHow) -> Result<ExitCode, Failure> {
     let file = load(input)?;
-    let c = convert_file(input, &file, how)?;
+    let c = convert_file(input, file, how)?;
     for l in &c.losses {
         eprintln!("meshcodec: {}: dropped: {l}", input.display());
     }
-    write_output(output, &c.bytes)?;
+    c.payload.write(output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -554,29 +680,30 @@ fn convert_batch(
     let tally = batch::run(entries, options.jobs, json, |input| {
         let path = &input.path;
         let output = out_dir.join(&input.rel);
-        let done = read_input(input).and_then(|bytes| {
-            let Some(bytes) = bytes else { return Ok(None) };
-            let file = meshcodec::open_with_limits(&bytes, &limits()).map_err(|e| fail(path, e))?;
-            drop(bytes);
-            let c = convert_file(path, &file, how)?;
+        let done = (|| {
+            if !input.named && !is_mesh(path)? {
+                return Ok(None);
+            }
+            let file = load(path)?;
+            let c = convert_file(path, file, how)?;
             if let Some(parent) = output.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| fail(parent, format!("cannot create the folder: {e}")))?;
             }
-            write_output(&output, &c.bytes)?;
-            Ok(Some(c))
-        });
+            let written = c.payload.write(&output)?;
+            Ok(Some((c, written)))
+        })();
         match done {
             Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
-            Ok(Some(c)) => {
+            Ok(Some((c, written))) => {
                 let mut text = format!(
                     "converted {} -> {} ({} to {}, {} bytes)",
                     path.display(),
                     output.display(),
                     c.from,
                     c.to,
-                    c.bytes.len()
+                    written
                 );
                 for l in &c.losses {
                     text.push_str(&format!("\n  dropped: {l}"));
@@ -588,7 +715,7 @@ fn convert_batch(
                     ("from", c.from.into()),
                     ("to_format", c.to_format.name().into()),
                     ("to", c.to.into()),
-                    ("bytes", c.bytes.len().into()),
+                    ("bytes", written.into()),
                     ("losses", losses.into()),
                 ]
                 .into_iter()
@@ -650,41 +777,47 @@ fn verify(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitC
     let (entries, _) = options.gather(paths);
     let tally = batch::run(entries, options.jobs, json, |input| {
         let path = &input.path;
-        let outcome = read_input(input).and_then(|bytes| {
-            let Some(bytes) = bytes else { return Ok(None) };
-            let file = meshcodec::open_with_limits(&bytes, &limits).map_err(|e| fail(path, e))?;
-            let again = file.write().map_err(|e| fail(path, e))?;
+        let outcome = (|| {
+            if !input.named && !is_mesh(path)? {
+                return Ok(None);
+            }
+            let file = load(path)?;
+            let original = open_input(path)?;
+            let len = original
+                .metadata()
+                .map_err(|e| fail(path, format!("cannot read: {e}")))?
+                .len();
+            let mut compare = Compare::new(std::io::BufReader::new(original));
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut compare);
+            file.write_to(&mut out).map_err(|e| fail(path, e))?;
+            std::io::Write::flush(&mut out).map_err(|e| fail(path, e))?;
+            drop(out);
+            let written = compare.written;
+            let differs = compare.finish(len);
             // Byte-exact containers can still hold payloads that do not decode.
             file.check(&limits).map_err(|e| fail(path, e))?;
-            Ok(Some((bytes, again)))
-        });
+            Ok(Some((len, written, differs)))
+        })();
         match outcome {
             Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
-            Ok(Some((a, b))) => {
+            Ok(Some((len, written, differs))) => {
                 let mut fields = serde_json::Map::new();
-                fields.insert("bytes".into(), a.len().into());
-                if a == b {
+                fields.insert("bytes".into(), len.into());
+                let Some((at, _)) = differs else {
                     return Report {
                         status: Status::Ok,
-                        text: format!("ok        {} ({} bytes)", path.display(), a.len()),
+                        text: format!("ok        {} ({len} bytes)", path.display()),
                         json: fields,
                     };
-                }
-                let at = a
-                    .iter()
-                    .zip(&b)
-                    .position(|(x, y)| x != y)
-                    .unwrap_or(a.len().min(b.len()));
-                fields.insert("written".into(), b.len().into());
+                };
+                fields.insert("written".into(), written.into());
                 fields.insert("first_difference".into(), at.into());
                 Report {
                     status: Status::Differs,
                     text: format!(
-                        "DIFFERS   {}: first difference at byte {at} ({} bytes read, {} written)",
+                        "DIFFERS   {}: first difference at byte {at} ({len} bytes read, {written} written)",
                         path.display(),
-                        a.len(),
-                        b.len()
                     ),
                     json: fields,
                 }
@@ -842,4 +975,42 @@ fn print_json(path: &Path, value: &impl serde::Serialize) -> Result<(), Failure>
     let text = serde_json::to_string_pretty(value).map_err(|e| fail(path, e))?;
     say!("{text}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Compare;
+    use std::io::Write;
+
+    /// Writes `written` in pieces of `step` through a [`Compare`] with `original`.
+    fn compare(original: &[u8], written: &[u8], step: usize) -> Option<(u64, u64)> {
+        let mut c = Compare::new(original);
+        for piece in written.chunks(step.max(1)) {
+            c.write_all(piece).unwrap();
+        }
+        c.finish(original.len() as u64)
+    }
+
+    #[test]
+    fn compare_finds_the_first_difference_in_any_piece_size() {
+        let a: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for step in [1, 3, 4096, 1 << 16, 1 << 20] {
+            assert_eq!(compare(&a, &a, step), None, "step {step}");
+            let mut b = a.clone();
+            b[150_001] ^= 1;
+            b[170_000] ^= 1;
+            assert_eq!(
+                compare(&a, &b, step),
+                Some((150_001, 200_000)),
+                "step {step}"
+            );
+            // Shorter and longer outputs differ where the shorter one ends.
+            assert_eq!(compare(&a, &a[..99_999], step), Some((99_999, 200_000)));
+            let mut longer = a.clone();
+            longer.push(0);
+            assert_eq!(compare(&a, &longer, step), Some((200_000, 200_000)));
+        }
+        assert_eq!(compare(b"", b"", 1), None);
+        assert_eq!(compare(b"", b"x", 1), Some((0, 0)));
+    }
 }

@@ -25,6 +25,10 @@ impl MeshFile for FileMesh {
         FileMesh::write(self)
     }
 
+    fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        FileMesh::write_to(self, out)
+    }
+
     fn summary(&self, limits: &Limits) -> Result<Summary> {
         let info = self.info_with_limits(limits)?;
         Summary::new(&info, text(&info, self.version))
@@ -35,8 +39,8 @@ impl MeshFile for FileMesh {
     }
 
     fn check(&self, limits: &Limits) -> Result<()> {
-        // The model decodes everything: Draco, skinning through the subsets, FACS.
-        Mesh::from_file_with_limits(self, limits).map(|_| ())
+        // What the model decodes: Draco, skinning through the subsets, FACS.
+        Mesh::check_file(self, limits)
     }
 
     fn target(&self, to: &str) -> Result<Target> {
@@ -146,7 +150,11 @@ pub(crate) fn import(scene: &Scene, v: Version, options: &ConvertOptions) -> Res
     convert_model(&super::scene::from_scene(scene)?, v, options)
 }
 
-fn convert_model(mesh: &Mesh, v: Version, options: &ConvertOptions) -> Result<Converted> {
+pub(crate) fn convert_model(
+    mesh: &Mesh,
+    v: Version,
+    options: &ConvertOptions,
+) -> Result<Converted> {
     let c = mesh.convert_with(
         v,
         &WriteOptions {

@@ -235,7 +235,28 @@ impl Mesh {
         Mesh::from_file_with_limits(file, &Limits::default())
     }
 
-    /// The model of a raw file.
+    /// Whether [`Mesh::from_file_with_limits`] would accept `file`, without building
+    /// the model of a 2.00–5.00 body (its skinning and FACS are decoded and checked,
+    /// its vertex and face arrays are not copied); 6.00 and 7.00 files are decoded
+    /// whole (their core mesh may be Draco-compressed). `meshcodec verify` uses it, so
+    /// checking a big file takes little more memory than the file.
+    pub fn check_file(file: &FileMesh, limits: &Limits) -> Result<()> {
+        match &file.body {
+            Body::V1(_) | Body::V2(_) => Ok(()),
+            Body::V4(b) => {
+                if !b.bones.is_empty() {
+                    check_skinning(&b.envelopes, &b.subsets, b.bones.len())?;
+                }
+                if let Facs::Data(d) = &b.facs {
+                    facs(d)?;
+                }
+                Ok(())
+            }
+            Body::V6(_) => Self::from_file_with_limits(file, limits).map(|_| ()),
+        }
+    }
+
+    /// The model of a raw file, with explicit [`Limits`] for Draco.
     pub fn from_file_with_limits(file: &FileMesh, limits: &Limits) -> Result<Mesh> {
         let mut m = match &file.body {
             Body::V1(b) => from_text(b, file.version),
@@ -464,45 +485,71 @@ pub(crate) fn skinning(
     subsets: &[Subset],
     num_bones: usize,
 ) -> Result<Vec<VertexSkin>> {
-    let mut owner: Vec<Option<&Subset>> = vec![None; envelopes.len()];
-    for s in subsets {
+    // Sized once: a million-vertex mesh should not grow its array by doubling.
+    let mut out = Vec::with_capacity(envelopes.len());
+    each_skin(envelopes, subsets, num_bones, |skin| out.push(skin))?;
+    Ok(out)
+}
+
+/// [`skinning`]'s checks, keeping nothing.
+pub(crate) fn check_skinning(
+    envelopes: &[Envelope],
+    subsets: &[Subset],
+    num_bones: usize,
+) -> Result<()> {
+    each_skin(envelopes, subsets, num_bones, |_| ())
+}
+
+/// Each vertex's resolved skin, in order, to `each`; an error for an influence whose
+/// bone byte names no bone through its subset.
+fn each_skin(
+    envelopes: &[Envelope],
+    subsets: &[Subset],
+    num_bones: usize,
+    mut each: impl FnMut(VertexSkin),
+) -> Result<()> {
+    // The first subset whose range holds each vertex (u32::MAX: none), 4 bytes a vertex.
+    let mut owner: Vec<u32> = vec![u32::MAX; envelopes.len()];
+    for (i, s) in subsets.iter().enumerate() {
         let start = s.verts_begin as usize;
         let end = start
             .saturating_add(s.verts_length as usize)
             .min(owner.len());
         for o in owner.iter_mut().take(end).skip(start) {
-            o.get_or_insert(s);
+            if *o == u32::MAX {
+                *o = u32::try_from(i).unwrap_or(u32::MAX);
+            }
         }
     }
-    // Sized once: a million-vertex mesh should not grow its array by doubling.
-    let mut out = Vec::with_capacity(envelopes.len());
-    for (v, (e, s)) in envelopes.iter().zip(owner).enumerate() {
-        out.push({
-            let mut skin = VertexSkin::default();
-            for (slot, (&b, &w)) in e.bones.iter().zip(&e.weights).enumerate() {
-                if w == 0 {
-                    continue;
-                }
-                let global = s
-                    .and_then(|s| s.bone_indices.get(usize::from(b)))
-                    .copied()
-                    .filter(|&g| usize::from(g) < num_bones)
-                    .ok_or_else(|| {
-                        Error::new(
-                            "skinning",
-                            ErrorKind::Invalid(format!(
-                                "vertex {v}: influence {slot} (bone byte {b}, weight {w}) names no bone through its subset"
-                            )),
-                        )
-                    })?;
-                if let Some(i) = skin.influences.get_mut(slot) {
-                    *i = Influence { bone: global, weight: w };
-                }
+    for (v, (e, &s)) in envelopes.iter().zip(&owner).enumerate() {
+        let s = subsets.get(s as usize);
+        let mut skin = VertexSkin::default();
+        for (slot, (&b, &w)) in e.bones.iter().zip(&e.weights).enumerate() {
+            if w == 0 {
+                continue;
             }
-            skin
-        });
+            let global = s
+                .and_then(|s| s.bone_indices.get(usize::from(b)))
+                .copied()
+                .filter(|&g| usize::from(g) < num_bones)
+                .ok_or_else(|| {
+                    Error::new(
+                        "skinning",
+                        ErrorKind::Invalid(format!(
+                            "vertex {v}: influence {slot} (bone byte {b}, weight {w}) names no bone through its subset"
+                        )),
+                    )
+                })?;
+            if let Some(i) = skin.influences.get_mut(slot) {
+                *i = Influence {
+                    bone: global,
+                    weight: w,
+                };
+            }
+        }
+        each(skin);
     }
-    Ok(out)
+    Ok(())
 }
 
 pub(crate) fn facs(d: &FacsData) -> Result<FacsRig> {

@@ -30,7 +30,7 @@ pub use v4::{FileMeshHeaderV4, FileMeshV4};
 pub use version::Version;
 
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{read_all, write_all};
+use crate::io::{read_all, read_all_from, write_all, Window};
 
 /// Length of the binary version line, `version X.YY\n`.
 pub const VERSION_LINE_LEN: usize = 13;
@@ -93,6 +93,75 @@ impl FileMesh {
             Version::V1_00 | Version::V1_01 => unreachable_text(version)?,
         };
         Ok(FileMesh { version, body })
+    }
+
+    /// Reads a FileMesh from a reader at its start (a file, say) without holding the
+    /// file's bytes: binary versions read their arrays straight into place, so reading a
+    /// file takes about its size in memory, not twice. Text versions (1.00, 1.01) are
+    /// read whole first. Same checks and errors as [`FileMesh::read_with_limits`].
+    pub fn read_from<R: std::io::Read + std::io::Seek>(
+        mut reader: R,
+        limits: &Limits,
+    ) -> Result<FileMesh> {
+        use std::io::{Read, SeekFrom};
+        let io = |e: std::io::Error| Error::new("input", ErrorKind::Io(e));
+        let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
+        limits.check_input(usize::try_from(len).unwrap_or(usize::MAX))?;
+        reader.seek(SeekFrom::Start(0)).map_err(io)?;
+        let mut head = Vec::with_capacity(VERSION_LINE_LEN);
+        (&mut reader)
+            .take(VERSION_LINE_LEN as u64)
+            .read_to_end(&mut head)
+            .map_err(io)?;
+        let version = read_version_line(&head)?;
+        if version.is_text() {
+            reader.seek(SeekFrom::Start(0)).map_err(io)?;
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes).map_err(io)?;
+            return Self::read_with_limits(&bytes, limits);
+        }
+        let rest = Window::new(reader, VERSION_LINE_LEN as u64).map_err(io)?;
+        let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
+        let body = match version {
+            Version::V2_00 | Version::V3_00 | Version::V3_01 => {
+                Body::V2(read_all_from::<FileMeshV2, _>(rest, limits, (version,)).map_err(shift)?)
+            }
+            Version::V4_00 | Version::V4_01 | Version::V5_00 => {
+                Body::V4(read_all_from::<FileMeshV4, _>(rest, limits, (version,)).map_err(shift)?)
+            }
+            Version::V6_00 | Version::V7_00 => {
+                Body::V6(read_all_from::<FileMeshV6, _>(rest, limits, ()).map_err(shift)?)
+            }
+            Version::V1_00 | Version::V1_01 => unreachable_text(version)?,
+        };
+        Ok(FileMesh { version, body })
+    }
+
+    /// Writes the file into `out` as [`FileMesh::write`] would give it, without building
+    /// the whole file in memory first (binary versions).
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        use std::io::Write;
+        let io = |e: std::io::Error| Error::new("output", ErrorKind::Io(e));
+        let mut out = binrw::io::NoSeek::new(out);
+        let line = self.version.line();
+        let (endian, v) = (binrw::Endian::Little, (self.version,));
+        let written = match (&self.body, self.version) {
+            (Body::V2(b), Version::V2_00 | Version::V3_00 | Version::V3_01) => {
+                out.write_all(&line).map_err(io)?;
+                binrw::BinWrite::write_options(b, &mut out, endian, v)
+            }
+            (Body::V4(b), Version::V4_00 | Version::V4_01 | Version::V5_00) => {
+                out.write_all(&line).map_err(io)?;
+                binrw::BinWrite::write_options(b, &mut out, endian, v)
+            }
+            (Body::V6(b), Version::V6_00 | Version::V7_00) => {
+                out.write_all(&line).map_err(io)?;
+                binrw::BinWrite::write_options(b, &mut out, endian, ())
+            }
+            // Text, or a body that does not match its version (the error is write's).
+            _ => return out.write_all(&self.write()?).map_err(io),
+        };
+        written.map_err(|e| crate::error::from_binrw(e, None))
     }
 
     /// Writes the file. Fails if the body contradicts itself or its version (see

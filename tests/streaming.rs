@@ -1,0 +1,137 @@
+//! The streaming paths that keep big files at about their own size in memory: opening
+//! from a reader ([`meshcodec::open_reader`]), writing into a writer
+//! ([`MeshFile::write_to`]) and converting by value ([`meshcodec::convert_into`]) give
+//! exactly what the in-memory paths give, on every fixture and corpus file; and damaged
+//! files fail the same way (same message, same offset).
+
+mod common;
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use meshcodec::{
+    convert_into, convert_to, detect, open, open_reader, ConvertOptions, Limits, MeshFile,
+};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// Every mesh file among the fixtures and (when present) the corpus.
+fn meshes() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut paths = Vec::new();
+    files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures"),
+        &mut paths,
+    );
+    if let Some(c) = common::corpus() {
+        files(&c, &mut paths);
+    }
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(&p).ok()?;
+            detect(&bytes).map(|_| (p, bytes))
+        })
+        .collect()
+}
+
+#[test]
+fn open_reader_and_write_to_agree_with_the_in_memory_paths() {
+    let all = meshes();
+    assert!(all.len() >= 60, "{} mesh files", all.len());
+    let limits = Limits::default();
+    for (path, bytes) in &all {
+        let from_slice = open(bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let from_reader = open_reader(Cursor::new(bytes), &limits)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(from_slice, from_reader, "{}", path.display());
+        let mut streamed = Vec::new();
+        from_reader.write_to(&mut streamed).unwrap();
+        assert!(streamed == *bytes, "{}: write_to differs", path.display());
+    }
+}
+
+#[test]
+fn damaged_files_fail_alike_from_a_reader() {
+    let limits = Limits::default();
+    let mut failures = 0;
+    for (path, bytes) in meshes() {
+        // Cut at a few places, and one byte changed in the header.
+        let mut damaged = vec![
+            bytes[..bytes.len() / 2].to_vec(),
+            bytes[..bytes.len() - 1].to_vec(),
+        ];
+        let mut tail = bytes.clone();
+        tail.extend_from_slice(b"xyz");
+        damaged.push(tail);
+        if bytes.len() > 20 {
+            let mut b = bytes.clone();
+            b[16] ^= 0x80;
+            damaged.push(b);
+        }
+        for d in damaged {
+            let a = open(&d).map(|_| ()).map_err(|e| e.to_string());
+            let b = open_reader(Cursor::new(&d), &limits)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(a, b, "{}", path.display());
+            failures += usize::from(a.is_err());
+        }
+    }
+    assert!(failures > 100, "{failures} damaged files failed");
+}
+
+#[test]
+fn a_reader_longer_than_the_limit_is_refused_before_reading() {
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures/filemesh/v4.01-bones.mesh"),
+    )
+    .unwrap();
+    let limits = Limits {
+        max_input_bytes: bytes.len() as u64 - 1,
+        ..Limits::default()
+    };
+    let e = open_reader(Cursor::new(&bytes), &limits).unwrap_err();
+    assert!(e.to_string().contains("limit"), "{e}");
+}
+
+#[test]
+fn convert_into_gives_what_convert_to_gives() {
+    let options = ConvertOptions::default();
+    let limits = Limits::default();
+    let mut n = 0;
+    for (path, bytes) in meshes() {
+        let file = open(&bytes).unwrap();
+        let targets: &[&str] = match file.format() {
+            meshcodec::Format::FileMesh => &["2.00", "4.01", "6.00", "filemesh:5.00", "csgphs:7"],
+            meshcodec::Format::UnigineMesh => &["ms13", "filemesh:4.00"],
+            _ => &[],
+        };
+        for to in targets {
+            let a = convert_to(&file, to, &options, &limits);
+            let b = convert_into(file.clone(), to, &options, &limits);
+            match (a, b) {
+                (Ok(a), Ok(b)) => {
+                    assert!(a.bytes == b.bytes, "{} to {to}", path.display());
+                    assert_eq!(a.losses, b.losses, "{} to {to}", path.display());
+                    n += 1;
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("{} to {to}: {:?} vs {:?}", path.display(), a.err(), b.err()),
+            }
+        }
+    }
+    assert!(n >= 100, "{n} conversions compared");
+}
