@@ -10,6 +10,7 @@ pub mod filemesh;
 pub(crate) mod io;
 pub mod loss;
 pub mod output;
+pub mod render;
 pub mod scene;
 pub mod stf;
 pub mod unigine;
