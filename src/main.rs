@@ -196,6 +196,30 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         resource_root: Option<PathBuf>,
     },
+    /// Draw a thumbnail: a shaded picture of the geometry of any format (PNG), upright
+    /// (glTF's +Y up), framed, lit, seen from the same angle for every file, drawn in
+    /// software (no GPU). With --out-dir DIR, one picture per input file and per mesh
+    /// file in input folders, mirroring the folders (`in/a/b.mesh` → `DIR/a/b.mesh.png`).
+    Render {
+        /// IN OUT.png; or, with --out-dir, input files and folders.
+        #[arg(required = true, value_name = "IN OUT.png | INPUTS")]
+        paths: Vec<PathBuf>,
+        /// Batch: the folder to write the pictures into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// The picture's width and height in pixels (16 to 4096).
+        #[arg(long, value_name = "N", default_value = "256")]
+        size: u32,
+        /// FileMesh: the level of detail to draw (0, the default, is full detail).
+        #[arg(long, value_name = "N", default_value = "0")]
+        lod: usize,
+        /// Background colour as RRGGBB or RRGGBBAA hex (default: transparent).
+        #[arg(long, value_name = "RRGGBB[AA]", value_parser = parse_colour)]
+        background: Option<[u8; 4]>,
+        /// Print one JSON object per file (JSON lines); batch runs only.
+        #[arg(long, requires = "out_dir")]
+        json: bool,
+    },
     /// Print the raw structure of a file as JSON.
     Dump {
         /// The mesh file.
@@ -271,6 +295,33 @@ fn main() -> ExitCode {
             resource_root,
         } => import(&input, &output, &to, allow_lossy, coremesh, resource_root),
         Command::Dump { file } => dump(&file),
+        Command::Render {
+            paths,
+            out_dir,
+            size,
+            lod,
+            background,
+            json,
+        } => {
+            let options = meshcodec::render::RenderOptions {
+                size,
+                background: background.unwrap_or([0; 4]),
+            };
+            match (out_dir, paths.as_slice()) {
+                (Some(dir), _) => render_batch(&paths, &dir, lod, &options, json, &batch),
+                (None, [input, output]) if !input.is_dir() => {
+                    render(input, output, lod, &options).map(|_| ExitCode::SUCCESS)
+                }
+                (None, _) => Cli::command()
+                    .find_subcommand_mut("render")
+                    .expect("the render command")
+                    .error(
+                        clap::error::ErrorKind::WrongNumberOfValues,
+                        "render takes IN OUT.png, or input files and folders with --out-dir DIR",
+                    )
+                    .exit(),
+            }
+        }
     };
     match result {
         Ok(code) => code,
@@ -962,6 +1013,91 @@ fn import(
     write_output(output, &c.bytes)?;
     eprintln!("meshcodec: {}: {}", output.display(), c.summary);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--background`: RRGGBB or RRGGBBAA in hex.
+fn parse_colour(s: &str) -> Result<[u8; 4], String> {
+    let hex = s.trim_start_matches('#');
+    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2).unwrap_or("x"), 16);
+    match hex.len() {
+        6 | 8 if hex.is_ascii() => {
+            let alpha = if hex.len() == 8 { byte(6) } else { Ok(255) };
+            match (byte(0), byte(2), byte(4), alpha) {
+                (Ok(r), Ok(g), Ok(b), Ok(a)) => Ok([r, g, b, a]),
+                _ => Err(format!("{s:?}: a colour such as ffffff or 20202080")),
+            }
+        }
+        _ => Err(format!("{s:?}: a colour such as ffffff or 20202080")),
+    }
+}
+
+/// Draws one file's geometry into a PNG at `output`; the picture's size in bytes.
+fn render(
+    input: &Path,
+    output: &Path,
+    lod: usize,
+    options: &meshcodec::render::RenderOptions,
+) -> Result<u64, Failure> {
+    let file = load(input)?;
+    let scene = file
+        .to_scene(
+            &ExportOptions {
+                lod,
+                all_lods: false,
+                name: String::new(),
+                keep_axes: false,
+            },
+            &limits(),
+        )
+        .map_err(|e| fail(input, e))?;
+    drop(file);
+    let png = meshcodec::render::render_png(&scene, options).map_err(|e| fail(input, e))?;
+    write_output(output, &png)?;
+    Ok(png.len() as u64)
+}
+
+/// `render --out-dir DIR INPUTS…`: a picture per file, `DIR/<path below its folder>.png`.
+fn render_batch(
+    paths: &[PathBuf],
+    out_dir: &Path,
+    lod: usize,
+    options: &meshcodec::render::RenderOptions,
+    json: bool,
+    batch: &BatchOptions,
+) -> Result<ExitCode, Failure> {
+    let (entries, _) = batch.gather(paths);
+    let tally = batch::run(entries, batch.jobs, json, |input| {
+        let path = &input.path;
+        let mut name = input.rel.clone().into_os_string();
+        name.push(".png");
+        let output = out_dir.join(name);
+        let done = (|| {
+            if !input.named && !is_mesh(path)? {
+                return Ok(None);
+            }
+            if let Some(parent) = output.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| fail(parent, format!("cannot create the folder: {e}")))?;
+            }
+            render(path, &output, lod, options).map(Some)
+        })();
+        match done {
+            Ok(None) => Report::skipped(path, NOT_A_MESH),
+            Err(Failure(msg)) => Report::failed(path, &msg),
+            Ok(Some(bytes)) => Report {
+                status: Status::Ok,
+                text: format!("rendered  {} -> {}", path.display(), output.display()),
+                json: [
+                    ("output", serde_json::Value::from(output.to_string_lossy())),
+                    ("bytes", bytes.into()),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            },
+        }
+    });
+    Ok(finish(&tally, "rendered", json))
 }
 
 fn dump(path: &Path) -> Result<ExitCode, Failure> {

@@ -281,3 +281,70 @@ fn links_inside_folders_are_not_followed() {
     assert_eq!(skipped, ["file-link.mesh", "link", "notes.txt"]);
     assert!(lines.iter().all(|l| !field(l, "path").contains("secret")));
 }
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn render_draws_one_file_or_a_picture_per_file_of_a_tree() {
+    let dir = tree(true);
+    let one = dir.path().join("one.png");
+    let out = meshcodec(&[
+        "render",
+        "--size",
+        "96",
+        "--background",
+        "ffffff",
+        s(&dir.path().join("a/two.mesh")),
+        s(&one),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(png_size(&std::fs::read(&one).unwrap()), (96, 96));
+
+    let pics = dir.path().join("pics");
+    let out = meshcodec(&[
+        "render",
+        "--json",
+        "--out-dir",
+        s(&pics),
+        s(&dir.path().join("a")),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "the cut mesh fails: {out:?}");
+    let lines = json_lines(&out);
+    let status = |n: &str| {
+        let l = lines
+            .iter()
+            .find(|l| field(l, "path").ends_with(n))
+            .unwrap();
+        field(l, "status").to_string()
+    };
+    assert_eq!(status("cut.mesh"), "error");
+    assert_eq!(status("notes.txt"), "skipped");
+    for rel in ["one.mesh", "two.mesh", "deep/hull.bin", "deep/box.mesh"] {
+        assert_eq!(status(rel), "ok", "{rel}");
+        let png = std::fs::read(pics.join(format!("{rel}.png"))).unwrap();
+        assert_eq!(png_size(&png), (256, 256), "{rel}");
+    }
+
+    // Bad options are usage errors (status 2), named.
+    for args in [
+        vec!["render", "--background", "red", "x.mesh", "y.png"],
+        vec!["render", s(&dir.path().join("a"))],
+    ] {
+        let out = meshcodec(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    let out = meshcodec(&[
+        "render",
+        "--size",
+        "8",
+        s(&dir.path().join("a/one.mesh")),
+        s(&one),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("16 to 4096"));
+}
