@@ -174,9 +174,73 @@ fn filemesh(c: &mut Criterion) {
     }
 }
 
+/// A sequence of files read one after another, as a batch command reads a folder: the
+/// 4.01 and 5.00 files in turn, each iteration reading both. `meshcodec read_reusing`
+/// fills the arrays of the file before (`Spare`), as `meshcodec verify DIR` does on each
+/// thread; `meshcodec read` and `rbx_mesh` allocate anew for every file.
+fn sequence(c: &mut Criterion) {
+    use meshcodec::Spare;
+    let files: Vec<Vec<u8>> = [build_v401(), build_v500()]
+        .iter()
+        .map(|m| m.write().expect("write"))
+        .collect();
+    // Reusing buffers reads the same files.
+    let mut spare = Spare::default();
+    for _ in 0..2 {
+        for f in &files {
+            let m = FileMesh::read_reusing(f, &Default::default(), &mut spare).expect("read");
+            assert_eq!(m, FileMesh::read(f).expect("read"));
+            m.recycle(&mut spare);
+        }
+    }
+    let total: usize = files.iter().map(Vec::len).sum();
+    let mut group = c.benchmark_group("filemesh sequence");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Bytes(total as u64));
+    group.bench_function("copy", |b| {
+        b.iter(|| {
+            for f in &files {
+                black_box(black_box(&f[..]).to_vec());
+            }
+        })
+    });
+    group.bench_function("meshcodec read", |b| {
+        b.iter(|| {
+            for f in &files {
+                black_box(FileMesh::read(black_box(f)).expect("read"));
+            }
+        })
+    });
+    group.bench_function("meshcodec read_reusing", |b| {
+        let mut spare = Spare::default();
+        b.iter(|| {
+            for f in &files {
+                let m = FileMesh::read_reusing(black_box(f), &Default::default(), &mut spare)
+                    .expect("read");
+                black_box(&m);
+                m.recycle(&mut spare);
+            }
+        })
+    });
+    group.bench_function("rbx_mesh read_versioned", |b| {
+        b.iter(|| {
+            for f in &files {
+                black_box(
+                    rbx_mesh::read_mesh_versioned(Cursor::new(black_box(&f[..]))).expect("read"),
+                );
+            }
+        })
+    });
+    group.finish();
+}
+
 /// Holds the criterion group, kept private so the generated `pub fn` needs no docs.
 mod group {
-    criterion::criterion_group!(benches, super::filemesh, super::text);
+    criterion::criterion_group!(benches, super::filemesh, super::text, super::sequence);
 }
 
 criterion_main!(group::benches);

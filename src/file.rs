@@ -188,6 +188,25 @@ pub fn open_reader<R: std::io::Read + std::io::Seek>(
     open_with_limits(&bytes, limits)
 }
 
+/// [`open_reader`] filling the arrays of files read before (kept in `spare`) instead of
+/// allocating new ones: for reading many files one after another.
+pub fn open_reader_with<R: std::io::Read + std::io::Seek>(
+    reader: R,
+    limits: &Limits,
+    spare: &mut crate::Spare,
+) -> Result<AnyFile> {
+    spare.lend(|| open_reader(reader, limits))
+}
+
+impl crate::Spare {
+    /// Keeps the arrays of a file you are done with, for the next read to fill.
+    pub fn keep(&mut self, file: AnyFile) {
+        if let AnyFile::FileMesh(f) = file {
+            f.recycle(self);
+        }
+    }
+}
+
 /// What `meshcodec info` shows of a file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {

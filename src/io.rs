@@ -347,7 +347,15 @@ pub(crate) fn pod_vec<T: PlainRecord, R: Read + Seek>(
     // The check above bounds count by the input length, so this cannot overflow usize.
     let n = count as usize;
     if cfg!(target_endian = "little") && endian == Endian::Little {
-        let mut v: Vec<T> = bytemuck::zeroed_vec(n);
+        let mut v: Vec<T> = match Spare::take_current::<T>(n) {
+            // A buffer of a file read before: its pages are already mapped.
+            Some(mut v) => {
+                v.clear();
+                v.resize(n, T::zeroed());
+                v
+            }
+            None => bytemuck::zeroed_vec(n),
+        };
         reader.read_exact(bytemuck::cast_slice_mut(&mut v))?;
         Ok(v)
     } else {
@@ -356,6 +364,97 @@ pub(crate) fn pod_vec<T: PlainRecord, R: Read + Seek>(
             v.push(T::read_options(reader, endian, ())?);
         }
         Ok(v)
+    }
+}
+
+thread_local! {
+    /// The [`Spare`] of the read running on this thread ([`Spare::lend`]).
+    static CURRENT: std::cell::RefCell<Option<Spare>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Arrays of files read before, for the next read to fill instead of allocating anew:
+/// reading many files one after another (`meshcodec verify DIR`) then costs a copy into
+/// memory that is already mapped, not fresh pages for every array of every file.
+///
+/// Give it the files you are done with ([`Spare::keep`]); read the next one with
+/// [`crate::open_reader_with`] or [`crate::filemesh::FileMesh::read_reusing`]. The file
+/// read is the same, byte for byte, as without a spare; only where its arrays live
+/// differs. A spare holds at most 32 arrays (the largest are kept).
+#[derive(Default)]
+pub struct Spare {
+    bins: Vec<(usize, Box<dyn std::any::Any + Send>)>,
+}
+
+impl std::fmt::Debug for Spare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spare")
+            .field("arrays", &self.bins.len())
+            .field("bytes", &self.bytes())
+            .finish()
+    }
+}
+
+impl Spare {
+    /// How many bytes the kept arrays can hold.
+    pub fn bytes(&self) -> usize {
+        self.bins.iter().map(|(b, _)| b).sum()
+    }
+
+    /// Keeps an array's buffer for a later read.
+    pub(crate) fn put<T: Send + 'static>(&mut self, mut v: Vec<T>) {
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        if bytes == 0 {
+            return;
+        }
+        v.clear();
+        self.bins.push((bytes, Box::new(v)));
+        if self.bins.len() > 32 {
+            self.bins.sort_by_key(|(b, _)| std::cmp::Reverse(*b));
+            self.bins.truncate(32);
+        }
+    }
+
+    /// The kept buffer of `T` that best fits `n` records (the smallest that holds them,
+    /// else the largest), if any.
+    fn take<T: 'static>(&mut self, n: usize) -> Option<Vec<T>> {
+        let fits = |b: &(usize, Box<dyn std::any::Any + Send>)| {
+            b.1.downcast_ref::<Vec<T>>().map(Vec::capacity)
+        };
+        let mut best: Option<(usize, usize)> = None;
+        for (i, b) in self.bins.iter().enumerate() {
+            let Some(cap) = fits(b) else { continue };
+            let better = match best {
+                None => true,
+                Some((_, c)) if c >= n => cap >= n && cap < c,
+                Some((_, c)) => cap > c,
+            };
+            if better {
+                best = Some((i, cap));
+            }
+        }
+        let (i, _) = best?;
+        self.bins
+            .swap_remove(i)
+            .1
+            .downcast::<Vec<T>>()
+            .ok()
+            .map(|b| *b)
+    }
+
+    /// The running read's spare buffer of `T` for `n` records, if it has one.
+    fn take_current<T: 'static>(n: usize) -> Option<Vec<T>> {
+        CURRENT.with(|c| c.borrow_mut().as_mut().and_then(|s| s.take::<T>(n)))
+    }
+
+    /// Runs `read` with this spare lent to the thread's reads of counted arrays.
+    pub(crate) fn lend<X>(&mut self, read: impl FnOnce() -> X) -> X {
+        let mine = std::mem::take(self);
+        let previous = CURRENT.with(|c| c.borrow_mut().replace(mine));
+        let out = read();
+        if let Some(back) = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), previous)) {
+            *self = back;
+        }
+        out
     }
 }
 

@@ -17,7 +17,8 @@ pub mod unigine;
 
 pub use error::{Error, ErrorKind, Limits, Result};
 pub use file::{
-    convert_into, convert_to, detect, import, open, open_reader, open_with_limits, AnyFile,
-    ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+    convert_into, convert_to, detect, import, open, open_reader, open_reader_with,
+    open_with_limits, AnyFile, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary,
+    Target,
 };
-pub use io::{PlainRecord, Records};
+pub use io::{PlainRecord, Records, Spare};

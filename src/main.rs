@@ -378,9 +378,25 @@ fn write_output(output: &Path, bytes: &[u8]) -> Result<(), Failure> {
 /// Opens a file of any format within `--max-input` (checked before reading). A binary
 /// FileMesh is read straight from the file, its arrays into place, so the file's bytes
 /// are never held besides them.
+///
+/// Each thread keeps the arrays of the last file it was done with ([`done_with`]) and
+/// the next read fills them, so a batch run pays fresh memory once per thread, not once
+/// per file.
 fn load(path: &Path) -> Result<meshcodec::AnyFile, Failure> {
-    let file = open_input(path)?;
-    meshcodec::open_reader(std::io::BufReader::new(file), &limits()).map_err(|e| fail(path, e))
+    let file = std::io::BufReader::new(open_input(path)?);
+    SPARE
+        .with(|spare| meshcodec::open_reader_with(file, &limits(), &mut spare.borrow_mut()))
+        .map_err(|e| fail(path, e))
+}
+
+thread_local! {
+    /// The arrays of the last file this thread was done with, for the next to fill.
+    static SPARE: std::cell::RefCell<meshcodec::Spare> = std::cell::RefCell::default();
+}
+
+/// Keeps a file's arrays for the next file this thread reads.
+fn done_with(file: meshcodec::AnyFile) {
+    SPARE.with(|spare| spare.borrow_mut().keep(file));
 }
 
 /// Opens a file for reading once its size is known to be within `--max-input`.
@@ -515,7 +531,9 @@ fn info(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitCod
                 return Ok(None);
             }
             let file = load(path)?;
-            file.summary(&limits).map(Some).map_err(|e| fail(path, e))
+            let summary = file.summary(&limits).map_err(|e| fail(path, e));
+            done_with(file);
+            summary.map(Some)
         })();
         match summary {
             Ok(None) => Report::skipped(path, NOT_A_MESH),
@@ -846,7 +864,9 @@ fn verify(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitC
             let written = compare.written;
             let differs = compare.finish(len);
             // Byte-exact containers can still hold payloads that do not decode.
-            file.check(&limits).map_err(|e| fail(path, e))?;
+            let checked = file.check(&limits).map_err(|e| fail(path, e));
+            done_with(file);
+            checked?;
             Ok(Some((len, written, differs)))
         })();
         match outcome {

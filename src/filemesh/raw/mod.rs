@@ -137,6 +137,62 @@ impl FileMesh {
         Ok(FileMesh { version, body })
     }
 
+    /// [`FileMesh::read_with_limits`] filling the arrays of files read before (kept in
+    /// `spare`, see [`Spare`](crate::Spare)) instead of allocating new ones.
+    pub fn read_reusing(
+        bytes: &[u8],
+        limits: &Limits,
+        spare: &mut crate::Spare,
+    ) -> Result<FileMesh> {
+        spare.lend(|| Self::read_with_limits(bytes, limits))
+    }
+
+    /// Gives the file's arrays to `spare` for a later read to fill.
+    pub fn recycle(self, spare: &mut crate::Spare) {
+        match self.body {
+            Body::V1(_) => {}
+            Body::V2(b) => {
+                match b.vertices {
+                    VertexArray::Size36(v) => spare.put(v.0),
+                    VertexArray::Size40(v) => spare.put(v.0),
+                }
+                spare.put(b.faces.0);
+                if let Some(l) = b.lods {
+                    spare.put(l.lod_offsets.0);
+                }
+            }
+            Body::V4(b) => {
+                spare.put(b.vertices.0);
+                spare.put(b.envelopes.0);
+                spare.put(b.faces.0);
+                spare.put(b.lod_offsets.0);
+                spare.put(b.bones.0);
+                spare.put(b.bone_names.0);
+                spare.put(b.subsets.0);
+            }
+            Body::V6(b) => {
+                for c in b.chunks {
+                    match c.data {
+                        ChunkData::CoreMeshV1(m) => {
+                            spare.put(m.vertices.0);
+                            spare.put(m.faces.0);
+                        }
+                        ChunkData::CoreMeshV2(m) => spare.put(m.draco.0),
+                        ChunkData::LodsV1(l) => spare.put(l.lod_offsets.0),
+                        ChunkData::SkinningV1(k) => {
+                            spare.put(k.envelopes.0);
+                            spare.put(k.bones.0);
+                            spare.put(k.bone_names.0);
+                            spare.put(k.subsets.0);
+                        }
+                        ChunkData::Unknown(u) => spare.put(u.0),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
     /// Writes the file into `out` as [`FileMesh::write`] would give it, without building
     /// the whole file in memory first (binary versions).
     pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
