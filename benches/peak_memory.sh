@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Peak memory (maximum resident set size, from /usr/bin/time -v) and wall time of each
+# meshcodec command on big files, as a multiple of the input's size.
+#
+#   benches/peak_memory.sh [WORKDIR]
+#
+# The inputs are made here: the benchmarks' FileMesh 4.01 and 5.00 files (1,000,000
+# vertices, 2,000,000 faces, 72 MB; examples/big_files.rs), a UNIGINE ms13 mesh made from
+# the 4.01 file by `meshcodec convert --to unigine-mesh:ms13`, and a folder of 400 corpus
+# files for the batch commands. Prints a Markdown table (README, "Peak memory").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work="${1:-${TMPDIR:-/tmp}/meshcodec-peak}"
+mkdir -p "$work"
+command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time)" >&2; exit 1; }
+
+cargo build --quiet --release --bin meshcodec --example big_files
+bin="$PWD/target/release/meshcodec"
+[ -f "$work/big-4.01.mesh" ] || target/release/examples/big_files "$work" >/dev/null
+
+size() { stat -c %s "$1"; }
+
+# measure LABEL INPUT_BYTES COMMAND…: one table row.
+measure() {
+  local label="$1" bytes="$2"
+  shift 2
+  local out
+  out=$(/usr/bin/time -v "$@" 2>&1 >/dev/null | grep -E "Maximum resident|Elapsed|Exit status" || true)
+  local kb wall status
+  kb=$(echo "$out" | awk -F': ' '/Maximum resident/ {print $2}')
+  wall=$(echo "$out" | awk -F': ' '/Elapsed/ {print $2}')
+  status=$(echo "$out" | awk -F': ' '/Exit status/ {print $2}')
+  awk -v l="$label" -v kb="$kb" -v b="$bytes" -v w="$wall" -v s="$status" 'BEGIN {
+    printf "| %s | %.1f MB | %.1f MB | %.2f× | %s | %s |\n", l, b / 1e6, kb * 1024 / 1e6, kb * 1024 / b, w, s }'
+}
+
+f4="$work/big-4.01.mesh"
+f5="$work/big-5.00.mesh"
+u="$work/big.ms13.mesh"
+o="$work/out"
+rm -rf "$o" && mkdir -p "$o"
+
+echo "| command | input | peak RSS | peak / input | wall | status |"
+echo "|---|---|---|---|---|---|"
+measure "info (4.01)" "$(size "$f4")" "$bin" info "$f4"
+measure "info --json (5.00)" "$(size "$f5")" "$bin" info --json "$f5"
+measure "verify (4.01)" "$(size "$f4")" "$bin" verify "$f4"
+measure "verify (5.00)" "$(size "$f5")" "$bin" verify "$f5"
+measure "convert, same version (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/same.mesh"
+measure "convert --to 2.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v2.mesh" --to 2.00 --allow-lossy
+measure "convert --to 4.01 (5.00)" "$(size "$f5")" "$bin" convert "$f5" "$o/v4.mesh" --to 4.01 --allow-lossy
+measure "convert --to 6.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v6.mesh" --to 6.00
+measure "convert --to 7.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v7.mesh" --to 7.00
+measure "export .glb (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.glb"
+measure "render (4.01)" "$(size "$f4")" "$bin" render "$f4" "$o/big.png"
+if [ -f "$u" ]; then
+  measure "info (ms13)" "$(size "$u")" "$bin" info "$u"
+  measure "verify (ms13)" "$(size "$u")" "$bin" verify "$u"
+  measure "convert --to ms14 (ms13)" "$(size "$u")" "$bin" convert "$u" "$o/big.ms14.mesh" --to ms14
+fi
+
+corpus="${MESHCODEC_CORPUS:-$(cd .. && pwd)/shared/corpus}"
+if [ -d "$corpus" ]; then
+  batch="$work/batch"
+  if [ ! -d "$batch" ]; then
+    for i in $(seq 1 12); do mkdir -p "$batch/$i" && cp -r "$corpus"/. "$batch/$i/"; done
+  fi
+  total=$(du -sb "$batch" | cut -f1)
+  n=$(find "$batch" -type f | wc -l)
+  measure "verify DIR ($n files, -j1)" "$total" "$bin" verify -j 1 "$batch"
+  measure "verify DIR ($n files, -j2)" "$total" "$bin" verify -j 2 "$batch"
+  measure "convert --out-dir --to 4.00 ($n files)" "$total" "$bin" convert --out-dir "$o/batch" --to 4.00 --allow-lossy --ext mesh --glob 'v*' "$batch"
+fi
