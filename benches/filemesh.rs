@@ -179,6 +179,7 @@ fn filemesh(c: &mut Criterion) {
 /// fills the arrays of the file before (`Spare`), as `meshcodec verify DIR` does on each
 /// thread; `meshcodec read` and `rbx_mesh` allocate anew for every file.
 fn sequence(c: &mut Criterion) {
+    use meshcodec::filemesh::Mesh;
     use meshcodec::Spare;
     let files: Vec<Vec<u8>> = [build_v401(), build_v500()]
         .iter()
@@ -190,6 +191,9 @@ fn sequence(c: &mut Criterion) {
         for f in &files {
             let m = FileMesh::read_reusing(f, &Default::default(), &mut spare).expect("read");
             assert_eq!(m, FileMesh::read(f).expect("read"));
+            m.recycle(&mut spare);
+            let m = Mesh::read_reusing(f, &mut spare).expect("read");
+            assert_eq!(m, Mesh::read(f).expect("read"));
             m.recycle(&mut spare);
         }
     }
@@ -221,6 +225,23 @@ fn sequence(c: &mut Criterion) {
             for f in &files {
                 let m = FileMesh::read_reusing(black_box(f), &Default::default(), &mut spare)
                     .expect("read");
+                black_box(&m);
+                m.recycle(&mut spare);
+            }
+        })
+    });
+    group.bench_function("meshcodec model read", |b| {
+        b.iter(|| {
+            for f in &files {
+                black_box(Mesh::read(black_box(f)).expect("read"));
+            }
+        })
+    });
+    group.bench_function("meshcodec model read_reusing", |b| {
+        let mut spare = Spare::default();
+        b.iter(|| {
+            for f in &files {
+                let m = Mesh::read_reusing(black_box(f), &mut spare).expect("read");
                 black_box(&m);
                 m.recycle(&mut spare);
             }

@@ -446,6 +446,28 @@ impl Spare {
         CURRENT.with(|c| c.borrow_mut().as_mut().and_then(|s| s.take::<T>(n)))
     }
 
+    /// Gives a raw FileMesh's arrays to the running read's spare, if it has one.
+    pub(crate) fn give_current(file: crate::filemesh::FileMesh) {
+        CURRENT.with(|c| {
+            if let Some(s) = c.borrow_mut().as_mut() {
+                file.recycle(s);
+            }
+        });
+    }
+
+    /// An empty `Vec` that holds `n` items without growing: a spare one of the running
+    /// read's ([`Spare::lend`]) if it has one, else a new one.
+    pub(crate) fn vec_for<T: 'static>(n: usize) -> Vec<T> {
+        match Self::take_current::<T>(n) {
+            Some(mut v) => {
+                v.clear();
+                v.reserve(n);
+                v
+            }
+            None => Vec::with_capacity(n),
+        }
+    }
+
     /// Runs `read` with this spare lent to the thread's reads of counted arrays.
     pub(crate) fn lend<X>(&mut self, read: impl FnOnce() -> X) -> X {
         let mine = std::mem::take(self);

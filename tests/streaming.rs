@@ -169,3 +169,28 @@ fn reading_with_a_spare_gives_the_same_files_and_reuses_their_arrays() {
     assert_eq!(b.vertices.as_ptr(), vertices);
     assert_eq!(second, FileMesh::read(&bytes).unwrap());
 }
+
+#[test]
+fn model_reads_with_a_spare_give_the_same_meshes() {
+    use meshcodec::filemesh::Mesh;
+    use meshcodec::Spare;
+    let all: Vec<_> = meshes()
+        .into_iter()
+        .filter(|(_, b)| detect(b) == Some(meshcodec::Format::FileMesh))
+        .collect();
+    assert!(all.len() >= 30);
+    let mut spare = Spare::default();
+    for (path, bytes) in all.iter().chain(all.iter().rev()) {
+        let fresh = Mesh::read(bytes);
+        let reused = Mesh::read_reusing(bytes, &mut spare);
+        match (fresh, reused) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{}", path.display());
+                b.recycle(&mut spare);
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("{}: {:?} vs {:?}", path.display(), a.err(), b.err()),
+        }
+    }
+    assert!(spare.bytes() > 0);
+}

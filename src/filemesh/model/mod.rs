@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::filemesh::raw::chunks::{Chunk, ChunkData, SkinningV1};
 use crate::filemesh::raw::facs::{Facs, FacsData, MatrixData, QuantizedMatrix};
-use crate::filemesh::raw::records::{name_at, split_names, Bone, Envelope, Subset, Vertex};
+use crate::filemesh::raw::records::{name_at, split_names, Bone, Envelope, Face, Subset, Vertex};
 use crate::filemesh::raw::v4::FileMeshV4;
 use crate::filemesh::raw::{Body, FileMesh, Version};
 use stored::{
@@ -211,6 +211,28 @@ pub enum MatrixEncoding {
 }
 
 impl Mesh {
+    /// [`Mesh::read`] filling the arrays of meshes read before (given to `spare` with
+    /// [`Mesh::recycle`], or files with [`crate::Spare::keep`]) instead of allocating new
+    /// ones: for reading many files one after another. The arrays of the raw file read
+    /// on the way go back to `spare`.
+    pub fn read_reusing(bytes: &[u8], spare: &mut crate::Spare) -> Result<Mesh> {
+        spare.lend(|| Self::read(bytes))
+    }
+
+    /// Gives the mesh's big arrays (vertices, faces, skinning) to `spare` for a later
+    /// [`Mesh::read_reusing`] or file read to fill.
+    pub fn recycle(self, spare: &mut crate::Spare) {
+        spare.put(self.vertices);
+        spare.put(bytemuck::allocation::cast_vec::<[u32; 3], Face>(self.faces));
+        if let Some(s) = self.skinning {
+            spare.put(s);
+        }
+        if let Some(skin) = self.stored.skin {
+            spare.put(skin.envelopes.into_vec());
+            spare.put(skin.subsets.into_vec());
+        }
+    }
+
     /// Reads any FileMesh file into the model.
     pub fn read(bytes: &[u8]) -> Result<Mesh> {
         let mut file = FileMesh::read(bytes)?;
@@ -223,8 +245,14 @@ impl Mesh {
                 bone_names: std::mem::take(&mut b.bone_names),
                 subsets: std::mem::take(&mut b.subsets),
             };
+            // Faces are the same twelve bytes in both: the array moves, not a copy.
+            let faces = std::mem::take(&mut b.faces);
             let mut m = v4_model(b, skin, file.version)?;
+            m.faces = bytemuck::allocation::cast_vec(faces.into_vec());
             m.stored.version = Some(file.version);
+            // What is left of the raw file (its vertices) goes to the running read's
+            // spare, if it has one.
+            crate::Spare::give_current(file);
             return Ok(m);
         }
         Mesh::from_file(&file)
@@ -336,8 +364,10 @@ fn v4_model(b: &FileMeshV4, skin: SkinningV1, version: Version) -> Result<Mesh> 
     } else {
         HeaderLayout::V4
     };
+    let mut vertices = crate::Spare::vec_for(b.vertices.len());
+    vertices.extend(b.vertices.iter().map(vertex));
     let mut m = Mesh {
-        vertices: b.vertices.iter().map(vertex).collect(),
+        vertices,
         faces: b.faces.iter().map(|f| f.indices).collect(),
         lods: Lods {
             lod_type: b.lod_type,
@@ -486,7 +516,7 @@ pub(crate) fn skinning(
     num_bones: usize,
 ) -> Result<Vec<VertexSkin>> {
     // Sized once: a million-vertex mesh should not grow its array by doubling.
-    let mut out = Vec::with_capacity(envelopes.len());
+    let mut out = crate::Spare::vec_for(envelopes.len());
     each_skin(envelopes, subsets, num_bones, |skin| out.push(skin))?;
     Ok(out)
 }
