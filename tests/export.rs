@@ -1394,11 +1394,19 @@ fn parse_obj(text: &str) -> Vec<ObjObject> {
                     o.positions.push(floats(rest, line));
                 }
             }
-            "vt" => objects
-                .last_mut()
-                .expect(NO_OBJECT)
-                .uvs
-                .push(floats(rest, line)),
+            // OBJ's V runs up from the image's bottom: the file holds 1 − v, written
+            // so that it gives the scene's f32 back (compared bit for bit below).
+            "vt" => {
+                let parts: Vec<&str> = rest.split_whitespace().collect();
+                assert_eq!(parts.len(), 2, "{line}");
+                let u: f32 = parts[0].parse().unwrap();
+                let flipped: f64 = parts[1].parse().unwrap();
+                objects
+                    .last_mut()
+                    .expect(NO_OBJECT)
+                    .uvs
+                    .push([u, (1.0 - flipped) as f32]);
+            }
             "vn" => objects
                 .last_mut()
                 .expect(NO_OBJECT)
@@ -1453,11 +1461,14 @@ fn check_obj(text: &str, scene: &Scene, label: &str) {
             }
             None => assert!(o.colors.is_empty(), "{what}"),
         }
-        assert_eq!(
-            bits(&o.uvs),
-            bits(p.uvs.as_deref().unwrap_or(&[])),
-            "{what}: UVs"
-        );
+        // OBJ holds 1 − v: a V of −0 comes back as +0, every other value exactly.
+        let uvs: Vec<[f32; 2]> = p
+            .uvs
+            .iter()
+            .flatten()
+            .map(|&[u, v]| [u, if v == 0.0 { 0.0 } else { v }])
+            .collect();
+        assert_eq!(bits(&o.uvs), bits(&uvs), "{what}: UVs");
         let normals = p.normals.as_deref().unwrap_or(&[]);
         assert_eq!(bits(&o.normals), bits(normals), "{what}: normals");
         let tris: Vec<[u32; 3]> = o

@@ -545,3 +545,62 @@ fn gltf_buffers_stay_inside_their_folder() {
         assert!(o.status.success(), "{o:?}");
     }
 }
+
+/// OBJ's V runs up from the image's bottom, glTF's (and the scene's) down from its top:
+/// export writes 1 − v and import turns it back, exactly for every V a mesh holds.
+#[test]
+fn obj_texture_coordinates_flip_v_exactly() {
+    use meshcodec::scene::{ExportMesh, Primitive, Scene};
+    let vs: Vec<f32> = [
+        0.0,
+        1.0,
+        0.25,
+        0.3,
+        0.1,
+        -2.75,
+        7.999_999_5,
+        1e-5,
+        3.0e-9,
+        -0.5,
+        1234.567,
+    ]
+    .into_iter()
+    // Magnitudes from 2⁻²⁹ to 2¹⁵, both signs.
+    .chain((0..2000).map(|i| f32::from_bits(0x3100_0000 + i * 0x0002_D0E5 + (i & 1) * 0x8000_0000)))
+    .collect();
+    let n = vs.len();
+    let scene = Scene {
+        meshes: vec![ExportMesh {
+            name: "uv".into(),
+            primitives: vec![Primitive {
+                positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
+                uvs: Some(vs.iter().map(|&v| [0.5, v]).collect()),
+                triangles: (0..n as u32 / 3)
+                    .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+                    .collect(),
+                ..Primitive::default()
+            }],
+        }],
+        ..Scene::default()
+    };
+    let text = obj::to_obj(&scene).unwrap();
+    assert!(
+        text.contains("\nvt 0.5 0.75\n"),
+        "v 0.25 is written as 1 − 0.25"
+    );
+    assert!(text.contains("\nvt 0.5 1\n") && text.contains("\nvt 0.5 0\n"));
+    let back = import::read_obj(&text).unwrap();
+    let got = back.meshes[0].primitives[0].uvs.clone().unwrap();
+    let want: Vec<[f32; 2]> = vs.iter().take(got.len()).map(|&v| [0.5, v]).collect();
+    assert_eq!(got.len(), n / 3 * 3);
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g[1].to_bits(), w[1].to_bits(), "{w:?}");
+    }
+    // A hand-written file's V is turned the same way: 0.2 up from the bottom is 0.8
+    // down from the top.
+    let s = import::read_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0.2\nf 1/1 2/1 3/1\n").unwrap();
+    assert_eq!(
+        s.meshes[0].primitives[0].uvs.as_ref().unwrap()[0],
+        [0.0, 0.8]
+    );
+}

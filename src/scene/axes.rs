@@ -17,8 +17,10 @@
 //!
 //! Units are not converted (a stud stays 1, as does a metre), nor is the facing
 //! direction (a Roblox character faces −Z in glTF as in Roblox). Texture coordinates are
-//! written as stored: FileMesh's UV origin is the image's top left, as in glTF; where
-//! UNIGINE puts its UV origin is not established here (no texture to check against).
+//! written to glTF as stored: FileMesh's UV origin is the image's top left, as in glTF;
+//! where UNIGINE puts its UV origin is not established here (no texture to check
+//! against). OBJ's V runs up from the image's bottom, so the OBJ writer and reader turn V
+//! into `1 − V` and back (`scene::obj`).
 
 use super::{ChannelValues, Scene};
 

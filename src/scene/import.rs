@@ -565,7 +565,17 @@ pub fn read_obj(text: &str) -> Result<Scene> {
                     vc.push([1.0; 4]);
                 }
             }
-            "vt" => vt.push(floats::<2>(&it.collect::<Vec<_>>(), line)?),
+            "vt" => {
+                // OBJ's V runs up from the image's bottom; the scene's (glTF's) down
+                // from its top: 1 − v, in f64 so that what export wrote comes back exact.
+                let parts = it.collect::<Vec<_>>();
+                let [u] = floats::<1>(&parts, line)?;
+                let v = parts.get(1).map_or(Ok(0.0), |t| {
+                    t.parse::<f64>()
+                        .map_err(|_| bad(format!("OBJ line {line}: number {t:?}")))
+                })?;
+                vt.push([u, (1.0 - v) as f32]);
+            }
             "vn" => vn.push(floats::<3>(&it.collect::<Vec<_>>(), line)?),
             "o" | "g" => {
                 name = it.collect::<Vec<_>>().join(" ");

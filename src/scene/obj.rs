@@ -53,7 +53,8 @@ pub fn to_obj(scene: &Scene) -> Result<String> {
                 }
             }
             for [u, v] in p.uvs.iter().flatten() {
-                let _ = writeln!(out, "vt {u} {v}");
+                // OBJ's V runs up from the image's bottom, glTF's down from its top.
+                let _ = writeln!(out, "vt {u} {}", flip_v(*v));
             }
             for [x, y, z] in p.normals.iter().flatten() {
                 let _ = writeln!(out, "vn {x} {y} {z}");
@@ -265,4 +266,13 @@ mod tests {
             to_obj(&scene(plain, None)).expect("obj")
         );
     }
+}
+
+/// A V coordinate between glTF's convention (origin at the image's top left, V down)
+/// and OBJ's (bottom left, V up): `1 − v`, in `f64`. The difference is exact in `f64`
+/// for every `f32` V of magnitude at least 2⁻²⁹ (and for 0), and written with as many
+/// digits as it takes to read back, so [`crate::scene::import::read_obj`] turns it back
+/// into the same `f32` (−0 as +0); smaller magnitudes come back within 2⁻⁵³.
+pub(crate) fn flip_v(v: f32) -> f64 {
+    1.0 - f64::from(v)
 }
