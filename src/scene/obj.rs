@@ -122,6 +122,15 @@ fn finite(p: &Primitive) -> Result<()> {
     Ok(())
 }
 
+/// A V coordinate between glTF's convention (origin at the image's top left, V down)
+/// and OBJ's (bottom left, V up): `1 − v`, in `f64`. The difference is exact in `f64`
+/// for every `f32` V of magnitude at least 2⁻²⁹ (and for 0), and written with as many
+/// digits as it takes to read back, so [`crate::scene::import::read_obj`] turns it back
+/// into the same `f32` (−0 as +0); smaller magnitudes come back within 2⁻⁵³.
+pub(crate) fn flip_v(v: f32) -> f64 {
+    1.0 - f64::from(v)
+}
+
 #[cfg(test)]
 // Test code: a failed index is a failed test (and `Value` indexing cannot panic).
 #[allow(clippy::indexing_slicing)]
@@ -266,13 +275,4 @@ mod tests {
             to_obj(&scene(plain, None)).expect("obj")
         );
     }
-}
-
-/// A V coordinate between glTF's convention (origin at the image's top left, V down)
-/// and OBJ's (bottom left, V up): `1 − v`, in `f64`. The difference is exact in `f64`
-/// for every `f32` V of magnitude at least 2⁻²⁹ (and for 0), and written with as many
-/// digits as it takes to read back, so [`crate::scene::import::read_obj`] turns it back
-/// into the same `f32` (−0 as +0); smaller magnitudes come back within 2⁻⁵³.
-pub(crate) fn flip_v(v: f32) -> f64 {
-    1.0 - f64::from(v)
 }
