@@ -73,7 +73,7 @@ impl CInt {
     }
 
     /// The encoding in a fixed buffer (no allocation): the bytes and how many are used.
-    fn encode_array(self) -> ([u8; MAX_BYTES], usize) {
+    pub(crate) fn encode_array(self) -> ([u8; MAX_BYTES], usize) {
         let mut out = [0u8; MAX_BYTES];
         let mut m = self.0.unsigned_abs();
         let mut more = m >= 0x3f;

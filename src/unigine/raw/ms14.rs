@@ -529,6 +529,63 @@ impl Ms14Mesh {
     }
 }
 
+impl Ms14Tree {
+    /// The serialised payload, as its `BinWrite` writes it, encoded straight into one
+    /// buffer (a tree block holds millions of compact ints; going through the writer
+    /// one at a time took longer than building the tree).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let count = |n: usize, what: &str| {
+            Count::of(n, what)
+                .map(|c| CInt(c.0 as i32))
+                .map_err(|e| crate::error::from_binrw(e, None))
+        };
+        let nodes = self.nodes.len();
+        for (len, what) in [
+            (self.node_bounds.len(), "tree node boxes"),
+            (self.splits.len(), "tree node splits"),
+        ] {
+            if len != nodes {
+                return Err(crate::error::from_binrw(
+                    inconsistent(format!("{len} {what} for {nodes} tree nodes")),
+                    None,
+                ));
+            }
+        }
+        let mut out = Vec::with_capacity(
+            self.edge_flags.len() + 5 * self.triangle_refs.len() + 45 * nodes + 15,
+        );
+        let int = |out: &mut Vec<u8>, c: CInt| {
+            let (buf, len) = c.encode_array();
+            out.extend_from_slice(buf.get(..len).unwrap_or_default());
+        };
+        int(&mut out, count(self.edge_flags.len(), "edge flags")?);
+        out.extend_from_slice(&self.edge_flags);
+        int(
+            &mut out,
+            count(self.triangle_refs.len(), "triangle references")?,
+        );
+        for &r in &self.triangle_refs {
+            int(&mut out, r);
+        }
+        int(&mut out, count(nodes, "tree nodes")?);
+        for n in &self.nodes {
+            out.push(n.axis);
+            for c in [n.left, n.right, n.start, n.end] {
+                int(&mut out, c);
+            }
+        }
+        for b in &self.node_bounds {
+            for x in b {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        for x in &self.splits {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Ok(out)
+    }
+}
+
 /// Leaf size of the spatial tree in real files: nodes with fewer triangles are leaves.
 pub const TREE_LEAF_TRIANGLES: i32 = 4;
 
@@ -548,29 +605,71 @@ pub const COPLANAR_COS: f64 = 0.99999;
 ///   even (ties to the lower axis), the left child holding the triangles below, in their
 ///   order, and the right the others. Nodes are stored in pre-order, leaves listing their
 ///   triangles as 3 × the triangle number.
-#[allow(clippy::indexing_slicing)] // only fixed-size [f64; 3] / [f64; 6], indexed by 0..3
+///
+/// Built without a `Vec` per node: one array of triangle numbers is partitioned in
+/// place (stably, through one scratch buffer), so it ends in leaf order; each
+/// triangle's box and centroid are computed once; the pass of a split that moves the
+/// triangles also grows each child's box from its triangles' boxes, in triangle order
+/// ([`grow`]: bit for bit the fold over the corners); the three candidate axes are
+/// counted in one pass. Edge neighbours come from the list of triangles around each
+/// position (a counting sort), not from sorting all sides.
+#[allow(clippy::indexing_slicing)] // only fixed-size arrays, indexed by 0..3
 pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usize) -> Ms14Tree {
-    let n = coordinate_indices.len() / 3;
-    let corner = |t: usize, k: usize| -> [f64; 3] {
-        let i = coordinate_indices.get(3 * t + k).copied().unwrap_or(0) as usize;
-        positions.get(i).copied().unwrap_or_default().map(f64::from)
-    };
-    let centroids: Vec<[f64; 3]> = (0..n)
-        .map(|t| {
-            let (a, b, c) = (corner(t, 0), corner(t, 1), corner(t, 2));
-            [0, 1, 2].map(|x| (a[x] + b[x] + c[x]) / 3.0)
-        })
-        .collect();
+    // Per triangle, the box of its corners (a missing position reads as the origin) and
+    // its centroid, computed once.
+    let mut boxes: Vec<[f32; 6]> = Vec::with_capacity(coordinate_indices.len() / 3);
+    let mut centroids: Vec<[f64; 3]> = Vec::with_capacity(coordinate_indices.len() / 3);
+    for t in coordinate_indices.chunks_exact(3) {
+        let p = |k: usize| {
+            t.get(k)
+                .and_then(|&i| positions.get(i as usize))
+                .copied()
+                .unwrap_or_default()
+        };
+        let (a, b, c) = (p(0), p(1), p(2));
+        let mut bb = EMPTY;
+        for q in [a, b, c] {
+            grow(&mut bb, &[q[0], q[1], q[2], q[0], q[1], q[2]]);
+        }
+        boxes.push(bb);
+        centroids
+            .push([0, 1, 2].map(|x| (f64::from(a[x]) + f64::from(b[x]) + f64::from(c[x])) / 3.0));
+    }
+    let n = boxes.len();
     let mut tree = Ms14Tree {
-        edge_flags: (edge_flags(positions, coordinate_indices)).into(),
+        edge_flags: edge_flags(positions, coordinate_indices).into(),
         ..Ms14Tree::default()
     };
-    // An explicit stack instead of recursion: depth is bounded only by the data.
-    enum Task {
-        Build(Vec<usize>, Option<(usize, bool)>),
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut right: Vec<u32> = Vec::with_capacity(n);
+    let mut root = EMPTY;
+    for b in &boxes {
+        grow(&mut root, b);
     }
-    let mut stack = vec![Task::Build((0..n).collect(), None)];
-    while let Some(Task::Build(tris, parent)) = stack.pop() {
+    if n == 0 {
+        root = [0.0; 6];
+    }
+    // Pre-order with an explicit stack (depth is bounded only by the data): a node is
+    // `order[start..end]`, its box, and where its parent records it.
+    struct Task {
+        start: usize,
+        end: usize,
+        bb: [f32; 6],
+        parent: Option<(usize, bool)>,
+    }
+    let mut stack = vec![Task {
+        start: 0,
+        end: n,
+        bb: root,
+        parent: None,
+    }];
+    while let Some(Task {
+        start,
+        end,
+        bb,
+        parent,
+    }) = stack.pop()
+    {
         let index = tree.nodes.len();
         if let Some((p, is_left)) = parent {
             if let Some(node) = tree.nodes.get_mut(p) {
@@ -581,71 +680,115 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                 }
             }
         }
-        let mut bb = [
-            f64::INFINITY,
-            f64::INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NEG_INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        for &t in &tris {
-            for k in 0..3 {
-                let p = corner(t, k);
-                for a in 0..3 {
-                    bb[a] = bb[a].min(p[a]);
-                    bb[a + 3] = bb[a + 3].max(p[a]);
-                }
-            }
-        }
-        if tris.is_empty() {
-            bb = [0.0; 6];
-        }
-        tree.node_bounds.push(bb.map(|x| x as f32));
+        tree.node_bounds.push(bb);
+        let bb = bb.map(f64::from);
+        let tris = order.get(start..end).unwrap_or_default();
         let mut best: Option<(usize, usize, f64)> = None;
         if tris.len() >= leaf {
+            let mid = [0, 1, 2].map(|a| (bb[a] + bb[a + 3]) / 2.0);
+            let mut below = [0usize; 3];
+            for &t in tris {
+                if let Some(c) = centroids.get(t as usize) {
+                    for a in 0..3 {
+                        below[a] += usize::from(c[a] < mid[a]);
+                    }
+                }
+            }
             for a in 0..3 {
-                let mid = (bb[a] + bb[a + 3]) / 2.0;
-                let left = tris
-                    .iter()
-                    .filter(|&&t| centroids.get(t).is_some_and(|c| c[a] < mid))
-                    .count();
+                let left = below[a];
                 let score = left.abs_diff(tris.len() - left);
                 if left > 0 && left < tris.len() && best.is_none_or(|(s, _, _)| score < s) {
-                    best = Some((score, a, mid));
+                    best = Some((score, a, mid[a]));
                 }
             }
         }
         match best {
             None => {
-                let start = tree.triangle_refs.len() as i32;
+                let first = tree.triangle_refs.len() as i32;
                 tree.triangle_refs
                     .extend(tris.iter().map(|&t| CInt(3 * t as i32)));
                 tree.nodes.push(TreeNode {
                     axis: 0,
                     left: CInt(-1),
                     right: CInt(-1),
-                    start: CInt(start),
+                    start: CInt(first),
                     end: CInt(tree.triangle_refs.len() as i32),
                 });
                 tree.splits.push(0.0);
             }
             Some((_, a, mid)) => {
-                let (l, r): (Vec<usize>, Vec<usize>) = tris
-                    .iter()
-                    .partition(|&&t| centroids.get(t).is_some_and(|c| c[a] < mid));
+                // Stable partition: the triangles below go to the front in order, the
+                // others through `right` to the back in order.
+                let (mut lbb, mut rbb) = (EMPTY, EMPTY);
+                let mut w = start;
+                right.clear();
+                for i in start..end {
+                    let Some(&t) = order.get(i) else { break };
+                    let below = centroids.get(t as usize).is_some_and(|c| c[a] < mid);
+                    if below {
+                        if let Some(slot) = order.get_mut(w) {
+                            *slot = t;
+                        }
+                        w += 1;
+                        grow(&mut lbb, boxes.get(t as usize).unwrap_or(&EMPTY));
+                    } else {
+                        right.push(t);
+                        grow(&mut rbb, boxes.get(t as usize).unwrap_or(&EMPTY));
+                    }
+                }
+                if let Some(back) = order.get_mut(w..end) {
+                    back.copy_from_slice(&right);
+                }
                 tree.nodes.push(TreeNode {
                     axis: a as u8,
                     ..TreeNode::default()
                 });
                 tree.splits.push(mid as f32);
                 // Pre-order: the left subtree is built (popped) first.
-                stack.push(Task::Build(r, Some((index, false))));
-                stack.push(Task::Build(l, Some((index, true))));
+                stack.push(Task {
+                    start: w,
+                    end,
+                    bb: rbb,
+                    parent: Some((index, false)),
+                });
+                stack.push(Task {
+                    start,
+                    end: w,
+                    bb: lbb,
+                    parent: Some((index, true)),
+                });
             }
         }
     }
     tree
+}
+
+/// A box that grows to anything: +∞ minima, −∞ maxima.
+const EMPTY: [f32; 6] = [
+    f32::INFINITY,
+    f32::INFINITY,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NEG_INFINITY,
+    f32::NEG_INFINITY,
+];
+
+/// Grows box `bb` to hold box `b`. As `f64::min`/`max` compile on x86-64 (and as
+/// UNIGINE's files show): NaN is ignored, and on a tie (+0 against −0) the box keeps
+/// its value. That is associative, so growing by per-triangle boxes gives the same bits
+/// as growing by each corner in turn; and min/max are exact, so folding in `f32` and
+/// widening gives what folding the widened corners gives.
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // fixed-size arrays, constant indices
+fn grow(bb: &mut [f32; 6], b: &[f32; 6]) {
+    for a in 0..3 {
+        if b[a] < bb[a] {
+            bb[a] = b[a];
+        }
+        if b[a + 3] > bb[a + 3] {
+            bb[a + 3] = b[a + 3];
+        }
+    }
 }
 
 /// The edge flags of [`build_tree`].
@@ -676,24 +819,84 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
             nn
         }
     };
-    // Every (edge, triangle, corner), sorted by edge: triangles sharing an edge are
-    // neighbours, in triangle order (a sort instead of a hash map of vectors: 3 entries
-    // per triangle, no allocation per edge).
+    let normals: Vec<[f64; 3]> = (0..n).map(normal).collect();
+    let mut flags = vec![0u8; n];
+    // Side `b` of triangle `t` (opposite corner `b`) is a feature edge unless `o`, the
+    // first other triangle with the same side, is coplanar.
+    let mut mark = |t: usize, b: usize, o: Option<usize>| {
+        let coplanar = o.is_some_and(|o| {
+            let (x, y) = (normals.get(t), normals.get(o));
+            x.zip(y)
+                .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS)
+        });
+        if !coplanar {
+            if let Some(f) = flags.get_mut(t) {
+                *f |= 1 << b;
+            }
+        }
+    };
     let key = |p: u32, q: u32| (u64::from(p.min(q)) << 32) | u64::from(p.max(q));
+    let side_key = |t: usize, b: usize| key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3));
+    let top = ci
+        .get(..3 * n)
+        .and_then(|c| c.iter().max())
+        .map_or(0, |&m| m as usize);
+    if n <= u32::MAX as usize && top <= ci.len() + positions.len() {
+        // The triangles around each index (counting sort, so each list ascends): a
+        // side's first other triangle is the first one around either end of it, the
+        // end with fewer, that has the same side. No sort, no hashing.
+        let mut first = vec![0usize; top + 2];
+        for &i in ci.get(..3 * n).unwrap_or_default() {
+            if let Some(c) = first.get_mut(i as usize + 2) {
+                *c += 1;
+            }
+        }
+        let mut sum = 0;
+        for c in first.iter_mut().skip(2) {
+            sum += *c;
+            *c = sum;
+        }
+        // `first[i + 1]` counts up as index i's triangles are filled in; after, `first[i]`
+        // to `first[i + 1]` is index i's list.
+        let mut around = vec![0u32; 3 * n];
+        for (k, &i) in ci.get(..3 * n).unwrap_or_default().iter().enumerate() {
+            if let Some(c) = first.get_mut(i as usize + 1) {
+                if let Some(slot) = around.get_mut(*c) {
+                    *slot = (k / 3) as u32;
+                }
+                *c += 1;
+            }
+        }
+        let list = |i: u32| {
+            let i = i as usize;
+            around
+                .get(first.get(i).copied().unwrap_or(0)..first.get(i + 1).copied().unwrap_or(0))
+                .unwrap_or_default()
+        };
+        for t in 0..n {
+            for b in 0..3 {
+                let (p, q) = (idx(t, (b + 1) % 3), idx(t, (b + 2) % 3));
+                let want = key(p, q);
+                let (lp, lq) = (list(p), list(q));
+                let near = if lq.len() < lp.len() { lq } else { lp };
+                let other = near
+                    .iter()
+                    .map(|&o| o as usize)
+                    .find(|&o| o != t && (0..3).any(|c| side_key(o, c) == want));
+                mark(t, b, other);
+            }
+        }
+        return flags;
+    }
+    // Indices far beyond the positions: every (edge, triangle, corner), sorted by
+    // edge; the triangles sharing an edge are neighbours, in triangle order.
     let mut sides: Vec<(u64, u32, u8)> = Vec::with_capacity(3 * n);
     for t in 0..n {
         for b in 0..3u8 {
-            let b = usize::from(b);
-            sides.push((
-                key(idx(t, (b + 1) % 3), idx(t, (b + 2) % 3)),
-                t as u32,
-                b as u8,
-            ));
+            sides.push((side_key(t, usize::from(b)), t as u32, b));
         }
     }
     sides.sort_unstable();
-    let normals: Vec<[f64; 3]> = (0..n).map(normal).collect();
-    let mut flags = vec![0u8; n];
     let mut start = 0;
     while start < sides.len() {
         let edge = sides[start].0;
@@ -701,17 +904,7 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
         let group = &sides[start..end];
         for &(_, t, b) in group {
             let other = group.iter().find(|s| s.1 != t).map(|s| s.1 as usize);
-            let t = t as usize;
-            let coplanar = other.is_some_and(|o| {
-                let (x, y) = (normals.get(t), normals.get(o));
-                x.zip(y)
-                    .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS)
-            });
-            if !coplanar {
-                if let Some(f) = flags.get_mut(t) {
-                    *f |= 1 << b;
-                }
-            }
+            mark(t as usize, usize::from(b), other);
         }
         start = end;
     }
@@ -748,7 +941,7 @@ impl Ms14Mesh {
                 &d.coordinate_indices,
                 TREE_LEAF_TRIANGLES as usize,
             );
-            let tree = write_all(&[], &tree, 1024, ())?;
+            let tree = tree.to_bytes()?;
             let geometry = m.geometry_bytes(i, &Ms14Geometry::from(d))?;
             total += (geometry.len() + tree.len()) as u64;
             m.blocks.geometry.push(Lz4Block::compress(&geometry));
@@ -844,6 +1037,95 @@ impl From<Ms14Geometry> for SurfaceData {
             colors: g.colors,
             coordinate_indices: g.coordinate_indices,
             triangle_indices: g.triangle_indices,
+        }
+    }
+}
+
+#[cfg(test)]
+mod reference;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn bytes(t: &Ms14Tree) -> Vec<u8> {
+        write_all(&[], t, 1024, ()).unwrap()
+    }
+
+    /// A coordinate: few distinct values, so triangles share positions, tie on splits
+    /// and sit on both sides of a middle; signed zeros, infinities and NaN included.
+    fn coordinate() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            6 => (-4i8..=4).prop_map(|v| f32::from(v) * 0.5),
+            2 => any::<f32>(),
+            1 => prop_oneof![
+                Just(0.0f32),
+                Just(-0.0),
+                Just(f32::NAN),
+                Just(f32::INFINITY),
+                Just(f32::NEG_INFINITY),
+                Just(1e-30)
+            ],
+        ]
+    }
+
+    fn mesh() -> impl Strategy<Value = (Vec<[f32; 3]>, Vec<u32>, usize)> {
+        (proptest::collection::vec([coordinate(), coordinate(), coordinate()], 0..40))
+            .prop_flat_map(|p| {
+                // Indices mostly in range, a few past the end (read as the origin);
+                // repeated indices give degenerate triangles and repeated edges.
+                let top = p.len() as u32 + 2;
+                (
+                    Just(p),
+                    proptest::collection::vec(0..top, 0..300),
+                    1usize..7,
+                )
+            })
+    }
+
+    /// A grid of quads: many shared edges, coplanar and not.
+    fn grid() -> impl Strategy<Value = (Vec<[f32; 3]>, Vec<u32>, usize)> {
+        (
+            2u32..25,
+            2u32..25,
+            proptest::collection::vec(-2i8..=2, 1..8),
+            1usize..7,
+        )
+            .prop_map(|(w, h, bumps, leaf)| {
+                let positions = (0..w * h)
+                    .map(|i| {
+                        let (x, y) = (i % w, i / w);
+                        let z = bumps.get(i as usize % bumps.len()).copied().unwrap_or(0);
+                        [x as f32, f32::from(z) * 0.25, y as f32]
+                    })
+                    .collect();
+                let mut ci = Vec::new();
+                for y in 0..h - 1 {
+                    for x in 0..w - 1 {
+                        let c = [
+                            y * w + x,
+                            y * w + x + 1,
+                            (y + 1) * w + x + 1,
+                            (y + 1) * w + x,
+                        ];
+                        ci.extend([c[0], c[1], c[2], c[0], c[2], c[3]]);
+                    }
+                }
+                (positions, ci, leaf)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// The fast tree and edge flags are the first implementation's, byte for byte.
+        #[test]
+        fn build_tree_equals_reference((p, ci, leaf) in prop_oneof![mesh(), grid()]) {
+            let fast = build_tree(&p, &ci, leaf);
+            let slow = reference::build_tree(&p, &ci, leaf);
+            prop_assert_eq!(bytes(&fast), bytes(&slow));
+            prop_assert_eq!(fast.to_bytes().unwrap(), bytes(&fast));
         }
     }
 }
