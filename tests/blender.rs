@@ -1,0 +1,205 @@
+//! Blender as a real client: every fixture and corpus file is exported to glTF (.glb) and
+//! imported by Blender's own glTF importer, headless (`tests/blender/check_exports.py`).
+//! Blender must show the vertex, triangle, bone, shape-key and animation counts of the
+//! export (bones and animations also as `meshcodec info --json` counts them), and the
+//! mesh where the source file puts it, upright: Blender is +Z up, so a UNIGINE file
+//! (+Z up) must show its stored numbers and a Roblox or STF file (+Y up) its (x, −z, y).
+//! Two things Blender does itself are expected: it drops triangles that use a vertex
+//! twice or repeat another's three vertices, and it cannot give a bone a rest scale, so
+//! the box of a file whose bind pose scales a joint is not compared (one fixture).
+//!
+//! Needs `blender` (Debian's 3.4: `apt-get install blender python3-numpy`; `.ci/run`
+//! installs it) or `MESHCODEC_BLENDER=/path/to/blender`. Without it the test says it is
+//! skipped, except under `CI=true`, where it fails.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use meshcodec::scene::{Scene, UpAxis};
+use meshcodec::{detect, open, ExportOptions, Format, Limits, MeshFile};
+
+fn blender() -> Option<PathBuf> {
+    let exe = std::env::var_os("MESHCODEC_BLENDER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("blender"));
+    let found = Command::new(&exe)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(exe);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!ci, "CI=true but Blender is missing ({})", exe.display());
+    eprintln!("SKIPPED: Blender not found (install it, or set MESHCODEC_BLENDER)");
+    None
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// The scene's positions, turned from its up axis to Blender's +Z up: min and max.
+fn blender_box(scene: &Scene) -> Option<([f64; 3], [f64; 3])> {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    let mut any = false;
+    for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
+        for &[x, y, z] in &p.positions {
+            let v = match scene.up {
+                UpAxis::Z => [x, y, z],
+                UpAxis::Y => [x, -z, y],
+            };
+            for k in 0..3 {
+                lo[k] = lo[k].min(f64::from(v[k]));
+                hi[k] = hi[k].max(f64::from(v[k]));
+            }
+            any = true;
+        }
+    }
+    any.then_some((lo, hi))
+}
+
+/// The triangles Blender keeps of a primitive: it drops those that use a vertex twice
+/// and repeats of a triangle over the same three vertices (its mesh validation).
+fn kept_triangles(triangles: &[[u32; 3]]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    triangles
+        .iter()
+        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+        .filter(|t| {
+            let mut k = **t;
+            k.sort_unstable();
+            seen.insert(k)
+        })
+        .count()
+}
+
+/// A count in `info --json`: a number, or the length of a list.
+fn info_count(info: &serde_json::Value, key: &str) -> Option<usize> {
+    match &info[key] {
+        serde_json::Value::Number(n) => n.as_u64().map(|n| n as usize),
+        serde_json::Value::Array(a) => Some(a.len()),
+        _ => None,
+    }
+}
+
+#[test]
+fn blender_imports_every_export_upright_with_the_right_counts() {
+    let Some(blender) = blender() else { return };
+    let mut paths = Vec::new();
+    files(&common::fixtures().join(".."), &mut paths);
+    if let Some(c) = common::corpus() {
+        files(&c, &mut paths);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits::default();
+    let mut manifest = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        match detect(&bytes) {
+            None | Some(Format::Csgk) => continue,
+            Some(_) => {}
+        }
+        let file = open(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let options = |keep_axes| ExportOptions {
+            name: "m".into(),
+            keep_axes,
+            ..ExportOptions::default()
+        };
+        let scene = file
+            .to_scene(&options(false), &limits)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let stored = file.to_scene(&options(true), &limits).unwrap();
+        let name = path.display().to_string();
+        let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
+        // What the export carries of the file, as `info --json` counts it.
+        let info = file.summary(&limits).unwrap().json;
+        if let Some(bones) = info_count(&info, "bones") {
+            assert_eq!(joints, bones, "{name}: joints");
+        }
+        if matches!(file.format(), Format::UnigineAnim | Format::UnigineMesh) {
+            if let Some(n) = info_count(&info, "animations") {
+                assert_eq!(scene.animations.len(), n, "{name}: animations");
+            }
+        }
+        let glb = dir.path().join(format!("{}.glb", manifest.len()));
+        std::fs::write(&glb, meshcodec::scene::gltf::to_glb(&scene).unwrap()).unwrap();
+        let prims = || scene.meshes.iter().flat_map(|m| &m.primitives);
+        let shape_keys: usize = scene
+            .meshes
+            .iter()
+            .map(|m| {
+                let mut names: Vec<&str> = m
+                    .primitives
+                    .iter()
+                    .flat_map(|p| p.morph_targets.iter().map(|t| t.name.as_str()))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                names.len()
+            })
+            .sum();
+        // Blender's bones have no rest scale: a joint scaled in the bind pose makes its
+        // importer bake the skin into the vertices, which then move. (Only a fixture
+        // has one; real files' bind poses are rigid.)
+        let rigid = scene.skeleton.as_ref().is_none_or(|s| {
+            s.joints
+                .iter()
+                .all(|j| j.scale.iter().all(|&x| (x - 1.0).abs() < 1e-6))
+        });
+        let bbox = blender_box(&stored).filter(|_| rigid);
+        manifest.push(serde_json::json!({
+            "name": name,
+            "glb": glb,
+            "vertices": prims().map(|p| p.positions.len()).sum::<usize>(),
+            "triangles": prims().map(|p| kept_triangles(&p.triangles)).sum::<usize>(),
+            "bones": joints,
+            "shape_keys": shape_keys,
+            "actions": scene.animations.len(),
+            "bbox_min": bbox.map(|b| b.0),
+            "bbox_max": bbox.map(|b| b.1),
+        }));
+    }
+    assert!(manifest.len() >= 80, "{} exports", manifest.len());
+    let list = dir.path().join("manifest.json");
+    std::fs::write(&list, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/check_exports.py");
+    let out = Command::new(&blender)
+        .args(["-b", "--factory-startup", "--python"])
+        .arg(&script)
+        .arg("--")
+        .arg(&list)
+        .output()
+        .expect("run Blender");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ok = text.lines().filter(|l| l.starts_with("OK ")).count();
+    let failures: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} exports differ in Blender:\n{}",
+        failures.len(),
+        manifest.len(),
+        failures.join("\n")
+    );
+    assert!(
+        text.contains(&format!("DONE {}", manifest.len())) && ok == manifest.len(),
+        "Blender checked {ok} of {}:\n{text}\n{}",
+        manifest.len(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("Blender imported {ok} exports with the expected counts and boxes");
+}
