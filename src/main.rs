@@ -171,8 +171,9 @@ enum Command {
         keep_axes: bool,
     },
     /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh (every triangle
-    /// primitive's positions, normals, first UV set and colours, in mesh-local
-    /// coordinates) or as CSGPHS collision data (one convex hull per primitive).
+    /// primitive's positions, normals, first UV set and colours, placed where the
+    /// scene's nodes put them, a copy per node) or as CSGPHS collision data (one convex
+    /// hull per primitive).
     Import {
         /// Input file: .gltf, .glb or .obj.
         #[arg(value_parser = interchange_path)]

@@ -8,7 +8,9 @@
 //! are decoded once however many primitives use them, and all uses together may decode
 //! to at most [`DECODE_FACTOR`] times the file's size. Every mesh primitive in
 //! triangle mode becomes a [`Primitive`] with positions, normals, `TEXCOORD_0` and
-//! `COLOR_0`, in mesh-local coordinates (node transforms are not applied).
+//! `COLOR_0`. Meshes are placed as the scene's nodes place them ([`place`]): each node
+//! that names a mesh gives one copy, transformed by the node's world matrix (a mesh
+//! used by two nodes comes out twice); a mesh no node names is kept as it is.
 //!
 //! OBJ: `v` (with optional r g b), `vt`, `vn`, and `f` with `v`, `v/t`, `v//n`, `v/t/n`
 //! corners (negative indices count from the end); polygons are split into fans; `o`
@@ -285,11 +287,241 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
             primitives,
         });
     }
+    let meshes = place(&doc, meshes, &budget)?;
     Ok(Scene {
         meshes,
         notes: super::unread::gltf_unread(&doc),
         ..Scene::default()
     })
+}
+
+/// A column-major 4×4 matrix.
+type Mat4 = [f64; 16];
+
+const IDENTITY4: Mat4 = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+fn mul4(a: &Mat4, b: &Mat4) -> Mat4 {
+    let mut out = [0.0; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            out[c * 4 + r] = (0..4).map(|k| a[k * 4 + r] * b[c * 4 + k]).sum();
+        }
+    }
+    out
+}
+
+/// A node's local matrix: its `matrix`, or `T × R × S` (glTF 2.0, "Transformations").
+fn local_matrix(n: &Value, ctx: &str) -> Result<Mat4> {
+    let numbers = |key: &str, len: usize, default: &[f64]| -> Result<Vec<f64>> {
+        match n.get(key) {
+            None => Ok(default.to_vec()),
+            Some(v) => {
+                let a: Option<Vec<f64>> = v
+                    .as_array()
+                    .filter(|a| a.len() == len)
+                    .and_then(|a| a.iter().map(Value::as_f64).collect());
+                a.filter(|a| a.iter().all(|x| x.is_finite()))
+                    .ok_or_else(|| bad(format!("{ctx}: {key} must be {len} finite numbers")))
+            }
+        }
+    };
+    if n.get("matrix").is_some() {
+        let m = numbers("matrix", 16, &IDENTITY4)?;
+        let mut out = [0.0; 16];
+        out.copy_from_slice(&m);
+        return Ok(out);
+    }
+    let t = numbers("translation", 3, &[0.0; 3])?;
+    let q = numbers("rotation", 4, &[0.0, 0.0, 0.0, 1.0])?;
+    let s = numbers("scale", 3, &[1.0; 3])?;
+    let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (x, y, z, w) = if len > 0.0 {
+        (q[0] / len, q[1] / len, q[2] / len, q[3] / len)
+    } else {
+        (0.0, 0.0, 0.0, 1.0)
+    };
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y + z * w),
+            2.0 * (x * z - y * w),
+        ],
+        [
+            2.0 * (x * y - z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z + x * w),
+        ],
+        [
+            2.0 * (x * z + y * w),
+            2.0 * (y * z - x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    // Column c of R × S is R's column c times s[c].
+    let mut m = IDENTITY4;
+    for c in 0..3 {
+        for k in 0..3 {
+            m[c * 4 + k] = r[c][k] * s[c];
+        }
+    }
+    m[12..15].copy_from_slice(&t);
+    Ok(m)
+}
+
+/// A primitive moved by `m`: positions by `m`, normals by the inverse transpose of its
+/// 3×3 part (made unit length again), and the winding reversed where `m` mirrors, so
+/// the front faces stay in front.
+fn transformed(p: &Primitive, m: &Mat4) -> Primitive {
+    let a = |r: usize, c: usize| m[c * 4 + r];
+    let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+        + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
+    // Cofactors: the inverse transpose times det; normalising undoes the factor but
+    // not its sign, which is put back.
+    let cof = |r: usize, c: usize| {
+        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
+        a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)
+    };
+    let sign = if det < 0.0 { -1.0 } else { 1.0 };
+    let mut out = p.clone();
+    for v in &mut out.positions {
+        let [x, y, z] = v.map(f64::from);
+        *v = [0, 1, 2].map(|r| (a(r, 0) * x + a(r, 1) * y + a(r, 2) * z + a(r, 3)) as f32);
+    }
+    if let Some(normals) = &mut out.normals {
+        for n in normals {
+            let [x, y, z] = n.map(f64::from);
+            let t = [0, 1, 2].map(|r| sign * (cof(r, 0) * x + cof(r, 1) * y + cof(r, 2) * z));
+            let len = t.iter().map(|c| c * c).sum::<f64>().sqrt();
+            *n = if len > 0.0 && len.is_finite() {
+                t.map(|c| (c / len) as f32)
+            } else {
+                [0.0, 0.0, 1.0]
+            };
+        }
+    }
+    if det < 0.0 {
+        for t in &mut out.triangles {
+            t.swap(1, 2);
+        }
+    }
+    out
+}
+
+/// The meshes as the scene's nodes place them: one copy per node that names a mesh, in
+/// the order the default scene's node trees are walked (depth first), transformed by the
+/// node's world matrix. A skinned mesh's node is not moved (glTF: its joints place it).
+/// Meshes no node of the scene names follow, as they are. Copies beyond the first of a
+/// mesh count against the decoding budget, so a file cannot multiply a big mesh
+/// without limit.
+fn place(
+    doc: &Value,
+    meshes: Vec<ExportMesh>,
+    budget: &std::cell::Cell<u64>,
+) -> Result<Vec<ExportMesh>> {
+    let empty = Vec::new();
+    let nodes = doc.get("nodes").and_then(Value::as_array).unwrap_or(&empty);
+    if nodes.is_empty() {
+        return Ok(meshes);
+    }
+    let children = |n: &Value| -> Vec<usize> {
+        n.get("children")
+            .and_then(Value::as_array)
+            .map(|c| {
+                c.iter()
+                    .filter_map(Value::as_u64)
+                    .map(|i| i as usize)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let scenes = doc
+        .get("scenes")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let chosen = uint(doc, "scene", "glTF")?.unwrap_or(0);
+    let roots: Vec<usize> = match scenes.get(chosen) {
+        Some(scene) => scene
+            .get("nodes")
+            .and_then(Value::as_array)
+            .map(|c| {
+                c.iter()
+                    .filter_map(Value::as_u64)
+                    .map(|i| i as usize)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        // No scene: every node that is no other's child is a root.
+        None => {
+            let mut child = vec![false; nodes.len()];
+            for n in nodes {
+                for c in children(n) {
+                    if let Some(x) = child.get_mut(c) {
+                        *x = true;
+                    }
+                }
+            }
+            (0..nodes.len()).filter(|&i| !child[i]).collect()
+        }
+    };
+    let mut out = Vec::new();
+    let mut used = vec![false; meshes.len()];
+    let mut visited = vec![false; nodes.len()];
+    let mut stack: Vec<(usize, Mat4)> = roots.into_iter().rev().map(|r| (r, IDENTITY4)).collect();
+    while let Some((i, parent)) = stack.pop() {
+        let ctx = format!("glTF node {i}");
+        let node = nodes
+            .get(i)
+            .ok_or_else(|| bad(format!("{ctx}: no such node ({} nodes)", nodes.len())))?;
+        if std::mem::replace(&mut visited[i], true) {
+            return Err(bad(format!(
+                "{ctx} is reached twice: nodes must form trees (glTF 2.0, \"Nodes and Hierarchy\")"
+            )));
+        }
+        let world = mul4(&parent, &local_matrix(node, &ctx)?);
+        if let Some(m) = uint(node, "mesh", &ctx)? {
+            let mesh = meshes
+                .get(m)
+                .ok_or_else(|| bad(format!("{ctx}: mesh {m} of {}", meshes.len())))?;
+            if std::mem::replace(&mut used[m], true) {
+                let values: usize = mesh
+                    .primitives
+                    .iter()
+                    .map(|p| p.positions.len() * 3 + p.triangles.len() * 3)
+                    .sum();
+                charge(budget, values, &ctx)?;
+            }
+            let skinned = node.get("skin").is_some();
+            let name = node
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or(&mesh.name)
+                .to_string();
+            out.push(ExportMesh {
+                name,
+                primitives: if skinned || world == IDENTITY4 {
+                    mesh.primitives.clone()
+                } else {
+                    mesh.primitives
+                        .iter()
+                        .map(|p| transformed(p, &world))
+                        .collect()
+                },
+            });
+        }
+        for c in children(node).into_iter().rev() {
+            stack.push((c, world));
+        }
+    }
+    for (mesh, used) in meshes.into_iter().zip(used) {
+        if !used {
+            out.push(mesh);
+        }
+    }
+    Ok(out)
 }
 
 /// The first `N` values of `v` as f32 (zeros where it is shorter).

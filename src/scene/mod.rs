@@ -90,7 +90,7 @@ pub enum NoteKind {
     /// replaced by (0, 0, 1).
     ZeroNormals,
     /// Import: content of the glTF or OBJ file that the scene does not carry (skins,
-    /// animations, morph targets, further UV sets, node transforms, materials …).
+    /// animations, morph targets, further UV sets, materials …).
     NotImported,
 }
 
