@@ -295,106 +295,87 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
     })
 }
 
-/// A column-major 4×4 matrix.
-type Mat4 = [f64; 16];
-
-const IDENTITY4: Mat4 = [
-    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
-];
-
-fn mul4(a: &Mat4, b: &Mat4) -> Mat4 {
-    let mut out = [0.0; 16];
-    for c in 0..4 {
-        for r in 0..4 {
-            out[c * 4 + r] = (0..4).map(|k| a[k * 4 + r] * b[c * 4 + k]).sum();
-        }
-    }
-    out
-}
+use super::skin::{mul as mul4, normalize_quat, trs_matrix, Mat4, IDENTITY as IDENTITY4};
 
 /// A node's local matrix: its `matrix`, or `T × R × S` (glTF 2.0, "Transformations").
 fn local_matrix(n: &Value, ctx: &str) -> Result<Mat4> {
-    let numbers = |key: &str, len: usize, default: &[f64]| -> Result<Vec<f64>> {
+    let numbers = |key: &str, default: &[f64]| -> Result<Vec<f64>> {
         match n.get(key) {
             None => Ok(default.to_vec()),
             Some(v) => {
                 let a: Option<Vec<f64>> = v
                     .as_array()
-                    .filter(|a| a.len() == len)
+                    .filter(|a| a.len() == default.len())
                     .and_then(|a| a.iter().map(Value::as_f64).collect());
                 a.filter(|a| a.iter().all(|x| x.is_finite()))
-                    .ok_or_else(|| bad(format!("{ctx}: {key} must be {len} finite numbers")))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "{ctx}: {key} must be {} finite numbers",
+                            default.len()
+                        ))
+                    })
             }
         }
     };
     if n.get("matrix").is_some() {
-        let m = numbers("matrix", 16, &IDENTITY4)?;
-        let mut out = [0.0; 16];
-        out.copy_from_slice(&m);
-        return Ok(out);
+        let m = numbers("matrix", &IDENTITY4)?;
+        return Ok(fixed_f64(&m));
     }
-    let t = numbers("translation", 3, &[0.0; 3])?;
-    let q = numbers("rotation", 4, &[0.0, 0.0, 0.0, 1.0])?;
-    let s = numbers("scale", 3, &[1.0; 3])?;
-    let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let (x, y, z, w) = if len > 0.0 {
-        (q[0] / len, q[1] / len, q[2] / len, q[3] / len)
-    } else {
-        (0.0, 0.0, 0.0, 1.0)
-    };
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y + z * w),
-            2.0 * (x * z - y * w),
-        ],
-        [
-            2.0 * (x * y - z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z + x * w),
-        ],
-        [
-            2.0 * (x * z + y * w),
-            2.0 * (y * z - x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    // Column c of R × S is R's column c times s[c].
-    let mut m = IDENTITY4;
-    for c in 0..3 {
-        for k in 0..3 {
-            m[c * 4 + k] = r[c][k] * s[c];
-        }
+    let t = fixed_f64(&numbers("translation", &[0.0; 3])?);
+    let q = fixed_f64(&numbers("rotation", &[0.0, 0.0, 0.0, 1.0])?);
+    let s = fixed_f64(&numbers("scale", &[1.0; 3])?);
+    Ok(trs_matrix(t, normalize_quat(q), s))
+}
+
+/// The first `N` values of `v` (zeros where it is shorter).
+fn fixed_f64<const N: usize>(v: &[f64]) -> [f64; N] {
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = *x;
     }
-    m[12..15].copy_from_slice(&t);
-    Ok(m)
+    out
 }
 
 /// A primitive moved by `m`: positions by `m`, normals by the inverse transpose of its
 /// 3×3 part (made unit length again), and the winding reversed where `m` mirrors, so
 /// the front faces stay in front.
 fn transformed(p: &Primitive, m: &Mat4) -> Primitive {
-    let a = |r: usize, c: usize| m[c * 4 + r];
-    let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
-        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
-        + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
-    // Cofactors: the inverse transpose times det; normalising undoes the factor but
-    // not its sign, which is put back.
-    let cof = |r: usize, c: usize| {
-        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
-        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
-        a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)
-    };
+    let [a00, a10, a20, _, a01, a11, a21, _, a02, a12, a22, _, t0, t1, t2, _] = *m;
+    // Cofactors: the inverse transpose times the determinant. Normalising undoes the
+    // factor but not its sign, which is put back.
+    let c = [
+        [
+            a11 * a22 - a12 * a21,
+            a12 * a20 - a10 * a22,
+            a10 * a21 - a11 * a20,
+        ],
+        [
+            a02 * a21 - a01 * a22,
+            a00 * a22 - a02 * a20,
+            a01 * a20 - a00 * a21,
+        ],
+        [
+            a01 * a12 - a02 * a11,
+            a02 * a10 - a00 * a12,
+            a00 * a11 - a01 * a10,
+        ],
+    ];
+    let det = a00 * c[0][0] + a01 * c[0][1] + a02 * c[0][2];
     let sign = if det < 0.0 { -1.0 } else { 1.0 };
     let mut out = p.clone();
     for v in &mut out.positions {
         let [x, y, z] = v.map(f64::from);
-        *v = [0, 1, 2].map(|r| (a(r, 0) * x + a(r, 1) * y + a(r, 2) * z + a(r, 3)) as f32);
+        *v = [
+            (a00 * x + a01 * y + a02 * z + t0) as f32,
+            (a10 * x + a11 * y + a12 * z + t1) as f32,
+            (a20 * x + a21 * y + a22 * z + t2) as f32,
+        ];
     }
     if let Some(normals) = &mut out.normals {
         for n in normals {
             let [x, y, z] = n.map(f64::from);
-            let t = [0, 1, 2].map(|r| sign * (cof(r, 0) * x + cof(r, 1) * y + cof(r, 2) * z));
+            // Row r of the cofactor matrix C is C[r]; n' = C n.
+            let t = c.map(|[p, q, r]| sign * (p * x + q * y + r * z));
             let len = t.iter().map(|c| c * c).sum::<f64>().sqrt();
             *n = if len > 0.0 && len.is_finite() {
                 t.map(|c| (c / len) as f32)
@@ -464,7 +445,12 @@ fn place(
                     }
                 }
             }
-            (0..nodes.len()).filter(|&i| !child[i]).collect()
+            child
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !**c)
+                .map(|(i, _)| i)
+                .collect()
         }
     };
     let mut out = Vec::new();
@@ -476,7 +462,10 @@ fn place(
         let node = nodes
             .get(i)
             .ok_or_else(|| bad(format!("{ctx}: no such node ({} nodes)", nodes.len())))?;
-        if std::mem::replace(&mut visited[i], true) {
+        if visited
+            .get_mut(i)
+            .is_some_and(|v| std::mem::replace(v, true))
+        {
             return Err(bad(format!(
                 "{ctx} is reached twice: nodes must form trees (glTF 2.0, \"Nodes and Hierarchy\")"
             )));
@@ -486,7 +475,7 @@ fn place(
             let mesh = meshes
                 .get(m)
                 .ok_or_else(|| bad(format!("{ctx}: mesh {m} of {}", meshes.len())))?;
-            if std::mem::replace(&mut used[m], true) {
+            if used.get_mut(m).is_some_and(|u| std::mem::replace(u, true)) {
                 let values: usize = mesh
                     .primitives
                     .iter()
