@@ -37,21 +37,6 @@ fn blender() -> Option<PathBuf> {
     None
 }
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 /// The scene's positions, turned from its up axis to Blender's +Z up: min and max.
 fn blender_box(scene: &Scene) -> Option<([f64; 3], [f64; 3])> {
     let mut lo = [f64::INFINITY; 3];
@@ -100,10 +85,10 @@ fn info_count(info: &serde_json::Value, key: &str) -> Option<usize> {
 #[test]
 fn blender_imports_every_export_upright_with_the_right_counts() {
     let Some(blender) = blender() else { return };
-    let mut paths = Vec::new();
-    files(&common::fixtures().join(".."), &mut paths);
+    let mut paths =
+        common::files_below(&Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures"));
     if let Some(c) = common::corpus() {
-        files(&c, &mut paths);
+        paths.extend(common::files_below(&c));
     }
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits::default();

@@ -13,30 +13,12 @@ use meshcodec::{
     convert_into, convert_to, detect, open, open_reader, ConvertOptions, Limits, MeshFile,
 };
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 /// Every mesh file among the fixtures and (when present) the corpus.
 fn meshes() -> Vec<(PathBuf, Vec<u8>)> {
-    let mut paths = Vec::new();
-    files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures"),
-        &mut paths,
-    );
+    let mut paths =
+        common::files_below(&Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures"));
     if let Some(c) = common::corpus() {
-        files(&c, &mut paths);
+        paths.extend(common::files_below(&c));
     }
     paths
         .into_iter()

@@ -408,8 +408,9 @@ fn place(
     if nodes.is_empty() {
         return Ok(meshes);
     }
-    let children = |n: &Value| -> Vec<usize> {
-        n.get("children")
+    // A list of node indices (`children`, a scene's `nodes`).
+    let indices = |v: &Value, key: &str| -> Vec<usize> {
+        v.get(key)
             .and_then(Value::as_array)
             .map(|c| {
                 c.iter()
@@ -419,22 +420,14 @@ fn place(
             })
             .unwrap_or_default()
     };
+    let children = |n: &Value| indices(n, "children");
     let scenes = doc
         .get("scenes")
         .and_then(Value::as_array)
         .unwrap_or(&empty);
     let chosen = uint(doc, "scene", "glTF")?.unwrap_or(0);
     let roots: Vec<usize> = match scenes.get(chosen) {
-        Some(scene) => scene
-            .get("nodes")
-            .and_then(Value::as_array)
-            .map(|c| {
-                c.iter()
-                    .filter_map(Value::as_u64)
-                    .map(|i| i as usize)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        Some(scene) => indices(scene, "nodes"),
         // No scene: every node that is no other's child is a root.
         None => {
             let mut child = vec![false; nodes.len()];

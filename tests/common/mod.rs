@@ -125,3 +125,24 @@ pub fn fixtures_and_corpus_filemeshes() -> Vec<PathBuf> {
     }
     files
 }
+
+/// Every file below `dir`, in name order, folders walked recursively (nothing when
+/// `dir` cannot be read).
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for p in entries.flatten().map(|e| e.path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
