@@ -709,3 +709,59 @@ fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// `KHR_mesh_quantization` (16-bit integer positions, their scale in the node) and a
+/// sparse accessor without a buffer view (zeros, two elements replaced) read as the
+/// glTF specification says.
+#[test]
+fn quantized_and_sparse_accessors() {
+    let mut bin = Vec::new();
+    for p in [[0i16, 0, 0], [100, 0, 0], [0, 100, 0]] {
+        bin.extend(p.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    bin.extend([0, 0]); // to 20 bytes
+    bin.extend([1u8, 2, 0, 0]); // sparse indices, padded to 4
+    for p in [[2f32, 0., 0.], [0., 2., 0.]] {
+        bin.extend(p.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let uri = format!("data:application/octet-stream;base64,{}", base64(&bin));
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_mesh_quantization"],
+        "extensionsRequired": ["KHR_mesh_quantization"],
+        "buffers": [{"uri": uri, "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 18},
+            {"buffer": 0, "byteOffset": 20, "byteLength": 2},
+            {"buffer": 0, "byteOffset": 24, "byteLength": 24}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5122, "count": 3, "type": "VEC3",
+             "min": [0, 0, 0], "max": [100, 100, 0]},
+            {"componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [2, 2, 0],
+             "sparse": {"count": 2,
+                        "indices": {"bufferView": 1, "componentType": 5121},
+                        "values": {"bufferView": 2}}}
+        ],
+        "meshes": [
+            {"name": "quantized", "primitives": [{"attributes": {"POSITION": 0}}]},
+            {"name": "sparse", "primitives": [{"attributes": {"POSITION": 1}}]}
+        ],
+        "nodes": [{"mesh": 0, "scale": [0.01, 0.01, 0.01]}, {"mesh": 1}],
+        "scenes": [{"nodes": [0, 1]}]
+    });
+    let s = import::read_gltf(&serde_json::to_vec(&doc).unwrap(), None).unwrap();
+    let p = |k: usize| &s.meshes[k].primitives[0].positions;
+    assert_eq!(p(0)[1], [1.0, 0.0, 0.0]);
+    assert_eq!(p(0)[2], [0.0, 1.0, 0.0]);
+    assert_eq!(
+        *p(1),
+        vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]
+    );
+
+    // A sparse index past the accessor's elements is an error naming it.
+    let mut bad_doc = doc.clone();
+    bad_doc["accessors"][1]["count"] = 2.into();
+    let e = import::read_gltf(&serde_json::to_vec(&bad_doc).unwrap(), None).unwrap_err();
+    assert!(e.to_string().contains("sparse: index 2 of 2"), "{e}");
+}

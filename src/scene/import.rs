@@ -573,22 +573,114 @@ fn read_accessor(
     if !dims.contains(&n) {
         return Err(bad(format!("{ctx}: {n} components per element")));
     }
-    if a.get("sparse").is_some() {
-        return Err(bad(format!("{ctx}: sparse accessors are not supported")));
-    }
     let component_type = uint(a, "componentType", ctx)?.unwrap_or(0);
+    let normalized = a
+        .get("normalized")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let count = uint(a, "count", ctx)?.unwrap_or(0);
+    charge(budget, count.saturating_mul(n), ctx)?;
+    let layout = Layout {
+        component_type,
+        normalized,
+        n,
+    };
+    // No buffer view: zeros (glTF 2.0, "Sparse Accessors"), which a sparse part may
+    // replace.
+    let mut values = match uint(a, "bufferView", ctx)? {
+        Some(view) => {
+            let offset = uint(a, "byteOffset", ctx)?.unwrap_or(0);
+            read_elements(doc, buffers, view, offset, count, layout, true, ctx)?
+        }
+        None => vec![0.0; count * n],
+    };
+    if let Some(sparse) = a.get("sparse") {
+        let sctx = format!("{ctx} sparse");
+        let m = uint(sparse, "count", &sctx)?.unwrap_or(0);
+        let part = |key: &str| {
+            sparse
+                .get(key)
+                .ok_or_else(|| bad(format!("{sctx}: no {key}")))
+        };
+        let (ix, vx) = (part("indices")?, part("values")?);
+        let index_layout = Layout {
+            component_type: uint(ix, "componentType", &sctx)?.unwrap_or(0),
+            normalized: false,
+            n: 1,
+        };
+        if !matches!(index_layout.component_type, 5121 | 5123 | 5125) {
+            return Err(bad(format!(
+                "{sctx}: index componentType {}",
+                index_layout.component_type
+            )));
+        }
+        let view = |v: &Value| {
+            uint(v, "bufferView", &sctx)?.ok_or_else(|| bad(format!("{sctx}: no buffer view")))
+        };
+        let indices = read_elements(
+            doc,
+            buffers,
+            view(ix)?,
+            uint(ix, "byteOffset", &sctx)?.unwrap_or(0),
+            m,
+            index_layout,
+            false,
+            &sctx,
+        )?;
+        let replaced = read_elements(
+            doc,
+            buffers,
+            view(vx)?,
+            uint(vx, "byteOffset", &sctx)?.unwrap_or(0),
+            m,
+            layout,
+            false,
+            &sctx,
+        )?;
+        for (&i, v) in indices.iter().zip(replaced.chunks_exact(n)) {
+            let i = i as usize;
+            let slot = values
+                .get_mut(i * n..i * n + n)
+                .ok_or_else(|| bad(format!("{sctx}: index {i} of {count} elements")))?;
+            slot.copy_from_slice(v);
+        }
+    }
+    Ok(Accessor { n, values })
+}
+
+/// How an accessor's elements are stored: component type, normalization, components.
+#[derive(Clone, Copy)]
+struct Layout {
+    component_type: usize,
+    normalized: bool,
+    n: usize,
+}
+
+/// `count` elements of `layout` from buffer view `view_index` at `offset`, as f64
+/// (normalized integers scaled to [0, 1] or [−1, 1]); `strided` honours the view's
+/// `byteStride` (sparse parts are always tightly packed).
+#[allow(clippy::too_many_arguments)]
+fn read_elements(
+    doc: &Value,
+    buffers: &[Vec<u8>],
+    view_index: usize,
+    offset: usize,
+    count: usize,
+    layout: Layout,
+    strided: bool,
+    ctx: &str,
+) -> Result<Vec<f64>> {
+    let Layout {
+        component_type,
+        normalized,
+        n,
+    } = layout;
     let size = match component_type {
         5120 | 5121 => 1,
         5122 | 5123 => 2,
         5125 | 5126 => 4,
         t => return Err(bad(format!("{ctx}: componentType {t}"))),
     };
-    let normalized = a
-        .get("normalized")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let view_index =
-        uint(a, "bufferView", ctx)?.ok_or_else(|| bad(format!("{ctx}: no buffer view")))?;
     let view = entry(doc, "bufferViews", view_index, ctx)?;
     let buffer = buffers
         .get(uint(view, "buffer", ctx)?.unwrap_or(usize::MAX))
@@ -599,13 +691,11 @@ fn read_accessor(
         .get(view_offset..view_offset.saturating_add(view_len))
         .ok_or_else(|| bad(format!("{ctx}: buffer view outside its buffer")))?;
     let elem = size * n;
-    let stride = match uint(view, "byteStride", ctx)? {
+    let stride = match uint(view, "byteStride", ctx)?.filter(|_| strided) {
         None | Some(0) => elem,
         Some(s) if s >= elem => s,
         Some(s) => return Err(bad(format!("{ctx}: stride {s} below element size {elem}"))),
     };
-    let offset = uint(a, "byteOffset", ctx)?.unwrap_or(0);
-    let count = uint(a, "count", ctx)?.unwrap_or(0);
     if count > 0 {
         let end = (count - 1)
             .checked_mul(stride)
@@ -630,14 +720,13 @@ fn read_accessor(
             _ => unit(f64::from(get(0) as i8), 127.0),
         }
     };
-    charge(budget, count.saturating_mul(n), ctx)?;
     let mut values = Vec::with_capacity(count * n);
     for i in 0..count {
         let start = offset + i * stride;
         let e = view_bytes.get(start..start + elem).unwrap_or_default();
         values.extend(e.chunks_exact(size).map(component));
     }
-    Ok(Accessor { n, values })
+    Ok(values)
 }
 
 /// Reads an external buffer: `uri` percent-decoded, resolved in `dir`, and required to

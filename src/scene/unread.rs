@@ -14,11 +14,12 @@ const READ_ATTRIBUTES: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0
 
 /// Extensions that change how geometry is stored: a file that requires one cannot be
 /// read without it.
-const GEOMETRY_EXTENSIONS: [&str; 3] = [
-    "KHR_draco_mesh_compression",
-    "KHR_mesh_quantization",
-    "EXT_meshopt_compression",
-];
+const GEOMETRY_EXTENSIONS: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
+
+/// Required extensions the reader implements: `KHR_mesh_quantization` only allows
+/// integer component types for positions, normals, tangents and UVs, which the accessor
+/// reader decodes like any other (their scale lives in the node transforms, applied).
+const READ_EXTENSIONS: [&str; 1] = ["KHR_mesh_quantization"];
 
 fn array<'a>(doc: &'a Value, key: &str) -> &'a [Value] {
     doc.get(key)
@@ -33,6 +34,7 @@ pub(crate) fn check_required_extensions(doc: &Value) -> Result<()> {
     let required: Vec<&str> = array(doc, "extensionsRequired")
         .iter()
         .filter_map(Value::as_str)
+        .filter(|e| !READ_EXTENSIONS.contains(e))
         .collect();
     if let Some(ext) = required.first() {
         let kind = if GEOMETRY_EXTENSIONS.contains(ext) {
