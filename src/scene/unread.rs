@@ -14,12 +14,13 @@ const READ_ATTRIBUTES: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0
 
 /// Extensions that change how geometry is stored: a file that requires one cannot be
 /// read without it.
-const GEOMETRY_EXTENSIONS: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
+const GEOMETRY_EXTENSIONS: [&str; 1] = ["EXT_meshopt_compression"];
 
 /// Required extensions the reader implements: `KHR_mesh_quantization` only allows
 /// integer component types for positions, normals, tangents and UVs, which the accessor
-/// reader decodes like any other (their scale lives in the node transforms, applied).
-const READ_EXTENSIONS: [&str; 1] = ["KHR_mesh_quantization"];
+/// reader decodes like any other (their scale lives in the node transforms, applied);
+/// `KHR_draco_mesh_compression` primitives are decoded with the crate's Draco decoder.
+const READ_EXTENSIONS: [&str; 2] = ["KHR_mesh_quantization", "KHR_draco_mesh_compression"];
 
 fn array<'a>(doc: &'a Value, key: &str) -> &'a [Value] {
     doc.get(key)
