@@ -188,3 +188,94 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
     );
     eprintln!("Blender imported {ok} exports with the expected counts and boxes");
 }
+
+/// glTF files that Blender itself writes (`tests/blender/make_scenes.py`: primitives, a
+/// scene of placed objects with a linked duplicate and a parent, a shape-keyed and a
+/// rigged mesh, a `.gltf` + `.bin` pair with spaces in their names) are imported into
+/// FileMesh 2.00, 4.00, 7.00 and union graphics 5, and exported back: the triangle
+/// counts and the bounding boxes (glTF's axes) are Blender's own numbers.
+#[test]
+fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
+    let Some(blender) = blender() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/make_scenes.py");
+    let out = Command::new(&blender)
+        .args(["-b", "--factory-startup", "--python"])
+        .arg(&script)
+        .arg("--")
+        .arg(dir.path())
+        .output()
+        .expect("run Blender");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("MADE"),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(dir.path().join("expected.json")).unwrap()).unwrap();
+    assert!(expected.len() >= 8);
+    let limits = Limits::default();
+    let mut checked = 0;
+    for (name, want) in &expected {
+        let bytes = std::fs::read(dir.path().join(name)).unwrap();
+        let scene = meshcodec::scene::import::read_gltf(&bytes, Some(dir.path()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let triangles = want["triangles"].as_u64().unwrap() as usize;
+        let corner = |k: &str| -> Vec<f64> {
+            want[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        };
+        let (lo, hi) = (corner("bbox_min"), corner("bbox_max"));
+        for to in [
+            "filemesh:2.00",
+            "filemesh:4.00",
+            "filemesh:7.00",
+            "csgmdl:5",
+        ] {
+            let target = meshcodec::Target::qualified(to).unwrap().unwrap();
+            let c = meshcodec::import(&scene, &target, &Default::default())
+                .unwrap_or_else(|e| panic!("{name} to {to}: {e}"));
+            let back = open(&c.bytes)
+                .unwrap()
+                .to_scene(&ExportOptions::default(), &limits)
+                .unwrap();
+            let ctx = format!("{name} to {to}");
+            let got: usize = back
+                .meshes
+                .iter()
+                .flat_map(|m| &m.primitives)
+                .map(|p| p.triangles.len())
+                .sum();
+            assert_eq!(got, triangles, "{ctx}: triangles");
+            let mut blo = [f64::INFINITY; 3];
+            let mut bhi = [f64::NEG_INFINITY; 3];
+            for p in back.meshes.iter().flat_map(|m| &m.primitives) {
+                for v in &p.positions {
+                    for k in 0..3 {
+                        blo[k] = blo[k].min(f64::from(v[k]));
+                        bhi[k] = bhi[k].max(f64::from(v[k]));
+                    }
+                }
+            }
+            let scale = lo.iter().chain(&hi).fold(1.0f64, |m, x| m.max(x.abs()));
+            for k in 0..3 {
+                assert!(
+                    (blo[k] - lo[k]).abs() <= 1e-4 * scale
+                        && (bhi[k] - hi[k]).abs() <= 1e-4 * scale,
+                    "{ctx}: axis {k}: {}..{} against Blender's {}..{}",
+                    blo[k],
+                    bhi[k],
+                    lo[k],
+                    hi[k]
+                );
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} imports of Blender's own files match its numbers");
+}

@@ -1,0 +1,125 @@
+"""Scenes made and exported by Blender itself, for tests/blender.rs to import.
+
+    blender -b --factory-startup --python tests/blender/make_scenes.py -- OUT_DIR
+
+Writes, with Blender's own glTF exporter, a few files of the kinds people bring:
+primitives, a scene of placed, rotated and scaled objects with a linked duplicate (one
+mesh, two objects), a shape-keyed mesh, a rigged mesh, and a .gltf + .bin pair whose
+names hold spaces. Beside them, expected.json gives Blender's own numbers for each:
+triangles (of the evaluated, triangulated meshes) and the world-space bounding box in
+glTF's axes (+Y up: Blender's (x, y, z) is glTF's (x, z, -y)).
+"""
+import json
+import os
+import sys
+
+import numpy
+
+numpy.bool = bool  # Debian's Blender 3.4 glTF add-on still uses it
+
+import bpy  # noqa: E402
+from mathutils import Vector  # noqa: E402
+
+out = sys.argv[sys.argv.index("--") + 1]
+os.makedirs(out, exist_ok=True)
+expected = {}
+
+
+def reset():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+
+
+def numbers():
+    deps = bpy.context.evaluated_depsgraph_get()
+    tris = 0
+    lo = [float("inf")] * 3
+    hi = [float("-inf")] * 3
+    for o in bpy.context.scene.objects:
+        if o.type != "MESH":
+            continue
+        ev = o.evaluated_get(deps)
+        mesh = ev.to_mesh()
+        mesh.calc_loop_triangles()
+        tris += len(mesh.loop_triangles)
+        for v in mesh.vertices:
+            w = o.matrix_world @ Vector(v.co)
+            g = (w.x, w.z, -w.y)
+            for k in range(3):
+                lo[k] = min(lo[k], g[k])
+                hi[k] = max(hi[k], g[k])
+        ev.to_mesh_clear()
+    return {"triangles": tris, "bbox_min": lo, "bbox_max": hi}
+
+
+def export(name, fmt="GLB"):
+    path = os.path.join(out, name)
+    bpy.ops.export_scene.gltf(filepath=path, export_format=fmt, export_apply=False)
+    expected[name] = numbers()
+
+
+# Primitives, one file each.
+for name, add in [
+    ("cube.glb", lambda: bpy.ops.mesh.primitive_cube_add(size=2)),
+    ("uv_sphere.glb", lambda: bpy.ops.mesh.primitive_uv_sphere_add(segments=24, ring_count=12)),
+    ("cylinder.glb", lambda: bpy.ops.mesh.primitive_cylinder_add(vertices=20, depth=3)),
+    ("monkey.glb", lambda: bpy.ops.mesh.primitive_monkey_add()),
+]:
+    reset()
+    add()
+    export(name)
+
+# Placed objects: moved, turned, scaled (one mirrored), and a linked duplicate.
+reset()
+bpy.ops.mesh.primitive_cube_add(size=1, location=(3, 0, 1))
+bpy.ops.mesh.primitive_cone_add(location=(-2, 4, 0), rotation=(0.5, 0.2, 1.0))
+cone = bpy.context.object
+cone.scale = (1.0, 2.0, 0.5)
+bpy.ops.object.duplicate_move_linked()
+twin = bpy.context.object
+twin.location = (0, -5, 2)
+twin.scale = (-1.0, 1.0, 1.0)
+bpy.ops.mesh.primitive_torus_add(location=(0, 0, 5))
+bpy.ops.object.empty_add(location=(1, 1, 1), rotation=(0, 0, 0.7))
+parent = bpy.context.object
+bpy.ops.mesh.primitive_ico_sphere_add(location=(2, 0, 0))
+child = bpy.context.object
+child.parent = parent
+export("placed objects.glb")
+
+# A shape-keyed mesh (the base shape is what import carries).
+reset()
+bpy.ops.mesh.primitive_plane_add(size=2)
+plane = bpy.context.object
+plane.shape_key_add(name="Basis")
+key = plane.shape_key_add(name="Lift")
+key.data[0].co.z = 1.0
+export("shape keyed.glb")
+
+# A rigged mesh: a cylinder bound to a two-bone armature at the origin.
+reset()
+bpy.ops.object.armature_add(location=(0, 0, 0))
+arm = bpy.context.object
+bpy.ops.object.mode_set(mode="EDIT")
+b = arm.data.edit_bones[0]
+b.tail = (0, 0, 1)
+b2 = arm.data.edit_bones.new("Bone.001")
+b2.head = (0, 0, 1)
+b2.tail = (0, 0, 2)
+b2.parent = b
+bpy.ops.object.mode_set(mode="OBJECT")
+bpy.ops.mesh.primitive_cylinder_add(vertices=12, depth=2, location=(0, 0, 1), radius=0.3)
+cyl = bpy.context.object
+cyl.select_set(True)
+arm.select_set(True)
+bpy.context.view_layer.objects.active = arm
+bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+export("rigged.glb")
+
+# Separate .gltf and .bin, names with spaces (the URI is percent-encoded).
+reset()
+bpy.ops.mesh.primitive_cube_add(size=3, location=(1, 2, 3))
+export("my model.gltf", fmt="GLTF_SEPARATE")
+
+with open(os.path.join(out, "expected.json"), "w") as f:
+    json.dump(expected, f, indent=1)
+print("MADE", len(expected), flush=True)
