@@ -603,9 +603,40 @@ fn any_format_to_any_format() {
     let qualified = convert_to(&file, "filemesh:4.01", &options, &limits).unwrap();
     assert_eq!(bare, qualified);
 
-    // FileMesh → CSGPHS: the skin, normals, UVs and colours are named; the triangles of
-    // LOD 0 become hull triangles.
-    let c = convert_to(&file, "csgphs:7", &options, &limits).unwrap();
+    // FileMesh → CSGPHS: a mesh that is not convex is refused, naming the vertex
+    // outside a face; CSGPHS holds convex hulls only.
+    let e = convert_to(&file, "csgphs:7", &options, &limits).unwrap_err();
+    assert!(e.to_string().contains("is not convex"), "{e}");
+
+    // A convex one (a tetrahedron with a 3-joint skin, normals, UVs and colours) becomes
+    // a hull: the skin, normals, UVs and colours are named; every triangle arrives.
+    use meshcodec::scene::{ExportMesh, Joint, Primitive, Scene, Skeleton};
+    let tetra = Scene {
+        meshes: vec![ExportMesh {
+            name: "tetra".into(),
+            primitives: vec![Primitive {
+                positions: vec![
+                    [0.0, 0.0, 0.0],
+                    [1.0, 0.0, 0.0],
+                    [0.0, 1.0, 0.0],
+                    [0.0, 0.0, 1.0],
+                ],
+                normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
+                uvs: Some(vec![[0.5, 0.5]; 4]),
+                colors: Some(vec![[1.0, 0.0, 0.0, 1.0]; 4]),
+                joints: Some(vec![[0, 1, 2, 0]; 4]),
+                weights: Some(vec![[0.5, 0.25, 0.25, 0.0]; 4]),
+                triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+                ..Primitive::default()
+            }],
+        }],
+        skeleton: Some(Skeleton {
+            joints: vec![Joint::default(); 3],
+        }),
+        ..Scene::default()
+    };
+    let target = meshcodec::Target::qualified("csgphs:7").unwrap().unwrap();
+    let c = meshcodec::import(&tetra, &target, &options).unwrap();
     let text: Vec<String> = c.losses.iter().map(|l| l.to_string()).collect();
     for expected in [
         "skeleton (3 joints)",
@@ -619,7 +650,7 @@ fn any_format_to_any_format() {
         );
     }
     assert!(c.bytes.starts_with(b"CSGPHS\x07\0\0\0"));
-    assert_eq!(triangles(&c.bytes), triangles(&mesh));
+    assert_eq!(triangles(&c.bytes), 4);
 
     // CSGPHS → FileMesh: the physics, geometry type and hull split are named; every
     // hull triangle arrives, at the same positions.

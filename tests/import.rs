@@ -891,3 +891,35 @@ fn draco_compressed_gltf_from_the_reference_encoder() {
         assert!(found, "{t:?} in {p:?}");
     }
 }
+
+/// CSGPHS holds convex hulls: a primitive that is not convex (a cube with one corner
+/// pushed in) is refused, naming it; the same cube unharmed (either winding) imports.
+#[test]
+fn csgphs_import_refuses_shapes_that_are_not_convex() {
+    let cube = |dent: f32| {
+        let mut v: Vec<String> = Vec::new();
+        for i in 0..8 {
+            let (x, y, z) = ((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32);
+            let d = if i == 7 { dent } else { 0.0 };
+            v.push(format!("v {} {} {}", x - d, y - d, z - d));
+        }
+        // Outward quads (1-based OBJ indices).
+        let faces = "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n";
+        format!("{}\n{faces}", v.join("\n"))
+    };
+    let target = meshcodec::Target::for_import("7").unwrap();
+    let options = meshcodec::ConvertOptions::default();
+    let good = import::read_obj(&cube(0.0)).unwrap();
+    meshcodec::import(&good, &target, &options).expect("a cube is convex");
+    let mut inward = good.clone();
+    for t in &mut inward.meshes[0].primitives[0].triangles {
+        t.swap(1, 2);
+    }
+    meshcodec::import(&inward, &target, &options).expect("so is an inside-out cube");
+    let dented = import::read_obj(&cube(0.7)).unwrap();
+    let e = meshcodec::import(&dented, &target, &options).unwrap_err();
+    assert!(e.to_string().contains("is not convex"), "{e}");
+    // As a FileMesh, the same shape is fine.
+    let fm = meshcodec::Target::for_import("4.00").unwrap();
+    meshcodec::import(&dented, &fm, &options).unwrap();
+}
