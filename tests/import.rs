@@ -216,19 +216,45 @@ fn cli_import() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("quantized to 11 bits"));
     let o = run(&[&args[..], &draco[..], &["--allow-lossy".as_ref()][..]].concat());
     assert!(o.status.success(), "{o:?}");
-    // Collision data: one hull per primitive, any CSGPHS version. CSGPHS keeps
-    // positions only: the normals, UVs and colours are named, and dropped only when
-    // allowed.
-    let csg = [
-        "import".as_ref(),
-        glb.as_os_str(),
-        out.as_os_str(),
-        "--to".as_ref(),
-        "7".as_ref(),
-    ];
+    // Collision data: one hull per primitive, any CSGPHS version, convex only (the
+    // random fixture is refused). CSGPHS keeps positions only: the normals of a convex
+    // cube are named, and dropped only when allowed.
+    let csg = |input: &std::path::Path| -> [std::ffi::OsString; 5] {
+        [
+            "import".into(),
+            input.as_os_str().to_owned(),
+            out.as_os_str().to_owned(),
+            "--to".into(),
+            "7".into(),
+        ]
+    };
+    let o = run(&csg(&glb).iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is not convex"),
+        "{o:?}"
+    );
+    let cube = dir.path().join("cube.obj");
+    let mut text = String::new();
+    for i in 0..8 {
+        text += &format!("v {} {} {}\n", i & 1, (i >> 1) & 1, (i >> 2) & 1);
+    }
+    text += "vn 0 0 1\n";
+    for f in [
+        "1 3 4 2", "5 6 8 7", "1 2 6 5", "3 7 8 4", "1 5 7 3", "2 4 8 6",
+    ] {
+        let corners: Vec<String> = f.split(' ').map(|k| format!("{k}//1")).collect();
+        text += &format!("f {}\n", corners.join(" "));
+    }
+    std::fs::write(&cube, text).unwrap();
+    let csg = csg(&cube);
+    let csg: Vec<&std::ffi::OsStr> = csg.iter().map(|a| a.as_os_str()).collect();
     let o = run(&csg);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the normals of 1 primitives"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("the normals of 1 primitive"),
+        "{o:?}"
+    );
     let o = run(&[&csg[..], &["--allow-lossy".as_ref()][..]].concat());
     assert!(o.status.success(), "{o:?}");
     assert!(std::fs::read(&out)
