@@ -269,7 +269,7 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
             }
             let word = u64_at(src, ip);
             found = table.swap(hash(word), ip);
-            if within_window(found, ip) && u32_at(src, found) == word as u32 {
+            if usable(src, found, ip, word) {
                 break;
             }
             ip = next;
@@ -292,7 +292,7 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
             // An immediate match at the new position: no literals in between.
             let word = u64_at(src, ip);
             found = table.swap(hash(word), ip);
-            if within_window(found, ip) && u32_at(src, found) == word as u32 {
+            if usable(src, found, ip, word) {
                 continue;
             }
             ip += 1;
@@ -301,12 +301,17 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
     }
 }
 
-/// A candidate from the table can be used: at most [`MAX_DISTANCE`] back. (Candidates
-/// are always earlier positions; `found <= ip` made explicit lets the compiler drop the
-/// bounds check of the read at `found`.)
+/// A candidate from the table can be used: at most [`MAX_DISTANCE`] back, and its first
+/// 4 bytes those of `word` (the 8 bytes at `ip`). Candidates are always earlier
+/// positions, so the read at `found` is inside the input even when it is too far back;
+/// it is made either way and the two tests are joined into one word, leaving one
+/// branch per probe (the window test alone is hard to predict).
 #[inline(always)]
-fn within_window(found: usize, ip: usize) -> bool {
-    ip.checked_sub(found).is_some_and(|d| d <= MAX_DISTANCE)
+fn usable(src: &[u8], found: usize, ip: usize, word: u64) -> bool {
+    // `MAX_DISTANCE` is 2^16 − 1: a distance within it has nothing above bit 15.
+    let far = ip.wrapping_sub(found) >> MAX_DISTANCE.count_ones();
+    let diff = (u32_at(src, found) ^ word as u32) as usize;
+    far | diff == 0
 }
 
 /// The exact size an LZ4 block decodes to, found by walking its sequences without
