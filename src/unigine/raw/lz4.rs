@@ -8,9 +8,10 @@
 //! cannot be configured to match, so this module carries its own compressor.
 //! Decompression is `lz4_flex`'s.
 //!
-//! The compressor is safe code, about 20% behind `lz4_flex`'s (unsafe) encoder on a
-//! mesh payload while doing liblz4's extra work (slower skipping, a probe for an
-//! immediate match after each match): words are read as `u64`/`u32`
+//! The compressor is safe code, about 5% behind `lz4_flex`'s (unsafe) encoder on a
+//! mesh payload (best of 40 interleaved runs) while doing liblz4's extra work (slower
+//! skipping, a probe for an immediate match after each match, a 32 KiB table): each
+//! probe takes one branch (window and 4-byte compare joined into one word); words are read as `u64`/`u32`
 //! from slices (one bounds check each, and only where the algorithm keeps them inside
 //! the input), matches are extended 8 bytes at a time (XOR, trailing zeros), the hash
 //! table is a fixed-size array of `u32` positions indexed through a mask, and the block
