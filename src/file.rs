@@ -174,9 +174,7 @@ pub fn open_reader<R: std::io::Read + std::io::Seek>(
 ) -> Result<AnyFile> {
     use std::io::{Read, SeekFrom};
     let io = |e: std::io::Error| Error::new("input", ErrorKind::Io(e));
-    let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
-    limits.check_input(usize::try_from(len).unwrap_or(usize::MAX))?;
-    reader.seek(SeekFrom::Start(0)).map_err(io)?;
+    let len = crate::io::checked_len(&mut reader, limits)?;
     let mut head = Vec::with_capacity(64);
     (&mut reader).take(64).read_to_end(&mut head).map_err(io)?;
     if detect(&head) == Some(Format::FileMesh) {

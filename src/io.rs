@@ -102,6 +102,16 @@ where
     Ok(value)
 }
 
+/// The length of a reader's input, checked against `limits` before anything is read;
+/// the reader is left at its start.
+pub(crate) fn checked_len<R: Seek>(reader: &mut R, limits: &Limits) -> Result<u64> {
+    let io = |e: io::Error| Error::new("input", crate::ErrorKind::Io(e));
+    let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
+    limits.check_input(usize::try_from(len).unwrap_or(usize::MAX))?;
+    reader.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(len)
+}
+
 /// A reader seen from `base` on: position 0 is the inner reader's `base`, so a body
 /// after a fixed prefix reads as if it were the whole input.
 pub(crate) struct Window<R> {

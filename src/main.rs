@@ -496,12 +496,21 @@ impl BatchOptions {
     }
 }
 
-/// Whether a file found in a folder starts like a mesh file (else it is skipped).
-fn is_mesh(path: &Path) -> Result<bool, Failure> {
-    batch::looks_like_a_mesh(path).map_err(|e| fail(path, format!("cannot read: {e}")))
+/// Creates the folder an output file goes into.
+fn make_parent(output: &Path) -> Result<(), Failure> {
+    match output.parent() {
+        Some(parent) => std::fs::create_dir_all(parent)
+            .map_err(|e| fail(parent, format!("cannot create the folder: {e}"))),
+        None => Ok(()),
+    }
 }
 
-const NOT_A_MESH: &str = "not a mesh file of any format meshcodec reads";
+/// A JSON line's fields from (key, value) pairs.
+fn fields<const N: usize>(
+    pairs: [(&str, serde_json::Value); N],
+) -> serde_json::Map<String, serde_json::Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
 
 /// The end of a batch run: totals (on standard error with --json, where standard output
 /// holds only JSON lines), and status 1 if any file failed.
@@ -528,18 +537,14 @@ fn info(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitCod
     let tally = batch::run(entries, options.jobs, json, |input| {
         let path = &input.path;
         let summary = (|| {
-            if !input.named && !is_mesh(path)? {
-                return Ok(None);
-            }
             let file = load(path)?;
             let summary = file.summary(&limits).map_err(|e| fail(path, e));
             done_with(file);
-            summary.map(Some)
+            summary
         })();
         match summary {
-            Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
-            Ok(Some(s)) => {
+            Ok(s) => {
                 let mut text = format!("{}:", path.display());
                 for line in s.text.lines() {
                     text.push_str("\n  ");
@@ -692,16 +697,7 @@ fn convert_file(
     let shown = target
         .as_ref()
         .map_or_else(|| to.to_string(), ToString::to_string);
-    if !c.losses.is_empty() && !how.allow_lossy {
-        let list: Vec<String> = c.losses.iter().map(|l| format!("  - {l}")).collect();
-        return Err(fail(
-            input,
-            format!(
-                "converting {from} to {shown} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
-                list.join("\n")
-            ),
-        ));
-    }
+    refuse_losses(input, &from, &shown, &c.losses, how.allow_lossy)?;
     Ok(Converted {
         payload: Payload::Bytes(c.bytes),
         from,
@@ -751,22 +747,15 @@ fn convert_batch(
         let path = &input.path;
         let output = out_dir.join(&input.rel);
         let done = (|| {
-            if !input.named && !is_mesh(path)? {
-                return Ok(None);
-            }
             let file = load(path)?;
             let c = convert_file(path, file, how)?;
-            if let Some(parent) = output.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| fail(parent, format!("cannot create the folder: {e}")))?;
-            }
+            make_parent(&output)?;
             let written = c.payload.write(&output)?;
-            Ok(Some((c, written)))
+            Ok((c, written))
         })();
         match done {
-            Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
-            Ok(Some((c, written))) => {
+            Ok((c, written)) => {
                 let mut text = format!(
                     "converted {} -> {} ({} to {}, {} bytes)",
                     path.display(),
@@ -779,18 +768,15 @@ fn convert_batch(
                     text.push_str(&format!("\n  dropped: {l}"));
                 }
                 let losses: Vec<String> = c.losses.iter().map(ToString::to_string).collect();
-                let json = [
-                    ("output", serde_json::Value::from(output.to_string_lossy())),
+                let json = fields([
+                    ("output", output.to_string_lossy().into()),
                     ("from_format", c.from_format.name().into()),
                     ("from", c.from.into()),
                     ("to_format", c.to_format.name().into()),
                     ("to", c.to.into()),
                     ("bytes", written.into()),
                     ("losses", losses.into()),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect();
+                ]);
                 Report {
                     status: Status::Ok,
                     text,
@@ -818,6 +804,27 @@ fn parse_target(t: &str) -> Result<String, String> {
     Target::check_spelling(t).map(|()| t.to_string())
 }
 
+/// Refuses a lossy conversion unless allowed, listing what it would lose.
+fn refuse_losses(
+    input: &Path,
+    from: &str,
+    to: &str,
+    losses: &[Loss],
+    allow_lossy: bool,
+) -> Result<(), Failure> {
+    if losses.is_empty() || allow_lossy {
+        return Ok(());
+    }
+    let list: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
+    Err(fail(
+        input,
+        format!(
+            "converting {from} to {to} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
+            list.join("\n")
+        ),
+    ))
+}
+
 /// Refuses a lossy conversion unless allowed; prints what is dropped when it is.
 fn check_losses(
     input: &Path,
@@ -826,16 +833,7 @@ fn check_losses(
     losses: &[Loss],
     allow_lossy: bool,
 ) -> Result<(), Failure> {
-    if !losses.is_empty() && !allow_lossy {
-        let list: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
-        return Err(fail(
-            input,
-            format!(
-                "converting {from} to {to} would lose:\n{}\n(pass --allow-lossy to convert anyway)",
-                list.join("\n")
-            ),
-        ));
-    }
+    refuse_losses(input, from, to, losses, allow_lossy)?;
     for l in losses {
         eprintln!("meshcodec: {}: dropped: {l}", input.display());
     }
@@ -848,9 +846,6 @@ fn verify(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitC
     let tally = batch::run(entries, options.jobs, json, |input| {
         let path = &input.path;
         let outcome = (|| {
-            if !input.named && !is_mesh(path)? {
-                return Ok(None);
-            }
             let file = load(path)?;
             let original = open_input(path)?;
             let len = original
@@ -868,12 +863,11 @@ fn verify(paths: &[PathBuf], json: bool, options: &BatchOptions) -> Result<ExitC
             let checked = file.check(&limits).map_err(|e| fail(path, e));
             done_with(file);
             checked?;
-            Ok(Some((len, written, differs)))
+            Ok((len, written, differs))
         })();
         match outcome {
-            Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
-            Ok(Some((len, written, differs))) => {
+            Ok((len, written, differs)) => {
                 let mut fields = serde_json::Map::new();
                 fields.insert("bytes".into(), len.into());
                 let Some((at, _)) = differs else {
@@ -1093,28 +1087,18 @@ fn render_batch(
         name.push(".png");
         let output = out_dir.join(name);
         let done = (|| {
-            if !input.named && !is_mesh(path)? {
-                return Ok(None);
-            }
-            if let Some(parent) = output.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| fail(parent, format!("cannot create the folder: {e}")))?;
-            }
-            render(path, &output, lod, options).map(Some)
+            make_parent(&output)?;
+            render(path, &output, lod, options)
         })();
         match done {
-            Ok(None) => Report::skipped(path, NOT_A_MESH),
             Err(Failure(msg)) => Report::failed(path, &msg),
-            Ok(Some(bytes)) => Report {
+            Ok(bytes) => Report {
                 status: Status::Ok,
                 text: format!("rendered  {} -> {}", path.display(), output.display()),
-                json: [
-                    ("output", serde_json::Value::from(output.to_string_lossy())),
+                json: fields([
+                    ("output", output.to_string_lossy().into()),
                     ("bytes", bytes.into()),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
+                ]),
             },
         }
     });

@@ -27,24 +27,6 @@ struct Case {
     scene: Scene,
 }
 
-/// Every file of `dir` (recursively), sorted.
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read dir") {
-            let p = entry.expect("dir entry").path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The scenes of one file (a FileMesh gives one per LOD); `None` for a file of no
 /// known format.
 fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
@@ -126,11 +108,11 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
 fn cases() -> Vec<Case> {
     let mut files = common::fixture_files();
     for set in ["csgphs", "unigine", "stf", "csgmdl"] {
-        files.extend(walk(&common::fixture_dir(set)));
+        files.extend(common::files_below(&common::fixture_dir(set)));
     }
     let corpus = common::corpus();
     if let Some(dir) = &corpus {
-        files.extend(walk(dir));
+        files.extend(common::files_below(dir));
     }
     let mut cases = Vec::new();
     let mut formats = std::collections::BTreeMap::<&str, usize>::new();
@@ -2136,10 +2118,10 @@ fn morph_targets_match_their_sources() {
 fn animation_sources() -> Vec<PathBuf> {
     let is_anim = |p: &PathBuf| p.extension().is_some_and(|e| e == "anim");
     let unigine = common::fixture_dir("unigine");
-    let mut files: Vec<PathBuf> = walk(&unigine).into_iter().filter(is_anim).collect();
+    let mut files: Vec<PathBuf> = common::files_below(&unigine).into_iter().filter(is_anim).collect();
     files.push(unigine.join("ms11-embedded-anim.mesh"));
     if let Some(dir) = common::corpus() {
-        files.extend(walk(&dir.join("unigine")).into_iter().filter(is_anim));
+        files.extend(common::files_below(&dir.join("unigine")).into_iter().filter(is_anim));
         files.push(dir.join("unigine/ms11-arm-skinned.mesh"));
     }
     files
@@ -2593,10 +2575,10 @@ fn cli_prints_the_notes() {
 #[test]
 fn unigine_exports_stand_up_with_normals() {
     use meshcodec::{open, ExportOptions, MeshFile};
-    let mut files = walk(&common::fixture_dir("unigine"));
+    let mut files = common::files_below(&common::fixture_dir("unigine"));
     let corpus = common::corpus();
     if let Some(dir) = &corpus {
-        files.extend(walk(&dir.join("unigine")));
+        files.extend(common::files_below(&dir.join("unigine")));
     }
     let limits = Limits::default();
     let mut checked = 0;

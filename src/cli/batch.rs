@@ -308,7 +308,7 @@ pub fn run(
                     .par_bridge()
                     .for_each_with(tx, |tx, (i, entry)| {
                         let (path, report) = match entry {
-                            Entry::File(input) => (input.path.clone(), work(input)),
+                            Entry::File(input) => (input.path.clone(), examine(input, work)),
                             Entry::Skip(p, why) => (p.clone(), Report::skipped(p, why)),
                             Entry::Fail(p, why) => (p.clone(), Report::failed(p, why)),
                         };
@@ -354,6 +354,22 @@ pub fn run(
         bar.finish_and_clear();
     }
     tally
+}
+
+/// Why a file found in a folder is passed over.
+pub const NOT_A_MESH: &str = "not a mesh file of any format meshcodec reads";
+
+/// `work` on a file, unless it was found in a folder and its first bytes are no mesh
+/// format (skipped, not failed; a file named on the command line is always worked on).
+fn examine(input: &Input, work: impl Fn(&Input) -> Report) -> Report {
+    if input.named {
+        return work(input);
+    }
+    match looks_like_a_mesh(&input.path) {
+        Ok(true) => work(input),
+        Ok(false) => Report::skipped(&input.path, NOT_A_MESH),
+        Err(e) => Report::failed(&input.path, &format!("cannot read: {e}")),
+    }
 }
 
 /// A progress bar on standard error, if it is a terminal and there is more than one

@@ -311,41 +311,29 @@ use super::skin::{mul as mul4, normalize_quat, trs_matrix, Mat4, IDENTITY as IDE
 
 /// A node's local matrix: its `matrix`, or `T × R × S` (glTF 2.0, "Transformations").
 fn local_matrix(n: &Value, ctx: &str) -> Result<Mat4> {
-    let numbers = |key: &str, default: &[f64]| -> Result<Vec<f64>> {
-        match n.get(key) {
-            None => Ok(default.to_vec()),
-            Some(v) => {
-                let a: Option<Vec<f64>> = v
-                    .as_array()
-                    .filter(|a| a.len() == default.len())
-                    .and_then(|a| a.iter().map(Value::as_f64).collect());
-                a.filter(|a| a.iter().all(|x| x.is_finite()))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "{ctx}: {key} must be {} finite numbers",
-                            default.len()
-                        ))
-                    })
-            }
-        }
-    };
+    fn numbers<const N: usize>(
+        n: &Value,
+        key: &str,
+        default: [f64; N],
+        ctx: &str,
+    ) -> Result<[f64; N]> {
+        let Some(v) = n.get(key) else {
+            return Ok(default);
+        };
+        let a: Option<Vec<f64>> = v
+            .as_array()
+            .and_then(|a| a.iter().map(Value::as_f64).collect());
+        a.filter(|a| a.iter().all(|x| x.is_finite()))
+            .and_then(|a| <[f64; N]>::try_from(a).ok())
+            .ok_or_else(|| bad(format!("{ctx}: {key} must be {N} finite numbers")))
+    }
     if n.get("matrix").is_some() {
-        let m = numbers("matrix", &IDENTITY4)?;
-        return Ok(fixed_f64(&m));
+        return numbers(n, "matrix", IDENTITY4, ctx);
     }
-    let t = fixed_f64(&numbers("translation", &[0.0; 3])?);
-    let q = fixed_f64(&numbers("rotation", &[0.0, 0.0, 0.0, 1.0])?);
-    let s = fixed_f64(&numbers("scale", &[1.0; 3])?);
+    let t = numbers(n, "translation", [0.0; 3], ctx)?;
+    let q = numbers(n, "rotation", [0.0, 0.0, 0.0, 1.0], ctx)?;
+    let s = numbers(n, "scale", [1.0; 3], ctx)?;
     Ok(trs_matrix(t, normalize_quat(q), s))
-}
-
-/// The first `N` values of `v` (zeros where it is shorter).
-fn fixed_f64<const N: usize>(v: &[f64]) -> [f64; N] {
-    let mut out = [0.0; N];
-    for (o, x) in out.iter_mut().zip(v) {
-        *o = *x;
-    }
-    out
 }
 
 /// A primitive moved by `m`: positions by `m`, normals by the inverse transpose of its

@@ -105,9 +105,7 @@ impl FileMesh {
     ) -> Result<FileMesh> {
         use std::io::{Read, SeekFrom};
         let io = |e: std::io::Error| Error::new("input", ErrorKind::Io(e));
-        let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
-        limits.check_input(usize::try_from(len).unwrap_or(usize::MAX))?;
-        reader.seek(SeekFrom::Start(0)).map_err(io)?;
+        crate::io::checked_len(&mut reader, limits)?;
         let mut head = Vec::with_capacity(VERSION_LINE_LEN);
         (&mut reader)
             .take(VERSION_LINE_LEN as u64)

@@ -2,18 +2,8 @@
 //! bounds-checked byte loop, slow but plainly LZ4's reference algorithm. Kept for tests
 //! only, as the oracle the fast compressor must agree with byte for byte.
 
-/// Shortest match.
-const MIN_MATCH: usize = 4;
-/// The last match must start this many bytes before the end.
-const MF_LIMIT: usize = 12;
-/// The last bytes are always literals.
-const LAST_LITERALS: usize = 5;
-/// Search acceleration: after 2^6 misses the step grows.
-const SKIP_TRIGGER: u32 = 6;
-/// Farthest match.
-const MAX_DISTANCE: usize = 65_535;
-/// log2 of the hash table size.
-const HASH_LOG: u32 = 13;
+// The same settings as the fast compressor's (UNIGINE's).
+use super::{HASH_LOG, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_MATCH, SKIP_TRIGGER};
 
 /// The input with 8 zero bytes after it, so 8-byte reads near the end stay in bounds.
 struct Input<'a> {
