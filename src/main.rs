@@ -228,6 +228,16 @@ enum Command {
     },
 }
 
+/// Ends with a usage error (status 2) showing `command`'s usage.
+fn usage_error(command: &str, message: &str) -> ! {
+    let mut cli = Cli::command();
+    match cli.find_subcommand_mut(command) {
+        Some(sub) => sub.error(clap::error::ErrorKind::WrongNumberOfValues, message),
+        None => cli.error(clap::error::ErrorKind::WrongNumberOfValues, message),
+    }
+    .exit()
+}
+
 /// An error for the user: printed as `meshcodec: FILE: MESSAGE`, exit 1.
 struct Failure(String);
 
@@ -270,14 +280,10 @@ fn main() -> ExitCode {
             match (out_dir, paths.as_slice()) {
                 (Some(dir), _) => convert_batch(&paths, &dir, &how, json, &batch),
                 (None, [input, output]) if !input.is_dir() => convert(input, output, &how),
-                (None, _) => Cli::command()
-                    .find_subcommand_mut("convert")
-                    .expect("the convert command")
-                    .error(
-                        clap::error::ErrorKind::WrongNumberOfValues,
-                        "convert takes IN OUT, or input files and folders with --out-dir DIR",
-                    )
-                    .exit(),
+                (None, _) => usage_error(
+                    "convert",
+                    "convert takes IN OUT, or input files and folders with --out-dir DIR",
+                ),
             }
         }
         Command::Verify { files, json } => verify(&files, json, &batch),
@@ -313,14 +319,10 @@ fn main() -> ExitCode {
                 (None, [input, output]) if !input.is_dir() => {
                     render(input, output, lod, &options).map(|_| ExitCode::SUCCESS)
                 }
-                (None, _) => Cli::command()
-                    .find_subcommand_mut("render")
-                    .expect("the render command")
-                    .error(
-                        clap::error::ErrorKind::WrongNumberOfValues,
-                        "render takes IN OUT.png, or input files and folders with --out-dir DIR",
-                    )
-                    .exit(),
+                (None, _) => usage_error(
+                    "render",
+                    "render takes IN OUT.png, or input files and folders with --out-dir DIR",
+                ),
             }
         }
     };

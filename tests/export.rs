@@ -2118,10 +2118,17 @@ fn morph_targets_match_their_sources() {
 fn animation_sources() -> Vec<PathBuf> {
     let is_anim = |p: &PathBuf| p.extension().is_some_and(|e| e == "anim");
     let unigine = common::fixture_dir("unigine");
-    let mut files: Vec<PathBuf> = common::files_below(&unigine).into_iter().filter(is_anim).collect();
+    let mut files: Vec<PathBuf> = common::files_below(&unigine)
+        .into_iter()
+        .filter(is_anim)
+        .collect();
     files.push(unigine.join("ms11-embedded-anim.mesh"));
     if let Some(dir) = common::corpus() {
-        files.extend(common::files_below(&dir.join("unigine")).into_iter().filter(is_anim));
+        files.extend(
+            common::files_below(&dir.join("unigine"))
+                .into_iter()
+                .filter(is_anim),
+        );
         files.push(dir.join("unigine/ms11-arm-skinned.mesh"));
     }
     files
