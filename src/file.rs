@@ -569,6 +569,14 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
         animations,
         format!("{animations} animations are not carried into {target}"),
     );
+    if matches!(target, Target::FileMesh(_) | Target::Csgmdl(_)) {
+        let extra = prims.iter().filter(|p| !p.extra_uvs.is_empty()).count();
+        lose(
+            LossKind::NotImported,
+            extra,
+            format!("the further UV sets of {extra} primitives: {target} holds one UV set"),
+        );
+    }
     match target {
         Target::Csgphs(_) => {
             for (what, n) in [

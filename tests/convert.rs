@@ -614,6 +614,7 @@ fn any_format_to_any_format() {
     let tetra = Scene {
         meshes: vec![ExportMesh {
             name: "tetra".into(),
+            lod: 0,
             primitives: vec![Primitive {
                 positions: vec![
                     [0.0, 0.0, 0.0],

@@ -163,6 +163,7 @@ fn cases() -> Vec<Case> {
         positions: vec![[0.0, 0.0, 0.0], [1.0, 0.1, -0.0], [0.0, 1.0, 3.5]],
         normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
         uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+        extra_uvs: vec![vec![[0.5, 0.5], [0.25, 0.0], [0.0, 0.75]]],
         colors: Some(vec![[1.0, 0.5, 0.25, 1.0]; 3]),
         triangles: vec![[0, 1, 2]],
         joints: None,
@@ -177,6 +178,7 @@ fn cases() -> Vec<Case> {
     let mesh = |name: &str, primitives: Vec<Primitive>| scene::ExportMesh {
         name: name.into(),
         primitives,
+        lod: 0,
     };
     // Values that are not finite, and vertices only another LOD uses (a 3.01 file built
     // here), and an UNIGINE mesh with NaN in its geometry, bind pose and keys.
@@ -1083,6 +1085,7 @@ fn check_gltf(text: &str, doc: &Value, bin: &[u8], scene: &Scene, label: &str) {
             let expected_attrs = 1
                 + usize::from(p.normals.is_some())
                 + usize::from(p.uvs.is_some())
+                + if p.uvs.is_some() { p.extra_uvs.len() } else { 0 }
                 + usize::from(p.colors.is_some())
                 + 2 * usize::from(skinned);
             assert_eq!(attrs.len(), expected_attrs, "{what}: attributes");
@@ -1132,6 +1135,10 @@ fn check_gltf(text: &str, doc: &Value, bin: &[u8], scene: &Scene, label: &str) {
             }
             if let Some(uv) = &p.uvs {
                 assert_eq!(words("TEXCOORD_0", "VEC2"), bits(uv), "{what}: UVs");
+                for (k, uv) in p.extra_uvs.iter().enumerate() {
+                    let name = format!("TEXCOORD_{}", k + 1);
+                    assert_eq!(words(&name, "VEC2"), bits(uv), "{what}: {name}");
+                }
             }
             if let Some(c) = &p.colors {
                 assert_eq!(words("COLOR_0", "VEC4"), bits(c), "{what}: colours");

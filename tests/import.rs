@@ -612,6 +612,7 @@ fn obj_texture_coordinates_flip_v_exactly() {
     let scene = Scene {
         meshes: vec![ExportMesh {
             name: "uv".into(),
+            lod: 0,
             primitives: vec![Primitive {
                 positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
                 uvs: Some(vs.iter().map(|&v| [0.5, v]).collect()),

@@ -56,6 +56,7 @@ fn scene(primitives: Vec<Primitive>) -> Scene {
         meshes: vec![ExportMesh {
             name: "test".into(),
             primitives,
+            lod: 0,
         }],
         ..Scene::default()
     }

@@ -70,6 +70,7 @@ pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> 
     }
     let mut scene = Scene {
         meshes: vec![ExportMesh {
+            lod,
             name: name.to_string(),
             primitives: vec![prim],
         }],

@@ -10,7 +10,7 @@
 //!   `extras.name` and in its accessors' names);
 //! - one buffer; for each primitive, in order, a tightly packed bufferView and accessor
 //!   for `POSITION` (FLOAT VEC3, with the exact `min`/`max`), `NORMAL` (FLOAT VEC3),
-//!   `TEXCOORD_0` (FLOAT VEC2) and `COLOR_0` (FLOAT VEC4) when the primitive has them,
+//!   `TEXCOORD_0` (FLOAT VEC2; further UV sets as `TEXCOORD_1` …) and `COLOR_0` (FLOAT VEC4) when the primitive has them,
 //!   `JOINTS_0` (UNSIGNED_BYTE VEC4 for skeletons of up to 256 joints, else
 //!   UNSIGNED_SHORT VEC4) and `WEIGHTS_0` (FLOAT VEC4) when its mesh is skinned
 //!   (target 34962), then one `POSITION` accessor per morph target (below), then the
@@ -426,6 +426,12 @@ impl Writer {
             finite(p, "UV", uv.iter().flatten())?;
             let a = self.floats("TEXCOORD_0", p, uv, None);
             attributes.insert("TEXCOORD_0".into(), json!(a));
+            for (k, uv) in p.extra_uvs.iter().enumerate() {
+                let name = format!("TEXCOORD_{}", k + 1);
+                finite(p, "UV", uv.iter().flatten())?;
+                let a = self.floats(&name, p, uv, None);
+                attributes.insert(name, json!(a));
+            }
         }
         if let Some(c) = &p.colors {
             finite(p, "colour", c.iter().flatten())?;
@@ -605,6 +611,7 @@ mod tests {
 
     fn triangle() -> Primitive {
         Primitive {
+            extra_uvs: Vec::new(),
             name: "tri".into(),
             positions: vec![[0.0, 0.0, 0.0], [1.0, -0.0, 0.1], [-2.5, 3.0, 0.0]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
@@ -620,6 +627,7 @@ mod tests {
     fn scene(prims: Vec<Primitive>) -> Scene {
         Scene {
             meshes: vec![ExportMesh {
+                lod: 0,
                 name: "m".into(),
                 primitives: prims,
             }],
@@ -695,6 +703,7 @@ mod tests {
         s.meshes.insert(
             0,
             ExportMesh {
+                lod: 0,
                 name: "nothing".into(),
                 primitives: vec![empty],
             },
@@ -912,6 +921,7 @@ mod tests {
     fn layout_of_a_skin() {
         let mut s = scene(vec![skinned(), triangle()]);
         s.meshes.push(ExportMesh {
+            lod: 0,
             name: "static".into(),
             primitives: vec![triangle()],
         });

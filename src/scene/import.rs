@@ -271,6 +271,7 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
             let uvs = per_vertex(uvs, "UVs")?;
             let colors = per_vertex(colors, "colours")?;
             let prim = Primitive {
+                extra_uvs: Vec::new(),
                 name: format!("{mname}/{i}"),
                 normals: normals.map(|v| v.elements().map(fixed).collect()),
                 uvs: uvs.map(|v| v.elements().map(fixed).collect()),
@@ -295,6 +296,7 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
             primitives.push(prim);
         }
         meshes.push(ExportMesh {
+            lod: 0,
             name: mname.to_string(),
             primitives,
         });
@@ -483,6 +485,7 @@ fn place(
                 .unwrap_or(&mesh.name)
                 .to_string();
             out.push(ExportMesh {
+                lod: mesh.lod,
                 name,
                 primitives: if skinned || world == IDENTITY4 {
                     mesh.primitives.clone()
@@ -1036,6 +1039,7 @@ pub fn read_obj(text: &str) -> Result<Scene> {
         .collect();
     Ok(Scene {
         meshes: vec![ExportMesh {
+            lod: 0,
             name: String::new(),
             primitives,
         }],

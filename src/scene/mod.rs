@@ -506,6 +506,10 @@ pub struct ExportMesh {
     pub name: String,
     /// Its parts.
     pub primitives: Vec<Primitive>,
+    /// The level of detail the mesh is (0: full detail, 1: the next coarser …). A FileMesh
+    /// export of every LOD gives one mesh per level; import reads it back from glTF's
+    /// `MSFT_lod` or from mesh names ending in `LOD k`.
+    pub lod: usize,
 }
 
 /// A triangle list over its own vertices.
@@ -517,8 +521,12 @@ pub struct Primitive {
     pub positions: Vec<[f32; 3]>,
     /// Per-vertex normals (unit length), if the source has them.
     pub normals: Option<Vec<[f32; 3]>>,
-    /// Per-vertex texture coordinates, if the source has them.
+    /// Per-vertex texture coordinates, if the source has them (glTF `TEXCOORD_0`).
     pub uvs: Option<Vec<[f32; 2]>>,
+    /// Further UV sets, each with one entry per vertex (glTF `TEXCOORD_1`, `TEXCOORD_2`
+    /// …; UNIGINE's second set, STF's further sets); empty when the source has none.
+    /// Only meaningful when [`Primitive::uvs`] is present.
+    pub extra_uvs: Vec<Vec<[f32; 2]>>,
     /// Per-vertex RGBA colours in 0..=1, if the source has them.
     pub colors: Option<Vec<[f32; 4]>>,
     /// Triangles as three vertex indices.
@@ -569,6 +577,16 @@ impl Primitive {
                         self.name
                     ));
                 }
+            }
+        }
+        for (k, uv) in self.extra_uvs.iter().enumerate() {
+            if uv.len() != n {
+                return bad(format!(
+                    "primitive {:?}: {} entries in UV set {} for {n} vertices",
+                    self.name,
+                    uv.len(),
+                    k + 1
+                ));
             }
         }
         for t in &self.morph_targets {
@@ -634,7 +652,7 @@ impl Primitive {
         for v in self.normals.iter_mut() {
             keep(v, &index);
         }
-        for v in self.uvs.iter_mut() {
+        for v in self.uvs.iter_mut().chain(&mut self.extra_uvs) {
             keep(v, &index);
         }
         for v in self.colors.iter_mut() {
@@ -670,7 +688,13 @@ impl Primitive {
                 [0.0, 0.0, 1.0]
             };
         }
-        for x in self.uvs.iter_mut().flatten().flatten() {
+        for x in self
+            .uvs
+            .iter_mut()
+            .chain(&mut self.extra_uvs)
+            .flatten()
+            .flatten()
+        {
             *x = fixes.finite("UV", *x, 0.0);
         }
         for x in self.colors.iter_mut().flatten().flatten() {

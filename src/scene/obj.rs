@@ -140,6 +140,7 @@ mod tests {
 
     fn prim(name: &str, uvs: bool, normals: bool, colors: bool) -> Primitive {
         Primitive {
+            extra_uvs: Vec::new(),
             name: name.into(),
             positions: vec![[0.1, -0.0, 1e-7], [1.0, 2.0, 3.0], [-4.5, 1e20, 0.0]],
             normals: normals.then(|| vec![[0.0, 0.0, 1.0]; 3]),
@@ -157,6 +158,7 @@ mod tests {
         let scene = Scene {
             meshes: vec![
                 ExportMesh {
+                    lod: 0,
                     name: "a".into(),
                     primitives: vec![
                         prim("p", false, false, false),
@@ -164,6 +166,7 @@ mod tests {
                     ],
                 },
                 ExportMesh {
+                    lod: 0,
                     name: "b\nc".into(),
                     primitives: vec![
                         prim("", false, true, true),
@@ -203,6 +206,7 @@ mod tests {
         let p = prim("p", true, true, false);
         let text = to_obj(&Scene {
             meshes: vec![ExportMesh {
+                lod: 0,
                 name: "m".into(),
                 primitives: vec![p.clone()],
             }],
@@ -230,6 +234,7 @@ mod tests {
         p.triangles.push([0, 0, 3]);
         let scene = |p| Scene {
             meshes: vec![ExportMesh {
+                lod: 0,
                 name: "m".into(),
                 primitives: vec![p],
             }],
@@ -259,6 +264,7 @@ mod tests {
         }];
         let scene = |p: Primitive, skeleton| Scene {
             meshes: vec![ExportMesh {
+                lod: 0,
                 name: "m".into(),
                 primitives: vec![p],
             }],

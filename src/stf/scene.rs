@@ -63,6 +63,12 @@ pub fn to_scene(file: &crate::stf::StfContainer) -> Result<Scene> {
                 .uvs
                 .first()
                 .map(|(_, uv)| uv.iter().map(|x| x.map(f)).collect()),
+            extra_uvs: m
+                .uvs
+                .iter()
+                .skip(1)
+                .map(|(_, uv)| uv.iter().map(|x| x.map(f)).collect())
+                .collect(),
             colors: m
                 .split_colors
                 .as_ref()
@@ -72,6 +78,7 @@ pub fn to_scene(file: &crate::stf::StfContainer) -> Result<Scene> {
             ..Primitive::default()
         };
         meshes.push(ExportMesh {
+            lod: 0,
             name: m.name,
             primitives: vec![prim],
         });

@@ -124,6 +124,12 @@ pub fn mesh_to_scene(
                     .collect()
             }),
             uvs: (d.uv0.len() == nt && nt > 0).then(|| d.uv0.to_vec()),
+            // The second set only beside a first (glTF's TEXCOORD_1 needs a TEXCOORD_0).
+            extra_uvs: if d.uv0.len() == nt && d.uv1.len() == nt && nt > 0 {
+                vec![d.uv1.to_vec()]
+            } else {
+                Vec::new()
+            },
             colors: (d.colors.len() == nt && nt > 0).then(|| {
                 d.colors
                     .iter()
@@ -138,6 +144,7 @@ pub fn mesh_to_scene(
     }
     let mut scene = Scene {
         meshes: vec![ExportMesh {
+            lod: 0,
             name: name.to_string(),
             primitives,
         }],

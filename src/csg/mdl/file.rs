@@ -148,6 +148,7 @@ fn scene_of(m: &MeshV2, name: &str) -> Scene {
     };
     let mut scene = Scene {
         meshes: vec![ExportMesh {
+            lod: 0,
             name: name.to_string(),
             primitives: vec![prim],
         }],
@@ -185,6 +186,7 @@ fn scene_of_v5(m: &super::raw::MeshV5, name: &str) -> Result<Scene> {
     };
     let mut scene = Scene {
         meshes: vec![ExportMesh {
+            lod: 0,
             name: name.to_string(),
             primitives: vec![prim],
         }],

@@ -10,6 +10,7 @@ use crate::scene::{ExportMesh, Primitive, Scene};
 pub fn to_scene(model: &crate::csg::phs::model::CsgMesh, name: &str) -> Scene {
     let mut scene = Scene {
         meshes: vec![ExportMesh {
+            lod: 0,
             name: name.to_string(),
             primitives: model
                 .hulls
