@@ -503,6 +503,19 @@ impl MeshFile for AnyFile {
 /// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive, or
 /// CSGPHS collision hulls, one per primitive; with the report of what the target loses.
 pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
+    let original = scene;
+    // Coarser levels of detail go only where the target has a place for them.
+    let keeps_lods = matches!(target, Target::FileMesh(v) if v.has_lods());
+    let lod0_only;
+    let scene = if !keeps_lods && scene.meshes.iter().any(|m| m.lod > 0) {
+        lod0_only = Scene {
+            meshes: scene.meshes.iter().filter(|m| m.lod == 0).cloned().collect(),
+            ..scene.clone()
+        };
+        &lod0_only
+    } else {
+        scene
+    };
     let mut converted = match *target {
         Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
         Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
@@ -515,6 +528,25 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
     // What the scene holds that the target does not carry comes first in the report:
     // nothing is dropped in silence.
     let mut losses = scene_losses(scene, target);
+    let coarse: Vec<&str> = original
+        .meshes
+        .iter()
+        .filter(|m| m.lod > 0 && !keeps_lods)
+        .map(|m| m.name.as_str())
+        .collect();
+    if !coarse.is_empty() {
+        losses.insert(
+            0,
+            Loss {
+                kind: crate::loss::LossKind::NotImported,
+                detail: format!(
+                    "{} coarser levels of detail ({}): {target} has no LODs",
+                    coarse.len(),
+                    coarse.join(", ")
+                ),
+            },
+        );
+    }
     losses.append(&mut converted.losses);
     converted.losses = losses;
     Ok(converted)
@@ -545,7 +577,27 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
     };
     let prims: Vec<&crate::scene::Primitive> =
         scene.meshes.iter().flat_map(|m| &m.primitives).collect();
-    if let Some(s) = &scene.skeleton {
+    let carries_skins = matches!(target, Target::FileMesh(v) if v.has_skinning());
+    if let (true, Some(s)) = (carries_skins, &scene.skeleton) {
+        // FileMesh bones hold a position and a rotation: a scale in the bind pose is lost.
+        let local: Vec<_> = s.joints.iter().map(crate::scene::skin::local_matrix).collect();
+        let parents: Vec<_> = s.joints.iter().map(|j| j.parent).collect();
+        let scaled = crate::scene::skin::world_matrices(&local, &parents)
+            .iter()
+            .filter(|w| {
+                let (_, _, scale) = crate::scene::skin::decompose(w);
+                scale.iter().any(|x| (x - 1.0).abs() > 1e-4)
+            })
+            .count();
+        lose(
+            LossKind::Skeleton,
+            scaled,
+            format!(
+                "the bind-pose scale of {scaled} joints: FileMesh bones hold a position and \
+                 a rotation"
+            ),
+        );
+    } else if let Some(s) = &scene.skeleton {
         let skinned = prims.iter().filter(|p| p.joints.is_some()).count();
         lose(
             LossKind::Skeleton,

@@ -150,46 +150,279 @@ fn filemesh_skeleton(
     skin::skeleton_from_local(joints, fixes).map(Some)
 }
 
-/// A scene as one Roblox FileMesh model: every primitive's vertices appended, normals
-/// (0, 1, 0) and UVs (0, 0) where a primitive has none, colours to bytes (white where
-/// none). Errors if there is nothing to import or more vertices than a u32 can index.
+/// A scene as one Roblox FileMesh model.
+///
+/// - **Geometry:** every primitive's vertices appended, normals (0, 1, 0) and UVs (0, 0)
+///   where a primitive has none, colours to bytes (white where none). Meshes are taken
+///   level of detail by level ([`ExportMesh::lod`]): LOD 0's faces first, then LOD 1's
+///   …, and the LOD offsets say where each starts (a level no mesh has is empty).
+/// - **Skeleton:** each joint becomes a bone at its bind-pose world transform (FileMesh
+///   bones are in world space): position, and the rotation of the world matrix with any
+///   scale taken out; the parent is kept (also as the LOD parent, as Roblox's own files
+///   have it) and the culling distance is the distance to the furthest vertex the bone
+///   influences (0 when it influences none).
+/// - **Skin:** each vertex's four joints and weights become influences whose byte
+///   weights sum to 255 (largest remainders get the rounding). Vertices of primitives
+///   without a skin, in a skinned scene, are bound wholly to the first root bone.
+///   FileMesh subsets name at most 26 bones and a face must lie in one subset: where a
+///   level of detail uses more than 26 bones, its faces are grouped in order into runs
+///   of at most 26 bones and each run gets its own copy of the vertices it uses (so
+///   vertices shared across runs are duplicated; nothing else changes).
+///
+/// Morph targets, animations, further UV sets and joint scales are not carried; the
+/// import's loss report names them. Errors if there is nothing to import, more vertices
+/// than a u32 can index or more bones than a FileMesh can number.
 pub fn from_scene(scene: &Scene) -> Result<crate::filemesh::model::Mesh> {
-    use crate::filemesh::model::{Mesh, MeshVertex};
+    use crate::filemesh::model::{Lods, Mesh, MeshVertex, VertexSkin};
     let mut mesh = Mesh::default();
-    for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
-        p.check()?;
-        let base = u32::try_from(mesh.vertices.len())
-            .map_err(|_| bad("more vertices than a FileMesh can index"))?;
-        for (i, pos) in p.positions.iter().enumerate() {
-            let get = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|v| v.get(i)).copied();
-            mesh.vertices.push(MeshVertex {
-                position: *pos,
-                normal: get(&p.normals).unwrap_or([0.0, 1.0, 0.0]),
-                uv: p
-                    .uvs
-                    .as_ref()
-                    .and_then(|v| v.get(i))
-                    .copied()
-                    .unwrap_or_default(),
-                tangent: None,
-                color: p
-                    .colors
-                    .as_ref()
-                    .and_then(|v| v.get(i))
-                    .map(|c| c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8))
-                    .unwrap_or([255; 4]),
-            });
+    let skinned = scene.skeleton.as_ref().is_some_and(|s| !s.joints.is_empty());
+    let mut skins: Vec<VertexSkin> = Vec::new();
+    let default_bone = scene
+        .skeleton
+        .as_ref()
+        .and_then(|s| s.joints.iter().position(|j| j.parent.is_none()))
+        .unwrap_or(0) as u16;
+    let max_lod = scene.meshes.iter().map(|m| m.lod).max().unwrap_or(0);
+    let mut offsets = vec![0u32];
+    for lod in 0..=max_lod {
+        for p in scene
+            .meshes
+            .iter()
+            .filter(|m| m.lod == lod)
+            .flat_map(|m| &m.primitives)
+        {
+            p.check()?;
+            let base = u32::try_from(mesh.vertices.len())
+                .map_err(|_| bad("more vertices than a FileMesh can index"))?;
+            for (i, pos) in p.positions.iter().enumerate() {
+                let get = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|v| v.get(i)).copied();
+                mesh.vertices.push(MeshVertex {
+                    position: *pos,
+                    normal: get(&p.normals).unwrap_or([0.0, 1.0, 0.0]),
+                    uv: p
+                        .uvs
+                        .as_ref()
+                        .and_then(|v| v.get(i))
+                        .copied()
+                        .unwrap_or_default(),
+                    tangent: None,
+                    color: p
+                        .colors
+                        .as_ref()
+                        .and_then(|v| v.get(i))
+                        .map(|c| c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8))
+                        .unwrap_or([255; 4]),
+                });
+                if skinned {
+                    let j = p.joints.as_ref().and_then(|j| j.get(i));
+                    let w = p.weights.as_ref().and_then(|w| w.get(i));
+                    skins.push(match (j, w) {
+                        (Some(j), Some(w)) => byte_weights(j, w, default_bone),
+                        _ => byte_weights(&[default_bone, 0, 0, 0], &[1.0, 0.0, 0.0, 0.0], 0),
+                    });
+                }
+            }
+            for t in &p.triangles {
+                let tri = t.map(|i| i.checked_add(base));
+                let [Some(a), Some(b), Some(c)] = tri else {
+                    return Err(bad("more vertices than a FileMesh can index"));
+                };
+                mesh.faces.push([a, b, c]);
+            }
         }
-        for t in &p.triangles {
-            let tri = t.map(|i| i.checked_add(base));
-            let [Some(a), Some(b), Some(c)] = tri else {
-                return Err(bad("more vertices than a FileMesh can index"));
-            };
-            mesh.faces.push([a, b, c]);
-        }
+        offsets.push(
+            u32::try_from(mesh.faces.len()).map_err(|_| bad("more faces than a FileMesh holds"))?,
+        );
     }
     if mesh.faces.is_empty() {
         return Err(bad("nothing to import: no triangles"));
     }
+    if max_lod > 0 {
+        mesh.lods = Lods {
+            offsets,
+            ..Lods::default()
+        };
+    }
+    if let (true, Some(s)) = (skinned, &scene.skeleton) {
+        s.check()?;
+        if s.joints.len() >= 0xFFFF {
+            return Err(bad(format!(
+                "{} joints: a FileMesh numbers at most 65,534 bones",
+                s.joints.len()
+            )));
+        }
+        mesh.skinning = Some(skins);
+        split_for_subsets(&mut mesh);
+        mesh.skeleton = bones(s, &mesh);
+    }
     Ok(mesh)
+}
+
+/// Four joints and weights (summing to 1) as influences whose bytes sum to 255: each
+/// weight × 255 rounded down, the remainder given to the largest fractions. A vertex
+/// with no weight at all is bound to `fallback`.
+fn byte_weights(
+    joints: &[u16; 4],
+    weights: &[f32; 4],
+    fallback: u16,
+) -> crate::filemesh::model::VertexSkin {
+    use crate::filemesh::model::{Influence, VertexSkin};
+    let w: Vec<f64> = weights
+        .iter()
+        .map(|&w| if w.is_finite() && w > 0.0 { f64::from(w) } else { 0.0 })
+        .collect();
+    let total: f64 = w.iter().sum();
+    let mut out = VertexSkin::default();
+    if total <= 0.0 {
+        out.influences[0] = Influence {
+            bone: fallback,
+            weight: 255,
+        };
+        return out;
+    }
+    let exact: Vec<f64> = w.iter().map(|x| x / total * 255.0).collect();
+    let mut bytes: Vec<u8> = exact.iter().map(|x| x.floor() as u8).collect();
+    let given: u32 = bytes.iter().map(|&b| u32::from(b)).sum();
+    let mut order: Vec<usize> = (0..4).collect();
+    order.sort_by(|&a, &b| {
+        let fa = exact.get(a).map_or(0.0, |x| x - x.floor());
+        let fb = exact.get(b).map_or(0.0, |x| x - x.floor());
+        fb.total_cmp(&fa).then(a.cmp(&b))
+    });
+    for &k in order.iter().take(255usize.saturating_sub(given as usize)) {
+        if let Some(b) = bytes.get_mut(k) {
+            *b = b.saturating_add(1);
+        }
+    }
+    for ((slot, &j), &b) in out.influences.iter_mut().zip(joints).zip(&bytes) {
+        *slot = Influence {
+            bone: if b > 0 { j } else { 0 },
+            weight: b,
+        };
+    }
+    out
+}
+
+/// Bones from the skeleton's bind pose (see [`from_scene`]).
+fn bones(s: &Skeleton, mesh: &crate::filemesh::model::Mesh) -> Vec<crate::filemesh::model::MeshBone> {
+    let local: Vec<skin::Mat4> = s.joints.iter().map(skin::local_matrix).collect();
+    let parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
+    let world = skin::world_matrices(&local, &parents);
+    let mut culling = vec![0f32; s.joints.len()];
+    if let Some(skin) = &mesh.skinning {
+        for (v, sk) in mesh.vertices.iter().zip(skin) {
+            for i in sk.influences.iter().filter(|i| i.weight > 0) {
+                let b = usize::from(i.bone);
+                if let (Some(c), Some(w)) = (culling.get_mut(b), world.get(b)) {
+                    let d = v
+                        .position
+                        .iter()
+                        .zip(&w[12..15])
+                        .map(|(&p, &t)| (f64::from(p) - t).powi(2))
+                        .sum::<f64>()
+                        .sqrt() as f32;
+                    *c = c.max(d);
+                }
+            }
+        }
+    }
+    s.joints
+        .iter()
+        .zip(&world)
+        .zip(culling)
+        .map(|((j, w), culling)| {
+            let (t, q, _) = skin::decompose(w);
+            let parent = j.parent.and_then(|p| u16::try_from(p).ok());
+            crate::filemesh::model::MeshBone {
+                name: j.name.clone(),
+                parent,
+                lod_parent: parent,
+                culling,
+                rotation: skin::quat_to_mat3(q).map(|x| x as f32),
+                position: t.map(|x| x as f32),
+            }
+        })
+        .collect()
+}
+
+/// Lays each level of detail out so that FileMesh subsets (at most 26 bones each, every
+/// face inside one) can cover it: where a level's vertices use more than 26 bones, its
+/// faces are grouped in order into runs of at most 26 bones, and each run gets its own
+/// copy of the vertices it uses, in order of first use. Levels within the limit are left
+/// as they are.
+fn split_for_subsets(mesh: &mut crate::filemesh::model::Mesh) {
+    use crate::filemesh::model::VertexSkin;
+    const SUBSET_BONES: usize = 26;
+    let Some(skin) = mesh.skinning.take() else {
+        return;
+    };
+    let bones_of = |v: u32| -> Vec<u16> {
+        skin.get(v as usize)
+            .map(|s| {
+                s.influences
+                    .iter()
+                    .filter(|i| i.weight > 0)
+                    .map(|i| i.bone)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let n_lods = mesh.lods.offsets.len().saturating_sub(1).max(1);
+    let ranges: Vec<(usize, usize)> = (0..n_lods)
+        .map(|k| match (mesh.lods.offsets.get(k), mesh.lods.offsets.get(k + 1)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, mesh.faces.len()),
+        })
+        .collect();
+    let needs = ranges.iter().any(|&(a, b)| {
+        let mut all: Vec<u16> = mesh
+            .faces
+            .get(a..b)
+            .unwrap_or_default()
+            .iter()
+            .flatten()
+            .flat_map(|&v| bones_of(v))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all.len() > SUBSET_BONES
+    });
+    if !needs {
+        mesh.skinning = Some(skin);
+        return;
+    }
+    let mut vertices = Vec::with_capacity(mesh.vertices.len());
+    let mut skins: Vec<VertexSkin> = Vec::with_capacity(skin.len());
+    let mut faces = Vec::with_capacity(mesh.faces.len());
+    for &(a, b) in &ranges {
+        let mut table: Vec<u16> = Vec::new();
+        let mut copy: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        for f in mesh.faces.get(a..b).unwrap_or_default() {
+            let mut bones: Vec<u16> = f.iter().flat_map(|&v| bones_of(v)).collect();
+            bones.sort_unstable();
+            bones.dedup();
+            let new = bones.iter().filter(|b| !table.contains(b)).count();
+            if table.len() + new > SUBSET_BONES {
+                table.clear();
+                copy.clear();
+            }
+            for b in bones {
+                if !table.contains(&b) {
+                    table.push(b);
+                }
+            }
+            let face = f.map(|v| {
+                *copy.entry(v).or_insert_with(|| {
+                    let k = vertices.len() as u32;
+                    vertices.push(mesh.vertices.get(v as usize).copied().unwrap_or_default());
+                    skins.push(skin.get(v as usize).copied().unwrap_or_default());
+                    k
+                })
+            });
+            faces.push(face);
+        }
+    }
+    mesh.vertices = vertices;
+    mesh.faces = faces;
+    mesh.skinning = Some(skins);
 }

@@ -22,7 +22,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{ExportMesh, Primitive, Scene};
+mod skins;
+
+use super::{ExportMesh, MorphTarget, Primitive, Scene};
 use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) fn bad(what: impl Into<String>) -> Error {
@@ -204,6 +206,8 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
     };
     let mut meshes = Vec::new();
     let empty = Vec::new();
+    // Vertices whose influences beyond the four heaviest were dropped.
+    let mut dropped_influences = 0usize;
     for (mi, m) in doc
         .get("meshes")
         .and_then(Value::as_array)
@@ -212,6 +216,22 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
         .enumerate()
     {
         let mname = m.get("name").and_then(Value::as_str).unwrap_or("");
+        // Morph target names (a common convention, not the spec's) and default weights.
+        let target_names: Vec<String> = m
+            .get("extras")
+            .and_then(|e| e.get("targetNames"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|x| x.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let default_weights: Vec<f32> = m
+            .get("weights")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|x| x.as_f64().unwrap_or(0.0) as f32).collect())
+            .unwrap_or_default();
         let mut primitives = Vec::new();
         for (i, p) in m
             .get("primitives")
@@ -251,7 +271,45 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
             let n = positions.len();
             let normals = attr("NORMAL", &[3])?;
             let uvs = attr("TEXCOORD_0", &[2])?;
+            // Further UV sets, TEXCOORD_1 on, as long as they follow on (and only beside
+            // a first set).
+            let mut extra_uvs = Vec::new();
+            if uvs.is_some() {
+                for k in 1.. {
+                    match attr(&format!("TEXCOORD_{k}"), &[2])? {
+                        Some(a) => extra_uvs.push(a),
+                        None => break,
+                    }
+                }
+            }
             let colors = attr("COLOR_0", &[3, 4])?;
+            // Skin influences, as indices into the skin's joints (made scene-wide when
+            // a node places the mesh): JOINTS_k with WEIGHTS_k, every set.
+            let mut influence_sets = Vec::new();
+            for k in 0.. {
+                match (
+                    attr(&format!("JOINTS_{k}"), &[4])?,
+                    attr(&format!("WEIGHTS_{k}"), &[4])?,
+                ) {
+                    (Some(j), Some(w)) => influence_sets.push((j, w)),
+                    _ => break,
+                }
+            }
+            let mut targets = Vec::new();
+            for (t, target) in p
+                .get("targets")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty)
+                .iter()
+                .enumerate()
+            {
+                let k = uint(target, "POSITION", &ctx)?;
+                let deltas = match k {
+                    Some(k) => Some(accessor(k, &[3], &format!("{ctx} target {t} POSITION"))?),
+                    None => None,
+                };
+                targets.push(deltas);
+            }
             let corners: Vec<u32> = match uint(p, "indices", &ctx)? {
                 Some(k) => accessor(k, &[1], &format!("{ctx} indices"))?
                     .values
@@ -270,9 +328,35 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
             let normals = per_vertex(normals, "normals")?;
             let uvs = per_vertex(uvs, "UVs")?;
             let colors = per_vertex(colors, "colours")?;
+            let mut extra = Vec::new();
+            for a in extra_uvs {
+                let a = per_vertex(Some(a), "UVs")?;
+                extra.extend(a.map(|v| v.elements().map(fixed).collect()));
+            }
+            let mut sets = Vec::new();
+            for (j, w) in influence_sets {
+                sets.push((
+                    per_vertex(Some(j), "skin joints")?,
+                    per_vertex(Some(w), "skin weights")?,
+                ));
+            }
+            let (joints, weights, over_four) = skin_influences(&sets, n);
+            dropped_influences += over_four;
+            let mut morph_targets = Vec::new();
+            for (t, deltas) in targets.into_iter().enumerate() {
+                let deltas = per_vertex(deltas, "morph target deltas")?;
+                morph_targets.push(MorphTarget {
+                    name: target_names.get(t).cloned().unwrap_or_default(),
+                    position_deltas: match deltas {
+                        Some(d) => d.elements().map(fixed).collect(),
+                        None => vec![[0.0; 3]; n],
+                    },
+                    default_weight: default_weights.get(t).copied().unwrap_or(0.0),
+                });
+            }
             let prim = Primitive {
-                extra_uvs: Vec::new(),
                 name: format!("{mname}/{i}"),
+                extra_uvs: extra,
                 normals: normals.map(|v| v.elements().map(fixed).collect()),
                 uvs: uvs.map(|v| v.elements().map(fixed).collect()),
                 colors: colors.map(|v| {
@@ -288,9 +372,9 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
                     .map(|t| <[u32; 3]>::try_from(t).unwrap_or_default())
                     .collect(),
                 positions,
-                joints: None,
-                weights: None,
-                morph_targets: Vec::new(),
+                joints,
+                weights,
+                morph_targets,
             };
             prim.check()?;
             primitives.push(prim);
@@ -301,12 +385,157 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
             primitives,
         });
     }
-    let meshes = place(&doc, meshes, &budget)?;
+    let placed = place(&doc, meshes, &budget, &mut accessor)?;
+    let mut notes = super::unread::gltf_unread(&doc);
+    if dropped_influences > 0 {
+        notes.push(super::ExportNote {
+            kind: super::NoteKind::NotImported,
+            count: dropped_influences,
+            detail: format!(
+                "{dropped_influences} vertices have more than four skin influences: the \
+                 lightest were not imported (the four heaviest are scaled to sum to 1)"
+            ),
+        });
+    }
+    notes.extend(placed.notes);
     Ok(Scene {
-        meshes,
-        notes: super::unread::gltf_unread(&doc),
+        meshes: placed.meshes,
+        skeleton: placed.skeleton,
+        animations: placed.animations,
+        notes,
         ..Scene::default()
     })
+}
+
+/// A vertex's skin influences from every JOINTS_k/WEIGHTS_k set: the four heaviest,
+/// scaled to sum to 1 (see `skin::vertex_skin`; indices are the skin's own). Also
+/// returns how many vertices had more than four influences.
+#[allow(clippy::type_complexity)]
+fn skin_influences(
+    sets: &[(Option<std::rc::Rc<Accessor>>, Option<std::rc::Rc<Accessor>>)],
+    n: usize,
+) -> (Option<Vec<[u16; 4]>>, Option<Vec<[f32; 4]>>, usize) {
+    if sets.is_empty() {
+        return (None, None, 0);
+    }
+    let mut over = 0;
+    let (joints, weights) = (0..n)
+        .map(|i| {
+            let mut influences: Vec<(usize, f64)> = Vec::new();
+            for (j, w) in sets {
+                let (Some(j), Some(w)) = (j, w) else {
+                    continue;
+                };
+                let js = j.values.get(4 * i..4 * i + 4).unwrap_or_default();
+                let ws = w.values.get(4 * i..4 * i + 4).unwrap_or_default();
+                for (&j, &w) in js.iter().zip(ws) {
+                    if w > 0.0 {
+                        match influences.iter_mut().find(|(k, _)| *k == j as usize) {
+                            Some(x) => x.1 += w,
+                            None => influences.push((j as usize, w)),
+                        }
+                    }
+                }
+            }
+            if influences.len() > 4 {
+                over += 1;
+            }
+            // One set whose weights already sum to 1 (as glTF asks, within its
+            // tolerance) is kept as stored.
+            if let [(Some(j), Some(w))] = sets {
+                let js = j.values.get(4 * i..4 * i + 4).unwrap_or_default();
+                let ws = w.values.get(4 * i..4 * i + 4).unwrap_or_default();
+                let sum: f64 = ws.iter().sum();
+                let valid = ws.iter().all(|w| w.is_finite() && *w >= 0.0)
+                    && js.iter().all(|&j| j < f64::from(1u32 << 16))
+                    && (sum - 1.0).abs() <= 2e-3;
+                if let (true, Ok(js), Ok(ws)) =
+                    (valid, <&[f64; 4]>::try_from(js), <&[f64; 4]>::try_from(ws))
+                {
+                    return (js.map(|j| j as u16), ws.map(|w| w as f32));
+                }
+            }
+            super::skin::vertex_skin(influences, 1 << 16)
+        })
+        .unzip();
+    (Some(joints), Some(weights), over)
+}
+
+/// An affine map of vertices: points by the matrix, normals by the inverse transpose of
+/// its 3×3 part (made unit length again; the sign kept under mirroring), directions
+/// (morph target deltas) by the 3×3 part.
+struct Affine {
+    m: Mat4,
+    /// Rows of the cofactor matrix of the 3×3 part, times the determinant's sign.
+    cofactors: [[f64; 3]; 3],
+    mirrors: bool,
+}
+
+impl Affine {
+    fn new(m: &Mat4) -> Affine {
+        let [a00, a10, a20, _, a01, a11, a21, _, a02, a12, a22, _, _, _, _, _] = *m;
+        let c = [
+            [
+                a11 * a22 - a12 * a21,
+                a12 * a20 - a10 * a22,
+                a10 * a21 - a11 * a20,
+            ],
+            [
+                a02 * a21 - a01 * a22,
+                a00 * a22 - a02 * a20,
+                a01 * a20 - a00 * a21,
+            ],
+            [
+                a01 * a12 - a02 * a11,
+                a02 * a10 - a00 * a12,
+                a00 * a11 - a01 * a10,
+            ],
+        ];
+        let det = a00 * c[0][0] + a01 * c[0][1] + a02 * c[0][2];
+        let sign = if det < 0.0 { -1.0 } else { 1.0 };
+        Affine {
+            m: *m,
+            cofactors: c.map(|row| row.map(|x| sign * x)),
+            mirrors: det < 0.0,
+        }
+    }
+
+    fn direction(&self, v: [f32; 3], w: f64) -> [f32; 3] {
+        let [x, y, z] = v.map(f64::from);
+        let m = &self.m;
+        let at = |k: usize| m.get(k).copied().unwrap_or(0.0);
+        [0, 1, 2].map(|r| (at(r) * x + at(4 + r) * y + at(8 + r) * z + w * at(12 + r)) as f32)
+    }
+
+    fn point(&self, v: [f32; 3]) -> [f32; 3] {
+        self.direction(v, 1.0)
+    }
+
+    fn normal(&self, n: [f32; 3]) -> [f32; 3] {
+        let [x, y, z] = n.map(f64::from);
+        let t = self.cofactors.map(|[p, q, r]| p * x + q * y + r * z);
+        let len = t.iter().map(|c| c * c).sum::<f64>().sqrt();
+        if len > 0.0 && len.is_finite() {
+            t.map(|c| (c / len) as f32)
+        } else {
+            [0.0, 0.0, 1.0]
+        }
+    }
+
+    /// Vertex `i` of `p` (position, normal, morph target deltas) moved.
+    fn move_vertex(&self, p: &mut Primitive, i: usize) {
+        if let Some(v) = p.positions.get_mut(i) {
+            *v = self.point(*v);
+        }
+        if let Some(n) = p.normals.as_mut().and_then(|n| n.get_mut(i)) {
+            *n = self.normal(*n);
+        }
+        for t in &mut p.morph_targets {
+            if let Some(d) = t.position_deltas.get_mut(i) {
+                *d = self.direction(*d, 0.0);
+            }
+        }
+    }
 }
 
 use super::skin::{mul as mul4, normalize_quat, trs_matrix, Mat4, IDENTITY as IDENTITY4};
@@ -339,54 +568,15 @@ fn local_matrix(n: &Value, ctx: &str) -> Result<Mat4> {
 }
 
 /// A primitive moved by `m`: positions by `m`, normals by the inverse transpose of its
-/// 3×3 part (made unit length again), and the winding reversed where `m` mirrors, so
-/// the front faces stay in front.
+/// 3×3 part (made unit length again), morph target deltas by its 3×3 part, and the
+/// winding reversed where `m` mirrors, so the front faces stay in front.
 fn transformed(p: &Primitive, m: &Mat4) -> Primitive {
-    let [a00, a10, a20, _, a01, a11, a21, _, a02, a12, a22, _, t0, t1, t2, _] = *m;
-    // Cofactors: the inverse transpose times the determinant. Normalising undoes the
-    // factor but not its sign, which is put back.
-    let c = [
-        [
-            a11 * a22 - a12 * a21,
-            a12 * a20 - a10 * a22,
-            a10 * a21 - a11 * a20,
-        ],
-        [
-            a02 * a21 - a01 * a22,
-            a00 * a22 - a02 * a20,
-            a01 * a20 - a00 * a21,
-        ],
-        [
-            a01 * a12 - a02 * a11,
-            a02 * a10 - a00 * a12,
-            a00 * a11 - a01 * a10,
-        ],
-    ];
-    let det = a00 * c[0][0] + a01 * c[0][1] + a02 * c[0][2];
-    let sign = if det < 0.0 { -1.0 } else { 1.0 };
+    let a = Affine::new(m);
     let mut out = p.clone();
-    for v in &mut out.positions {
-        let [x, y, z] = v.map(f64::from);
-        *v = [
-            (a00 * x + a01 * y + a02 * z + t0) as f32,
-            (a10 * x + a11 * y + a12 * z + t1) as f32,
-            (a20 * x + a21 * y + a22 * z + t2) as f32,
-        ];
+    for i in 0..out.positions.len() {
+        a.move_vertex(&mut out, i);
     }
-    if let Some(normals) = &mut out.normals {
-        for n in normals {
-            let [x, y, z] = n.map(f64::from);
-            // Row r of the cofactor matrix C is C[r]; n' = C n.
-            let t = c.map(|[p, q, r]| sign * (p * x + q * y + r * z));
-            let len = t.iter().map(|c| c * c).sum::<f64>().sqrt();
-            *n = if len > 0.0 && len.is_finite() {
-                t.map(|c| (c / len) as f32)
-            } else {
-                [0.0, 0.0, 1.0]
-            };
-        }
-    }
-    if det < 0.0 {
+    if a.mirrors {
         for t in &mut out.triangles {
             t.swap(1, 2);
         }
@@ -394,26 +584,64 @@ fn transformed(p: &Primitive, m: &Mat4) -> Primitive {
     out
 }
 
+/// What the scene's nodes make of the meshes: see [`place`].
+struct Placed {
+    meshes: Vec<ExportMesh>,
+    skeleton: Option<super::Skeleton>,
+    animations: Vec<super::Animation>,
+    notes: Vec<super::ExportNote>,
+}
+
+/// One node that places a mesh, as the walk finds it.
+struct Use {
+    node: usize,
+    mesh: usize,
+    world: Mat4,
+    skin: Option<usize>,
+    lod: usize,
+}
+
+/// The level of detail a name gives: a trailing `LOD k` (`"Body LOD 1"`, `"body_lod2"`,
+/// `"Cube.LOD3"`), else none.
+fn lod_of_name(name: &str) -> Option<usize> {
+    let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let k: usize = name.get(digits.len()..)?.parse().ok()?;
+    let rest = digits.trim_end_matches([' ', '_', '-', '.']);
+    let lod = rest.get(rest.len().checked_sub(3)?..)?;
+    lod.eq_ignore_ascii_case("lod").then_some(k)
+}
+
 /// The meshes as the scene's nodes place them: one copy per node that names a mesh, in
 /// the order the default scene's node trees are walked (depth first), transformed by the
-/// node's world matrix. A skinned mesh's node is not moved (glTF: its joints place it).
-/// Meshes no node of the scene names follow, as they are. Copies beyond the first of a
-/// mesh count against the decoding budget, so a file cannot multiply a big mesh
-/// without limit.
+/// node's world matrix. A skinned mesh's node is not moved (glTF: its joints place it);
+/// its joints are renumbered into one skeleton of every skin the placed meshes use
+/// ([`skins`]), and the animations of those joints are read. Meshes no node of the
+/// scene names follow, as they are. Copies beyond the first of a mesh count against the
+/// decoding budget, so a file cannot multiply a big mesh without limit.
+///
+/// Levels of detail: the nodes a node's `MSFT_lod` extension lists are placed where it
+/// is, as LODs 1, 2 …; otherwise a node or mesh name ending in `LOD k` gives LOD k.
 fn place(
     doc: &Value,
-    meshes: Vec<ExportMesh>,
+    mut meshes: Vec<ExportMesh>,
     budget: &std::cell::Cell<u64>,
-) -> Result<Vec<ExportMesh>> {
+    fetch: &mut skins::Fetch<'_>,
+) -> Result<Placed> {
     let empty = Vec::new();
     let nodes = doc.get("nodes").and_then(Value::as_array).unwrap_or(&empty);
-    if nodes.is_empty() {
-        return Ok(meshes);
-    }
-    // A list of node indices (`children`, a scene's `nodes`).
-    let indices = |v: &Value, key: &str| -> Vec<usize> {
-        v.get(key)
-            .and_then(Value::as_array)
+    let mut notes = Vec::new();
+    let mut note = |count: usize, detail: String| {
+        if count > 0 {
+            notes.push(super::ExportNote {
+                kind: super::NoteKind::NotImported,
+                count,
+                detail,
+            });
+        }
+    };
+    // A list of node indices (`children`, a scene's `nodes`, `MSFT_lod.ids`).
+    let indices = |v: Option<&Value>| -> Vec<usize> {
+        v.and_then(Value::as_array)
             .map(|c| {
                 c.iter()
                     .filter_map(Value::as_u64)
@@ -422,14 +650,14 @@ fn place(
             })
             .unwrap_or_default()
     };
-    let children = |n: &Value| indices(n, "children");
+    let children = |n: &Value| indices(n.get("children"));
     let scenes = doc
         .get("scenes")
         .and_then(Value::as_array)
         .unwrap_or(&empty);
     let chosen = uint(doc, "scene", "glTF")?.unwrap_or(0);
     let roots: Vec<usize> = match scenes.get(chosen) {
-        Some(scene) => indices(scene, "nodes"),
+        Some(scene) => indices(scene.get("nodes")),
         // No scene: every node that is no other's child is a root.
         None => {
             let mut child = vec![false; nodes.len()];
@@ -448,11 +676,15 @@ fn place(
                 .collect()
         }
     };
-    let mut out = Vec::new();
-    let mut used = vec![false; meshes.len()];
+    let mut uses: Vec<Use> = Vec::new();
     let mut visited = vec![false; nodes.len()];
-    let mut stack: Vec<(usize, Mat4)> = roots.into_iter().rev().map(|r| (r, IDENTITY4)).collect();
-    while let Some((i, parent)) = stack.pop() {
+    // (node, parent's world matrix, LOD given by an MSFT_lod list)
+    let mut stack: Vec<(usize, Mat4, Option<usize>)> = roots
+        .into_iter()
+        .rev()
+        .map(|r| (r, IDENTITY4, None))
+        .collect();
+    while let Some((i, parent, lod)) = stack.pop() {
         let ctx = format!("glTF node {i}");
         let node = nodes
             .get(i)
@@ -470,43 +702,137 @@ fn place(
             let mesh = meshes
                 .get(m)
                 .ok_or_else(|| bad(format!("{ctx}: mesh {m} of {}", meshes.len())))?;
-            if used.get_mut(m).is_some_and(|u| std::mem::replace(u, true)) {
-                let values: usize = mesh
-                    .primitives
-                    .iter()
-                    .map(|p| p.positions.len() * 3 + p.triangles.len() * 3)
-                    .sum();
-                charge(budget, values, &ctx)?;
-            }
-            let skinned = node.get("skin").is_some();
-            let name = node
+            let named = node
                 .get("name")
                 .and_then(Value::as_str)
-                .unwrap_or(&mesh.name)
-                .to_string();
-            out.push(ExportMesh {
-                lod: mesh.lod,
-                name,
-                primitives: if skinned || world == IDENTITY4 {
-                    mesh.primitives.clone()
-                } else {
-                    mesh.primitives
-                        .iter()
-                        .map(|p| transformed(p, &world))
-                        .collect()
-                },
+                .and_then(lod_of_name)
+                .or_else(|| lod_of_name(&mesh.name));
+            uses.push(Use {
+                node: i,
+                mesh: m,
+                world,
+                skin: uint(node, "skin", &ctx)?,
+                lod: lod.or(named).unwrap_or(0),
             });
         }
         for c in children(node).into_iter().rev() {
-            stack.push((c, world));
+            stack.push((c, world, None));
+        }
+        // The coarser levels of this node, placed where it is.
+        let lods = indices(
+            node.get("extensions")
+                .and_then(|e| e.get("MSFT_lod"))
+                .and_then(|l| l.get("ids")),
+        );
+        for (k, &l) in lods.iter().enumerate().rev() {
+            stack.push((l, parent, Some(k + 1)));
         }
     }
-    for (mesh, used) in meshes.into_iter().zip(used) {
-        if !used {
-            out.push(mesh);
+    let mut used_skins: Vec<usize> = uses.iter().filter_map(|u| u.skin).collect();
+    used_skins.sort_unstable();
+    used_skins.dedup();
+    let all_skins = doc.get("skins").and_then(Value::as_array).map_or(0, Vec::len);
+    let unused = all_skins - used_skins.len().min(all_skins);
+    // No placed mesh is skinned: a skeleton (and its animations) alone, as an
+    // animation file exports, is read from every skin.
+    let unused = if used_skins.is_empty() {
+        used_skins = (0..all_skins).collect();
+        0
+    } else {
+        unused
+    };
+    let node_graph = skins::Nodes::read(doc)?;
+    let skins = skins::Skins::build(doc, &node_graph, &used_skins, fetch)?;
+    note(
+        unused,
+        format!("{unused} skins that no placed mesh uses (their joints and bind matrices) were not imported"),
+    );
+    let mut out = Vec::new();
+    let mut placed = vec![false; meshes.len()];
+    let mut unbound = 0usize;
+    for u in &uses {
+        let ctx = format!("glTF node {}", u.node);
+        let Some(mesh) = meshes.get(u.mesh) else {
+            continue;
+        };
+        if placed
+            .get_mut(u.mesh)
+            .is_some_and(|p| std::mem::replace(p, true))
+        {
+            let values: usize = mesh
+                .primitives
+                .iter()
+                .map(|p| p.positions.len() * 3 + p.triangles.len() * 3)
+                .sum();
+            charge(budget, values, &ctx)?;
+        }
+        let mut primitives = match u.skin {
+            Some(_) => mesh.primitives.clone(),
+            None if u.world == IDENTITY4 => mesh.primitives.clone(),
+            None => mesh
+                .primitives
+                .iter()
+                .map(|p| transformed(p, &u.world))
+                .collect(),
+        };
+        for p in &mut primitives {
+            match u.skin {
+                Some(s) => skins.apply(s, p, &ctx)?,
+                None if p.joints.is_some() => {
+                    p.joints = None;
+                    p.weights = None;
+                    unbound += 1;
+                }
+                None => {}
+            }
+        }
+        let name = nodes
+            .get(u.node)
+            .and_then(|n| n.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or(&mesh.name)
+            .to_string();
+        out.push(ExportMesh {
+            name,
+            primitives,
+            lod: u.lod,
+        });
+    }
+    for (mesh, placed) in meshes.iter_mut().zip(placed) {
+        if !placed {
+            for p in &mut mesh.primitives {
+                if p.joints.take().is_some() {
+                    p.weights = None;
+                    unbound += 1;
+                }
+            }
+            mesh.lod = lod_of_name(&mesh.name).unwrap_or(0);
+            out.push(std::mem::take(mesh));
         }
     }
-    Ok(out)
+    note(
+        unbound,
+        format!("the skin influences of {unbound} primitives whose node has no skin were not imported"),
+    );
+    let (skeleton, animations) = if used_skins.is_empty() {
+        let n = doc.get("animations").and_then(Value::as_array).map_or(0, Vec::len);
+        note(
+            n,
+            format!("{n} animations were not imported: only animations of a placed skin's joints are"),
+        );
+        (None, Vec::new())
+    } else {
+        let (skeleton, between) = skins.skeleton(doc, &node_graph);
+        let (animations, more) = skins.animations(doc, &between, fetch)?;
+        notes.extend(more);
+        (Some(skeleton), animations)
+    };
+    Ok(Placed {
+        meshes: out,
+        skeleton,
+        animations,
+        notes,
+    })
 }
 
 /// A primitive compressed with `KHR_draco_mesh_compression`: its buffer view decoded
@@ -669,6 +995,7 @@ fn read_accessor(
         Some("VEC2") => 2,
         Some("VEC3") => 3,
         Some("VEC4") => 4,
+        Some("MAT4") => 16,
         t => return Err(bad(format!("{ctx}: accessor type {t:?}"))),
     };
     if !dims.contains(&n) {

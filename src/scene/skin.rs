@@ -375,6 +375,36 @@ pub(crate) fn vertex_skin(
     (joints, weights)
 }
 
+/// Translation, rotation and scale of a matrix `T × R × S` (a mirroring is put in the X
+/// scale; shear is lost).
+pub(crate) fn decompose(m: &Mat4) -> ([f64; 3], [f64; 4], [f64; 3]) {
+    let at = |k: usize| m.get(k).copied().unwrap_or(0.0);
+    let col = |c: usize| [at(4 * c), at(4 * c + 1), at(4 * c + 2)];
+    let len = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let (mut c0, c1, c2) = (col(0), col(1), col(2));
+    let det = c0[0] * (c1[1] * c2[2] - c1[2] * c2[1]) - c1[0] * (c0[1] * c2[2] - c0[2] * c2[1])
+        + c2[0] * (c0[1] * c1[2] - c0[2] * c1[1]);
+    let mut s = [len(c0), len(c1), len(c2)];
+    if det < 0.0 {
+        s[0] = -s[0];
+        c0 = c0.map(|x| -x);
+    }
+    let unit = |v: [f64; 3], l: f64| {
+        let l = l.abs();
+        if l > 0.0 {
+            v.map(|x| x / l)
+        } else {
+            v
+        }
+    };
+    let (r0, r1, r2) = (unit(c0, s[0]), unit(c1, s[1]), unit(c2, s[2]));
+    // Row-major: row r holds component r of each column.
+    let r = [
+        r0[0], r1[0], r2[0], r0[1], r1[1], r2[1], r0[2], r1[2], r2[2],
+    ];
+    ([at(12), at(13), at(14)], mat3_to_quat(r), s)
+}
+
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
 mod tests {
@@ -613,5 +643,24 @@ mod tests {
             let (_, w) = vertex_skin((0..4).map(|k| (k, 1.0 + (k * n) as f64 / 7.0)), 4);
             assert!((sum(w) - 1.0).abs() <= 2e-7 * 4.0, "{w:?}");
         }
+    }
+
+    #[test]
+    fn decompose_inverts_trs() {
+        let q = normalize_quat([0.2, -0.3, 0.4, 0.8]);
+        let m = trs_matrix([1.0, -2.0, 3.0], q, [2.0, 0.5, 3.0]);
+        let (t, r, s) = decompose(&m);
+        assert_eq!(t, [1.0, -2.0, 3.0]);
+        for (a, b) in s.iter().zip([2.0, 0.5, 3.0]) {
+            assert!((a - b).abs() < 1e-12, "{s:?}");
+        }
+        let same = r.iter().zip(q).all(|(a, b)| (a - b).abs() < 1e-12)
+            || r.iter().zip(q).all(|(a, b)| (a + b).abs() < 1e-12);
+        assert!(same, "{r:?} vs {q:?}");
+        // A mirror comes back as a negative X scale that rebuilds the same matrix.
+        let mirror = trs_matrix([0.0; 3], q, [-1.0, 1.0, 1.0]);
+        let (t, r, s) = decompose(&mirror);
+        let back = trs_matrix(t, r, s);
+        assert!(back.iter().zip(mirror).all(|(a, b)| (a - b).abs() < 1e-12));
     }
 }

@@ -9,8 +9,39 @@ use serde_json::Value;
 use super::{ExportNote, NoteKind};
 use crate::error::Result;
 
-/// The vertex attributes the import reads.
-const READ_ATTRIBUTES: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0"];
+/// The vertex attributes the import reads of a Draco-compressed primitive.
+const DRACO_ATTRIBUTES: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0"];
+
+/// Whether the import reads attribute `name` of a primitive with `attributes`: POSITION,
+/// NORMAL and COLOR_0; TEXCOORD_0, 1 … as long as they follow on; JOINTS_k with
+/// WEIGHTS_k, as long as the pairs follow on. Of a Draco-compressed primitive, only
+/// [`DRACO_ATTRIBUTES`].
+fn is_read(name: &str, attributes: &serde_json::Map<String, Value>, draco: bool) -> bool {
+    if draco {
+        return DRACO_ATTRIBUTES.contains(&name);
+    }
+    let run = |prefix: &str, k: usize, pair: Option<&str>| {
+        (0..=k).all(|i| {
+            attributes.contains_key(&format!("{prefix}{i}"))
+                && pair.is_none_or(|p| attributes.contains_key(&format!("{p}{i}")))
+        })
+    };
+    let index = |prefix: &str| -> Option<usize> { name.strip_prefix(prefix)?.parse().ok() };
+    match name {
+        "POSITION" | "NORMAL" | "COLOR_0" => true,
+        _ => {
+            if let Some(k) = index("TEXCOORD_") {
+                run("TEXCOORD_", k, None)
+            } else if let Some(k) = index("JOINTS_") {
+                run("JOINTS_", k, Some("WEIGHTS_"))
+            } else if let Some(k) = index("WEIGHTS_") {
+                run("WEIGHTS_", k, Some("JOINTS_"))
+            } else {
+                false
+            }
+        }
+    }
+}
 
 /// Extensions that change how geometry is stored: a file that requires one cannot be
 /// read without it.
@@ -88,10 +119,15 @@ pub(crate) fn gltf_unread(doc: &Value) -> Vec<ExportNote> {
         ),
     );
     let mut other: std::collections::BTreeMap<&str, usize> = Default::default();
+    let draco = |p: &Value| {
+        p.get("extensions")
+            .and_then(|e| e.get("KHR_draco_mesh_compression"))
+            .is_some()
+    };
     for p in &primitives {
         if let Some(attrs) = p.get("attributes").and_then(Value::as_object) {
             for name in attrs.keys() {
-                if !READ_ATTRIBUTES.contains(&name.as_str()) {
+                if !is_read(name, attrs, draco(p)) {
                     *other.entry(name.as_str()).or_default() += 1;
                 }
             }
@@ -114,31 +150,30 @@ pub(crate) fn gltf_unread(doc: &Value) -> Vec<ExportNote> {
     }
     let morphs = primitives
         .iter()
-        .filter(|p| !array(p, "targets").is_empty())
+        .filter(|p| draco(p) && !array(p, "targets").is_empty())
         .count();
     note(
         morphs,
         format!(
-            "morph targets of {} are not imported",
+            "morph targets of {} compressed with Draco are not imported",
             plural(morphs, "primitive", "primitives")
         ),
     );
-    let skins = array(doc, "skins").len();
+    // Morph targets are read as position offsets; normal and tangent offsets are not.
+    let offsets = primitives
+        .iter()
+        .filter(|p| !draco(p))
+        .flat_map(|p| array(p, "targets"))
+        .filter(|t| {
+            t.as_object()
+                .is_some_and(|o| o.keys().any(|k| k != "POSITION"))
+        })
+        .count();
     note(
-        skins,
+        offsets,
         format!(
-            "{} (joints, inverse bind matrices) {} not imported",
-            plural(skins, "skin", "skins"),
-            if skins == 1 { "is" } else { "are" }
-        ),
-    );
-    let animations = array(doc, "animations").len();
-    note(
-        animations,
-        format!(
-            "{} {} not imported",
-            plural(animations, "animation", "animations"),
-            if animations == 1 { "is" } else { "are" }
+            "the normal and tangent offsets of {} are not imported",
+            plural(offsets, "morph target", "morph targets")
         ),
     );
     for (key, one, many) in [

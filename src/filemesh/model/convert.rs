@@ -636,13 +636,42 @@ impl Mesh {
             let hi = faces.iter().flatten().max().copied().unwrap_or(lo);
             // Walk the LOD's vertex range, closing a subset before its bone table would
             // pass 26. Vertices already owned by an earlier LOD's subset keep that owner.
+            // A subset may only end where no face of the LOD spans the cut (a face lies
+            // in one subset): at the last such vertex before the table overflows.
+            let (lo, hi) = (lo as usize, hi as usize);
+            let mut depth = vec![0i64; hi - lo + 2];
+            for f in faces {
+                let (a, b) = (f.iter().min(), f.iter().max());
+                if let (Some(&a), Some(&b)) = (a, b) {
+                    if let Some(d) = depth.get_mut(a as usize + 1 - lo) {
+                        *d += 1;
+                    }
+                    if let Some(d) = depth.get_mut(b as usize + 1 - lo) {
+                        *d -= 1;
+                    }
+                }
+            }
+            let mut open = 0i64;
+            let can_cut: Vec<bool> = depth
+                .iter()
+                .map(|d| {
+                    open += d;
+                    open == 0
+                })
+                .collect();
             let first = out.subsets.len();
-            let mut start = lo as usize;
+            let mut start = lo;
             let mut table: Vec<u16> = Vec::new();
-            for v in lo as usize..=hi as usize {
+            let mut last_cut = None;
+            let mut v = lo;
+            while v <= hi {
                 let (Some(None), Some(sk)) = (owner.get(v), skin.get(v)) else {
+                    v += 1;
                     continue;
                 };
+                if v > start && can_cut.get(v - lo).copied().unwrap_or(false) {
+                    last_cut = Some(v);
+                }
                 let mut bones: Vec<u16> = Vec::new();
                 for i in sk.influences.iter().filter(|i| i.weight > 0) {
                     if !table.contains(&i.bone) && !bones.contains(&i.bone) {
@@ -650,24 +679,66 @@ impl Mesh {
                     }
                 }
                 if table.len() + bones.len() > 26 {
-                    out.subsets.push(subset(start, v, &table));
-                    start = v;
+                    let here = out.subsets.len();
+                    let cut = last_cut.filter(|&c| c > start).ok_or_else(|| {
+                        inconsistent(format!(
+                            "the faces around vertex {v} use more than 26 bones together, \
+                             but a FileMesh subset holds 26 (give each run of faces its own \
+                             copy of the vertices it uses)"
+                        ))
+                    })?;
+                    // The vertices from the cut on start the next subset.
                     table.clear();
-                    bones.clear();
-                    for i in sk.influences.iter().filter(|i| i.weight > 0) {
-                        if !bones.contains(&i.bone) {
-                            bones.push(i.bone);
+                    for x in start..v {
+                        match owner.get_mut(x) {
+                            Some(o) if *o == Some(here) && x >= cut => *o = None,
+                            Some(o) if *o == Some(here) => {
+                                for i in skin.get(x).iter().flat_map(|s| s.influences) {
+                                    if i.weight > 0 && !table.contains(&i.bone) {
+                                        table.push(i.bone);
+                                    }
+                                }
+                            }
+                            _ => {}
                         }
                     }
+                    out.subsets.push(subset(start, cut, &table));
+                    start = cut;
+                    table.clear();
+                    last_cut = None;
+                    v = cut;
+                    continue;
                 }
                 table.extend(bones);
                 if let Some(o) = owner.get_mut(v) {
                     *o = Some(out.subsets.len());
                 }
+                v += 1;
             }
-            out.subsets.push(subset(start, hi as usize + 1, &table));
+            out.subsets.push(subset(start, hi + 1, &table));
             if let Some(lod_subsets) = out.subsets.get_mut(first..) {
                 assign_faces(lod_subsets, faces, a);
+                // Each subset's faces must use only its vertices (faces grouped by
+                // subset, as Roblox lays them out); anything else would bind vertices
+                // through the wrong bone table.
+                for sub in lod_subsets.iter() {
+                    let verts = sub.verts_begin..sub.verts_begin + sub.verts_length;
+                    let begin = sub.faces_begin as usize;
+                    let range = begin..begin + sub.faces_length as usize;
+                    if let Some(f) = self
+                        .faces
+                        .get(range)
+                        .unwrap_or_default()
+                        .iter()
+                        .find(|f| f.iter().any(|i| !verts.contains(i)))
+                    {
+                        return Err(inconsistent(format!(
+                            "face {f:?} lies in the face range of a subset over vertices \
+                             {verts:?} but uses a vertex outside it: the faces are not \
+                             grouped by subset"
+                        )));
+                    }
+                }
             }
         }
         for (v, (s, own)) in skin.iter().zip(&owner).enumerate() {
