@@ -509,7 +509,12 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
     let lod0_only;
     let scene = if !keeps_lods && scene.meshes.iter().any(|m| m.lod > 0) {
         lod0_only = Scene {
-            meshes: scene.meshes.iter().filter(|m| m.lod == 0).cloned().collect(),
+            meshes: scene
+                .meshes
+                .iter()
+                .filter(|m| m.lod == 0)
+                .cloned()
+                .collect(),
             ..scene.clone()
         };
         &lod0_only
@@ -580,7 +585,11 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
     let carries_skins = matches!(target, Target::FileMesh(v) if v.has_skinning());
     if let (true, Some(s)) = (carries_skins, &scene.skeleton) {
         // FileMesh bones hold a position and a rotation: a scale in the bind pose is lost.
-        let local: Vec<_> = s.joints.iter().map(crate::scene::skin::local_matrix).collect();
+        let local: Vec<_> = s
+            .joints
+            .iter()
+            .map(crate::scene::skin::local_matrix)
+            .collect();
         let parents: Vec<_> = s.joints.iter().map(|j| j.parent).collect();
         let scaled = crate::scene::skin::world_matrices(&local, &parents)
             .iter()

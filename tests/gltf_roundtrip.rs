@@ -29,7 +29,11 @@ fn bits<const N: usize>(v: &[[f32; N]]) -> Vec<u32> {
 
 fn same_scene(a: &Scene, b: &Scene, ctx: &str) {
     // A mesh with no primitive is not written (glTF requires at least one).
-    let written: Vec<_> = a.meshes.iter().filter(|m| !m.primitives.is_empty()).collect();
+    let written: Vec<_> = a
+        .meshes
+        .iter()
+        .filter(|m| !m.primitives.is_empty())
+        .collect();
     assert_eq!(written.len(), b.meshes.len(), "{ctx}: meshes");
     for (ma, mb) in written.into_iter().zip(&b.meshes) {
         let ctx = format!("{ctx}: mesh {:?}", ma.name);
@@ -155,9 +159,12 @@ fn gltf_export_reads_back_as_the_same_scene() {
         let back = import::read_gltf(&glb, None).unwrap_or_else(|e| panic!("{ctx}: {e}"));
         same_scene(&scene, &back, &ctx);
         n += 1;
-        skinned += usize::from(scene.meshes.iter().any(|m| {
-            m.primitives.iter().any(|p| p.joints.is_some())
-        }));
+        skinned += usize::from(
+            scene
+                .meshes
+                .iter()
+                .any(|m| m.primitives.iter().any(|p| p.joints.is_some())),
+        );
         animated += usize::from(back.skeleton.is_some() && !scene.animations.is_empty());
         morphed += usize::from(
             scene

@@ -415,34 +415,41 @@ fn import_names_what_it_leaves_behind() {
             .status
             .success()
     );
-    let import = |path: &std::path::Path, lossy: bool| {
+    let import_to = |path: &std::path::Path, to: &str, lossy: bool| {
         let mut args: Vec<&std::ffi::OsStr> = vec![
             "import".as_ref(),
             path.as_os_str(),
             out.as_os_str(),
             "--to".as_ref(),
-            "4.00".as_ref(),
+            to.as_ref(),
         ];
         if lossy {
             args.push("--allow-lossy".as_ref());
         }
         run(&args)
     };
-    // The skin alone.
-    let o = import(&gltf_path, false);
+    let import = |path: &std::path::Path, lossy: bool| import_to(path, "4.00", lossy);
+    // The skin alone: carried into 4.00, which has bones; named for 3.00, which has none.
+    let o = import_to(&gltf_path, "3.00", false);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(1), "{err}");
-    for expected in [
-        "1 skin (joints, inverse bind matrices) is not imported",
-        "vertex attribute JOINTS_0 (skinning) of 1 primitive is not imported",
-        "vertex attribute WEIGHTS_0 (skinning) of 1 primitive is not imported",
-    ] {
-        assert!(err.contains(expected), "{expected:?} in {err}");
-    }
+    let expected = "the skeleton (3 joints) and the skins of 1 primitives are not carried";
+    assert!(err.contains(expected), "{expected:?} in {err}");
     assert!(
         !out.exists(),
         "nothing is written when the import is refused"
     );
+    let o = import(&gltf_path, false);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    let info = |p: &std::path::Path| -> serde_json::Value {
+        let o = run(&["info".as_ref(), "--json".as_ref(), p.as_os_str()]);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    for key in ["bones", "bone_names", "vertices", "faces"] {
+        assert_eq!(info(&out)[key], info(&src)[key], "{key}");
+    }
+    std::fs::remove_file(&out).unwrap();
 
     // Everything else import leaves behind, added by hand.
     let mut doc: serde_json::Value =
@@ -452,8 +459,9 @@ fn import_names_what_it_leaves_behind() {
     points["mode"] = 0.into();
     let mut morphed = prim.clone();
     let pos = prim["attributes"]["POSITION"].clone();
-    morphed["targets"] = serde_json::json!([{ "POSITION": pos }]);
-    morphed["attributes"]["TEXCOORD_1"] = pos.clone();
+    morphed["targets"] = serde_json::json!([{ "POSITION": pos, "NORMAL": pos }]);
+    morphed["attributes"]["TEXCOORD_1"] = prim["attributes"]["TEXCOORD_0"].clone();
+    morphed["attributes"]["TEXCOORD_3"] = prim["attributes"]["TEXCOORD_0"].clone();
     doc["meshes"][0]["primitives"] = serde_json::json!([prim, points, morphed]);
     // A second node placing the mesh, moved: imported as a second, moved copy.
     let nodes = doc["nodes"].as_array_mut().unwrap();
@@ -471,8 +479,11 @@ fn import_names_what_it_leaves_behind() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     for expected in [
         "1 primitive that is not a triangle list (points, lines, strips or fans) was left out",
-        "morph targets of 1 primitive are not imported",
-        "vertex attribute TEXCOORD_1 (a further UV set) of 1 primitive is not imported",
+        "2 morph targets are not carried into 4.00",
+        "the skin influences of 2 primitives whose node has no skin were not imported",
+        "the normal and tangent offsets of 1 morph target are not imported",
+        "vertex attribute TEXCOORD_3 (a further UV set) of 1 primitive is not imported",
+        "the further UV sets of 2 primitives: 4.00 holds one UV set",
         "1 material not imported",
     ] {
         assert!(err.contains(expected), "{expected:?} in {err}");
@@ -481,9 +492,9 @@ fn import_names_what_it_leaves_behind() {
     let o = import(&edited, true);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("dropped: 1 skin (joints"), "{err}");
+    assert!(err.contains("dropped: 2 morph targets"), "{err}");
     assert!(
-        !err.contains("node"),
+        !err.contains("transform") && !err.contains("instanc"),
         "node transforms and instances are carried: {err}"
     );
     let faces = |p: &std::path::Path| {

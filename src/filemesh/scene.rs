@@ -175,7 +175,10 @@ fn filemesh_skeleton(
 pub fn from_scene(scene: &Scene) -> Result<crate::filemesh::model::Mesh> {
     use crate::filemesh::model::{Lods, Mesh, MeshVertex, VertexSkin};
     let mut mesh = Mesh::default();
-    let skinned = scene.skeleton.as_ref().is_some_and(|s| !s.joints.is_empty());
+    let skinned = scene
+        .skeleton
+        .as_ref()
+        .is_some_and(|s| !s.joints.is_empty());
     let mut skins: Vec<VertexSkin> = Vec::new();
     let default_bone = scene
         .skeleton
@@ -269,7 +272,13 @@ fn byte_weights(
     use crate::filemesh::model::{Influence, VertexSkin};
     let w: Vec<f64> = weights
         .iter()
-        .map(|&w| if w.is_finite() && w > 0.0 { f64::from(w) } else { 0.0 })
+        .map(|&w| {
+            if w.is_finite() && w > 0.0 {
+                f64::from(w)
+            } else {
+                0.0
+            }
+        })
         .collect();
     let total: f64 = w.iter().sum();
     let mut out = VertexSkin::default();
@@ -304,7 +313,10 @@ fn byte_weights(
 }
 
 /// Bones from the skeleton's bind pose (see [`from_scene`]).
-fn bones(s: &Skeleton, mesh: &crate::filemesh::model::Mesh) -> Vec<crate::filemesh::model::MeshBone> {
+fn bones(
+    s: &Skeleton,
+    mesh: &crate::filemesh::model::Mesh,
+) -> Vec<crate::filemesh::model::MeshBone> {
     let local: Vec<skin::Mat4> = s.joints.iter().map(skin::local_matrix).collect();
     let parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
     let world = skin::world_matrices(&local, &parents);
@@ -317,7 +329,7 @@ fn bones(s: &Skeleton, mesh: &crate::filemesh::model::Mesh) -> Vec<crate::fileme
                     let d = v
                         .position
                         .iter()
-                        .zip(&w[12..15])
+                        .zip(w.get(12..15).unwrap_or_default())
                         .map(|(&p, &t)| (f64::from(p) - t).powi(2))
                         .sum::<f64>()
                         .sqrt() as f32;
@@ -369,10 +381,12 @@ fn split_for_subsets(mesh: &mut crate::filemesh::model::Mesh) {
     };
     let n_lods = mesh.lods.offsets.len().saturating_sub(1).max(1);
     let ranges: Vec<(usize, usize)> = (0..n_lods)
-        .map(|k| match (mesh.lods.offsets.get(k), mesh.lods.offsets.get(k + 1)) {
-            (Some(&a), Some(&b)) => (a as usize, b as usize),
-            _ => (0, mesh.faces.len()),
-        })
+        .map(
+            |k| match (mesh.lods.offsets.get(k), mesh.lods.offsets.get(k + 1)) {
+                (Some(&a), Some(&b)) => (a as usize, b as usize),
+                _ => (0, mesh.faces.len()),
+            },
+        )
         .collect();
     let needs = ranges.iter().any(|&(a, b)| {
         let mut all: Vec<u16> = mesh

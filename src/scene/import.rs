@@ -731,7 +731,10 @@ fn place(
     let mut used_skins: Vec<usize> = uses.iter().filter_map(|u| u.skin).collect();
     used_skins.sort_unstable();
     used_skins.dedup();
-    let all_skins = doc.get("skins").and_then(Value::as_array).map_or(0, Vec::len);
+    let all_skins = doc
+        .get("skins")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
     let unused = all_skins - used_skins.len().min(all_skins);
     // No placed mesh is skinned: a skeleton (and its animations) alone, as an
     // animation file exports, is read from every skin.
@@ -812,13 +815,20 @@ fn place(
     }
     note(
         unbound,
-        format!("the skin influences of {unbound} primitives whose node has no skin were not imported"),
+        format!(
+            "the skin influences of {unbound} primitives whose node has no skin were not imported"
+        ),
     );
     let (skeleton, animations) = if used_skins.is_empty() {
-        let n = doc.get("animations").and_then(Value::as_array).map_or(0, Vec::len);
+        let n = doc
+            .get("animations")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         note(
             n,
-            format!("{n} animations were not imported: only animations of a placed skin's joints are"),
+            format!(
+                "{n} animations were not imported: only animations of a placed skin's joints are"
+            ),
         );
         (None, Vec::new())
     } else {

@@ -314,19 +314,30 @@ impl Skins {
             .enumerate()
         {
             let ctx = format!("glTF animation {ai}");
-            let samplers = a.get("samplers").and_then(Value::as_array).unwrap_or(&empty);
+            let samplers = a
+                .get("samplers")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty);
             let mut channels: Vec<Channel> = Vec::new();
-            for c in a.get("channels").and_then(Value::as_array).unwrap_or(&empty) {
+            for c in a
+                .get("channels")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty)
+            {
                 let target = c.get("target");
                 let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
                 let node = target.map(|t| uint(t, "node", &ctx)).transpose()?.flatten();
                 let joint = node.and_then(|n| self.slot.get(&n).copied());
                 let Some(joint) = joint else {
-                    *counts.entry("channels of nodes that are not joints").or_default() += 1;
+                    *counts
+                        .entry("channels of nodes that are not joints")
+                        .or_default() += 1;
                     continue;
                 };
                 if !matches!(path, Some("translation" | "rotation" | "scale")) {
-                    *counts.entry("channels of morph target weights").or_default() += 1;
+                    *counts
+                        .entry("channels of morph target weights")
+                        .or_default() += 1;
                     continue;
                 }
                 let sampler = uint(c, "sampler", &ctx)?
@@ -379,8 +390,9 @@ impl Skins {
                     .iter()
                     .any(|c| c.joint == joint && c.values.path() == values.path())
                 {
-                    *counts.entry("second channels of the same joint and property").or_default() +=
-                        1;
+                    *counts
+                        .entry("second channels of the same joint and property")
+                        .or_default() += 1;
                     continue;
                 }
                 channels.push(Channel {
@@ -390,7 +402,9 @@ impl Skins {
                 });
             }
             if channels.is_empty() {
-                *counts.entry("animations with no channel of a joint").or_default() += 1;
+                *counts
+                    .entry("animations with no channel of a joint")
+                    .or_default() += 1;
                 continue;
             }
             out.push(Animation {
@@ -418,7 +432,7 @@ impl Skins {
 /// joint and its parent node) when there is one: translations as points, rotations
 /// after `p`'s rotation, scales times `p`'s (mean) scale.
 fn channel_values(path: &str, rows: &[&[f64]], p: Option<&Mat4>) -> ChannelValues {
-    let (pt, pq, ps) = p.map_or(([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), decompose);
+    let (_, pq, ps) = p.map_or(([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), decompose);
     let mean = (ps[0] * ps[1] * ps[2]).abs().cbrt();
     let three = |r: &[f64]| [0, 1, 2].map(|k| r.get(k).copied().unwrap_or(0.0));
     match path {
@@ -426,7 +440,11 @@ fn channel_values(path: &str, rows: &[&[f64]], p: Option<&Mat4>) -> ChannelValue
             rows.iter()
                 .map(|r| {
                     let q = [0, 1, 2, 3].map(|k| r.get(k).copied().unwrap_or(0.0));
-                    let q = if p.is_some() { skin::quat_mul(pq, q) } else { q };
+                    let q = if p.is_some() {
+                        skin::quat_mul(pq, q)
+                    } else {
+                        q
+                    };
                     skin::normalize_quat(q).map(|x| x as f32)
                 })
                 .collect(),
@@ -443,7 +461,7 @@ fn channel_values(path: &str, rows: &[&[f64]], p: Option<&Mat4>) -> ChannelValue
                         let [x, y, z] = three(r);
                         let at = |k: usize| m.get(k).copied().unwrap_or(0.0);
                         [0, 1, 2].map(|c| {
-                            (at(c) * x + at(4 + c) * y + at(8 + c) * z + pt[c]) as f32
+                            (at(c) * x + at(4 + c) * y + at(8 + c) * z + at(12 + c)) as f32
                         })
                     }
                     None => three(r).map(|x| x as f32),
