@@ -231,6 +231,30 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
                 .collect()
         };
         let (lo, hi) = (corner("bbox_min"), corner("bbox_max"));
+        // What the glTF reader makes of Blender's rig, shape keys, UV maps and actions.
+        let count = |k: &str| want[k].as_u64().unwrap() as usize;
+        let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+        assert_eq!(
+            scene.skeleton.as_ref().map_or(0, |s| s.joints.len()),
+            count("bones"),
+            "{name}: joints"
+        );
+        assert_eq!(
+            prims.iter().map(|p| p.morph_targets.len()).max().unwrap_or(0),
+            count("shape_keys"),
+            "{name}: morph targets"
+        );
+        assert_eq!(
+            prims.iter().map(|p| 1 + p.extra_uvs.len()).max().unwrap_or(0),
+            count("uv_sets"),
+            "{name}: UV sets"
+        );
+        assert_eq!(scene.animations.len(), count("actions"), "{name}: animations");
+        assert!(
+            scene.notes.iter().all(|n| !n.detail.contains("skin")),
+            "{name}: {:?}",
+            scene.notes
+        );
         for to in [
             "filemesh:2.00",
             "filemesh:4.00",
@@ -245,6 +269,13 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
                 .to_scene(&ExportOptions::default(), &limits)
                 .unwrap();
             let ctx = format!("{name} to {to}");
+            // The rig arrives as bones where the version has them.
+            let has_bones = to != "filemesh:2.00" && to != "csgmdl:5";
+            assert_eq!(
+                back.skeleton.as_ref().map_or(0, |s| s.joints.len()),
+                if has_bones { count("bones") } else { 0 },
+                "{ctx}: bones"
+            );
             let got: usize = back
                 .meshes
                 .iter()

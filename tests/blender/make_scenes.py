@@ -48,7 +48,24 @@ def numbers():
                 lo[k] = min(lo[k], g[k])
                 hi[k] = max(hi[k], g[k])
         ev.to_mesh_clear()
-    return {"triangles": tris, "bbox_min": lo, "bbox_max": hi}
+    bones = sum(len(o.data.bones) for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    keys = sum(
+        len(o.data.shape_keys.key_blocks) - 1
+        for o in bpy.context.scene.objects
+        if o.type == "MESH" and o.data.shape_keys
+    )
+    uv_sets = max(
+        [len(o.data.uv_layers) for o in bpy.context.scene.objects if o.type == "MESH"] or [0]
+    )
+    return {
+        "triangles": tris,
+        "bbox_min": lo,
+        "bbox_max": hi,
+        "bones": bones,
+        "shape_keys": keys,
+        "uv_sets": uv_sets,
+        "actions": len(bpy.data.actions),
+    }
 
 
 def export(name, fmt="GLB"):
@@ -113,7 +130,24 @@ cyl.select_set(True)
 arm.select_set(True)
 bpy.context.view_layer.objects.active = arm
 bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+# An action: the upper bone turns over 20 frames.
+bpy.context.view_layer.objects.active = arm
+bpy.ops.object.mode_set(mode="POSE")
+pb = arm.pose.bones["Bone.001"]
+pb.rotation_mode = "QUATERNION"
+pb.keyframe_insert("rotation_quaternion", frame=1)
+pb.rotation_quaternion = (0.9239, 0.3827, 0.0, 0.0)
+pb.keyframe_insert("rotation_quaternion", frame=20)
+bpy.ops.object.mode_set(mode="OBJECT")
+arm.animation_data.action.name = "Bend"
 export("rigged.glb")
+
+# A mesh with two UV maps (the second becomes TEXCOORD_1).
+reset()
+bpy.ops.mesh.primitive_cube_add(size=2)
+cube = bpy.context.object
+cube.data.uv_layers.new(name="Lightmap")
+export("two uv maps.glb")
 
 # Separate .gltf and .bin, names with spaces (the URI is percent-encoded).
 reset()
