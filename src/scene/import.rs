@@ -7,10 +7,16 @@
 //! [`read_gltf_with`] for what is refused). Memory is bounded by the input: accessors
 //! are decoded once however many primitives use them, and all uses together may decode
 //! to at most [`DECODE_FACTOR`] times the file's size. Every mesh primitive in
-//! triangle mode becomes a [`Primitive`] with positions, normals, `TEXCOORD_0` and
-//! `COLOR_0`. Meshes are placed as the scene's nodes place them ([`place`]): each node
+//! triangle mode becomes a [`Primitive`] with positions, normals, every `TEXCOORD_n`
+//! (the first as [`Primitive::uvs`], the rest as [`Primitive::extra_uvs`]), `COLOR_0`,
+//! skin influences (`JOINTS_n`/`WEIGHTS_n`, the four heaviest) and morph target
+//! positions. Meshes are placed as the scene's nodes place them (`place`): each node
 //! that names a mesh gives one copy, transformed by the node's world matrix (a mesh
-//! used by two nodes comes out twice); a mesh no node names is kept as it is.
+//! used by two nodes comes out twice); a mesh no node names is kept as it is. The skins
+//! of the placed meshes become one [`Skeleton`](super::Skeleton) and animations of its
+//! joints become [`Animation`](super::Animation)s (`skins`); `MSFT_lod` and names
+//! ending in `LOD k` give [`ExportMesh::lod`]. What is left out is named in
+//! [`Scene::notes`].
 //!
 //! OBJ: `v` (with optional r g b), `vt`, `vn`, and `f` with `v`, `v/t`, `v//n`, `v/t/n`
 //! corners (negative indices count from the end); polygons are split into fans; `o`

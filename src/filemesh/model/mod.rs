@@ -14,7 +14,7 @@
 //! need not change (see [`stored`](stored), "Carry-over").
 //!
 //! Writing a model as any version, and the loss report of a conversion, are in
-//! [`convert`](super::convert).
+//! [`convert`](convert).
 
 pub mod convert;
 pub mod facs_eval;
