@@ -240,16 +240,28 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
             "{name}: joints"
         );
         assert_eq!(
-            prims.iter().map(|p| p.morph_targets.len()).max().unwrap_or(0),
+            prims
+                .iter()
+                .map(|p| p.morph_targets.len())
+                .max()
+                .unwrap_or(0),
             count("shape_keys"),
             "{name}: morph targets"
         );
         assert_eq!(
-            prims.iter().map(|p| 1 + p.extra_uvs.len()).max().unwrap_or(0),
+            prims
+                .iter()
+                .map(|p| 1 + p.extra_uvs.len())
+                .max()
+                .unwrap_or(0),
             count("uv_sets"),
             "{name}: UV sets"
         );
-        assert_eq!(scene.animations.len(), count("actions"), "{name}: animations");
+        assert_eq!(
+            scene.animations.len(),
+            count("actions"),
+            "{name}: animations"
+        );
         assert!(
             scene.notes.iter().all(|n| !n.detail.contains("skin")),
             "{name}: {:?}",
