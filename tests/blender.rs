@@ -191,7 +191,8 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
 
 /// glTF files that Blender itself writes (`tests/blender/make_scenes.py`: primitives, a
 /// scene of placed objects with a linked duplicate and a parent, a shape-keyed and a
-/// rigged mesh, a `.gltf` + `.bin` pair with spaces in their names) are imported into
+/// rigged mesh with an action, two UV maps, a Draco-compressed mesh, a `.gltf` + `.bin`
+/// pair with spaces in their names) are imported into
 /// FileMesh 2.00, 4.00, 7.00 and union graphics 5, and exported back: the triangle
 /// counts and the bounding boxes (glTF's axes) are Blender's own numbers.
 #[test]

@@ -68,9 +68,9 @@ def numbers():
     }
 
 
-def export(name, fmt="GLB"):
+def export(name, fmt="GLB", **options):
     path = os.path.join(out, name)
-    bpy.ops.export_scene.gltf(filepath=path, export_format=fmt, export_apply=False)
+    bpy.ops.export_scene.gltf(filepath=path, export_format=fmt, export_apply=False, **options)
     expected[name] = numbers()
 
 
@@ -148,6 +148,11 @@ bpy.ops.mesh.primitive_cube_add(size=2)
 cube = bpy.context.object
 cube.data.uv_layers.new(name="Lightmap")
 export("two uv maps.glb")
+
+# Draco-compressed by Blender's own encoder (KHR_draco_mesh_compression).
+reset()
+bpy.ops.mesh.primitive_monkey_add()
+export("monkey draco.glb", export_draco_mesh_compression_enable=True)
 
 # Separate .gltf and .bin, names with spaces (the URI is percent-encoded).
 reset()
