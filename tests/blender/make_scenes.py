@@ -4,10 +4,12 @@
 
 Writes, with Blender's own glTF exporter, a few files of the kinds people bring:
 primitives, a scene of placed, rotated and scaled objects with a linked duplicate (one
-mesh, two objects), a shape-keyed mesh, a rigged mesh, and a .gltf + .bin pair whose
+mesh, two objects), a shape-keyed mesh, a rigged mesh with an action, a mesh with two
+UV maps, a mesh compressed with Blender's Draco encoder, and a .gltf + .bin pair whose
 names hold spaces. Beside them, expected.json gives Blender's own numbers for each:
-triangles (of the evaluated, triangulated meshes) and the world-space bounding box in
-glTF's axes (+Y up: Blender's (x, y, z) is glTF's (x, z, -y)).
+triangles (of the evaluated, triangulated meshes), the world-space bounding box in
+glTF's axes (+Y up: Blender's (x, y, z) is glTF's (x, z, -y)), and the counts of bones,
+shape keys (besides the basis), UV maps and actions.
 """
 import json
 import os
