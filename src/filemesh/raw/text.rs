@@ -530,6 +530,8 @@ struct NumberStats {
     exp_three: usize,
     /// Most significant digits in any number.
     max_digits: usize,
+    /// Numbers that the canonical format would not print as written.
+    not_canonical: usize,
 }
 
 struct Parser<'a> {
@@ -752,7 +754,15 @@ impl<'a> Parser<'a> {
             },
             ..TextFormat::canonical()
         };
-        let mut overrides = find_overrides(data, &faces, &format);
+        // Every number as the canonical format prints it: nothing to keep.
+        let canonical = self.stats.not_canonical == 0
+            && format.precision == 6
+            && format.exponent_digits == ExponentDigits::Two;
+        let mut overrides = if canonical {
+            Vec::new()
+        } else {
+            find_overrides(data, &faces, &format)
+        };
         // Another precision only when 6 does not fit and the digits suggest one.
         let digits = self.stats.max_digits;
         if !overrides.is_empty() && (1..=17).contains(&digits) && digits != 6 {
@@ -786,49 +796,66 @@ impl<'a> Parser<'a> {
     }
 
     /// `[+-]?(d+(.d*)?|.d+)([eE][+-]?d+)?`, to the nearest finite f32.
+    ///
+    /// One pass over the token: its parts give the value (exactly, by [`fast_f32`], for
+    /// the short decimals Roblox writes; else by `lexical-core`), the statistics that
+    /// choose the format, and whether the token is how the canonical format prints its
+    /// value ([`canonical_g6`]), which saves comparing it later.
     fn number(&mut self, context: &str) -> Result<f32> {
         let start = self.pos;
         let bytes = self.bytes;
-        let at = |i: usize| bytes.get(i).copied();
-        let mut i = start;
-        if matches!(at(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
+        let rest = bytes.get(start..).unwrap_or_default();
+        let negative = rest.first() == Some(&b'-');
+        let plus = rest.first() == Some(&b'+');
+        let mut i = usize::from(negative || plus);
+        // The mantissa's digits in one pass: its significant digits as an integer (while
+        // they fit the fast path), how many there are, and the zeros around them.
+        let mut digits = Digits::default();
         let int_start = i;
-        while at(i).is_some_and(|b| b.is_ascii_digit()) {
+        while let Some(&b @ b'0'..=b'9') = rest.get(i) {
+            digits.push(b);
             i += 1;
         }
-        let mut mantissa_digits = i - int_start;
-        if at(i) == Some(b'.') {
+        let int = rest.get(int_start..i).unwrap_or_default();
+        let mut frac: Option<&[u8]> = None;
+        if rest.get(i) == Some(&b'.') {
             i += 1;
             let frac_start = i;
-            while at(i).is_some_and(|b| b.is_ascii_digit()) {
+            while let Some(&b @ b'0'..=b'9') = rest.get(i) {
+                digits.push(b);
                 i += 1;
             }
-            mantissa_digits += i - frac_start;
+            frac = rest.get(frac_start..i);
         }
-        let mantissa_end = i;
-        let mut exp_width = None;
-        if mantissa_digits > 0 && matches!(at(i), Some(b'e' | b'E')) {
-            let mut j = i + 1;
-            if matches!(at(j), Some(b'+' | b'-')) {
-                j += 1;
-            }
+        let frac_digits = frac.unwrap_or_default();
+        let mantissa_digits = int.len() + frac_digits.len();
+        // (letter, sign, digits)
+        let mut exp: Option<(u8, Option<u8>, &[u8])> = None;
+        if let (true, Some(&letter @ (b'e' | b'E'))) = (mantissa_digits > 0, rest.get(i)) {
+            let sign = rest
+                .get(i + 1)
+                .copied()
+                .filter(|b| matches!(b, b'+' | b'-'));
+            let mut j = i + 1 + usize::from(sign.is_some());
             let exp_start = j;
-            while at(j).is_some_and(|b| b.is_ascii_digit()) {
+            while let Some(b'0'..=b'9') = rest.get(j) {
                 j += 1;
             }
             if j > exp_start {
-                exp_width = Some((j - exp_start, at(exp_start) == Some(b'0')));
+                exp = Some((letter, sign, rest.get(exp_start..j).unwrap_or_default()));
                 i = j;
             }
         }
         if mantissa_digits == 0
-            || matches!(at(i), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+            || matches!(
+                rest.get(i),
+                Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+            )
         {
-            let end = (i..)
+            let at = |k: usize| bytes.get(k).copied();
+            let end = (start + i..)
                 .find(|&k| !matches!(at(k), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')))
-                .unwrap_or(i);
+                .unwrap_or(start + i);
             let msg = if end == start {
                 format!("expected a number, found {}", self.found())
             } else {
@@ -837,33 +864,190 @@ impl<'a> Parser<'a> {
             };
             return Err(self.error_at(start, context, msg));
         }
-        let text = bytes.get(start..i).unwrap_or_default();
-        // The scan above admits only the grammar's ASCII, which lexical-core parses as it
-        // stands (no UTF-8 pass), correctly rounded to the nearest f32 as Rust's parser
-        // does (a test compares the two). A finite decimal beyond the f32 range (`1e39`, or
-        // `3.403e+38`, which is f32::MAX printed with 4 digits) gets the nearest finite
-        // f32, ±f32::MAX; the text is then kept as an override if need be.
-        let value: f32 =
-            lexical_core::parse(text).map_err(|_| self.error_at(start, context, "not a number"))?;
-        let value = value.clamp(f32::MIN, f32::MAX);
-        match exp_width {
-            Some((2, _)) => self.stats.exp_two += 1,
-            Some((3, true)) => self.stats.exp_three += 1,
+        let text = rest.get(..i).unwrap_or_default();
+        // The exponent as written (`None` when too long to matter for the fast path).
+        let written_exp: Option<i32> = match exp {
+            None => Some(0),
+            Some((_, sign, d)) if d.len() <= 4 => {
+                let v = d
+                    .iter()
+                    .fold(0i32, |acc, &b| acc * 10 + i32::from(b - b'0'));
+                Some(if sign == Some(b'-') { -v } else { v })
+            }
+            Some(_) => None,
+        };
+        let (leading, trailing, significant) = (digits.leading, digits.pending, digits.count);
+        // A decimal beyond the f32 range (`1e39`, or `3.403e+38`, f32::MAX printed with 4
+        // digits) gets the nearest finite f32, ±f32::MAX; the text is then kept as an
+        // override if need be.
+        let fast = written_exp.and_then(|e| {
+            // The place of the last significant digit.
+            let place = e - frac_digits.len() as i32 + trailing as i32;
+            fast_f32(negative, digits.value, place, significant)
+        });
+        let value = match fast {
+            Some(v) => v,
+            // The scan above admits only the grammar's ASCII, which lexical-core parses as
+            // it stands (no UTF-8 pass), correctly rounded to the nearest f32 as Rust's
+            // parser does (a test compares the two).
+            None => lexical_core::parse::<f32>(text)
+                .map_err(|_| self.error_at(start, context, "not a number"))?
+                .clamp(f32::MIN, f32::MAX),
+        };
+        match exp {
+            Some((_, _, d)) if d.len() == 2 => self.stats.exp_two += 1,
+            Some((_, _, d)) if d.len() == 3 && d.first() == Some(&b'0') => {
+                self.stats.exp_three += 1
+            }
             _ => {}
         }
-        let mantissa = bytes.get(start..mantissa_end).unwrap_or_default();
-        let significant = mantissa.iter().filter(|b| b.is_ascii_digit());
-        let leading = significant.clone().take_while(|&&b| b == b'0').count();
-        let trailing = significant
-            .clone()
-            .rev()
-            .take_while(|&&b| b == b'0')
-            .count();
-        let total = significant.count();
-        let digits = total.saturating_sub(leading + trailing);
-        self.stats.max_digits = self.stats.max_digits.max(digits);
-        self.pos = i;
+        self.stats.max_digits = self.stats.max_digits.max(significant);
+        let point = Token {
+            plus,
+            int,
+            frac,
+            exp,
+            leading,
+            significant,
+        };
+        if !canonical_g6(&point, value) {
+            self.stats.not_canonical += 1;
+        }
+        self.pos = start + i;
         Ok(value)
+    }
+}
+
+/// Exact powers of ten in `f32` (10¹⁰ = 2¹⁰ × 5¹⁰, and 5¹⁰ < 2²⁴).
+const POW10_F32: [f32; 11] = [
+    1.0,
+    10.0,
+    100.0,
+    1_000.0,
+    10_000.0,
+    100_000.0,
+    1_000_000.0,
+    10_000_000.0,
+    100_000_000.0,
+    1_000_000_000.0,
+    10_000_000_000.0,
+];
+
+/// The digits of a mantissa, pushed in order: its significant digits (without leading
+/// and trailing zeros) as an integer while there are at most [`FAST_DIGITS`], their
+/// count, and the zeros before and after them.
+#[derive(Default)]
+struct Digits {
+    value: u32,
+    count: usize,
+    leading: usize,
+    /// Zeros since the last non-zero digit (the trailing zeros, at the end).
+    pending: usize,
+}
+
+/// Significant digits the exact `f32` fast path takes (below 2²⁴).
+const FAST_DIGITS: usize = 7;
+
+impl Digits {
+    fn push(&mut self, b: u8) {
+        let d = u32::from(b - b'0');
+        if self.count == 0 && d == 0 {
+            self.leading += 1;
+        } else if d == 0 {
+            self.pending += 1;
+        } else {
+            self.count += self.pending + 1;
+            if self.count <= FAST_DIGITS {
+                for _ in 0..self.pending {
+                    self.value *= 10;
+                }
+                self.value = self.value * 10 + d;
+            }
+            self.pending = 0;
+        }
+    }
+}
+
+/// `±value × 10^exp` as the nearest `f32` (`value` having `count` significant digits),
+/// when that is one exact operation: at most [`FAST_DIGITS`] digits (below 2²⁴, exact
+/// in an `f32`) and |exp| ≤ 10 (an exact power of ten), so one correctly rounded
+/// multiplication or division gives the correctly rounded result (Clinger's fast path).
+/// `None` otherwise.
+fn fast_f32(negative: bool, value: u32, exp: i32, count: usize) -> Option<f32> {
+    if count > FAST_DIGITS {
+        return None;
+    }
+    let m = value as f32;
+    let v = if count == 0 {
+        0.0
+    } else if exp >= 0 {
+        m * *POW10_F32.get(exp as usize)?
+    } else {
+        m / *POW10_F32.get(exp.unsigned_abs() as usize)?
+    };
+    Some(if negative { -v } else { v })
+}
+
+/// The parts of a number token as [`Parser::number`] scanned them.
+struct Token<'a> {
+    plus: bool,
+    int: &'a [u8],
+    frac: Option<&'a [u8]>,
+    /// (`e` or `E`, the exponent's sign, its digits)
+    exp: Option<(u8, Option<u8>, &'a [u8])>,
+    /// Zeros before the first significant digit of `int` followed by `frac`.
+    leading: usize,
+    /// Significant digits (no leading or trailing zeros).
+    significant: usize,
+}
+
+/// Whether `t` is exactly how `%g` with six significant digits and two-digit exponents
+/// ([`TextFormat::canonical`]) prints `value`, judged from the token's form alone. It
+/// says yes only where [`prints_as`] would (a test checks it on many tokens): at most six
+/// significant digits and a normal (or zero) value, so the value prints back to the same
+/// digits (FLT_DIG); then `%g`'s layout — fixed notation for exponents −4 to 5, with no
+/// leading or trailing zeros and no bare point; else one digit, the fraction, and `e±dd`.
+fn canonical_g6(t: &Token<'_>, value: f32) -> bool {
+    if t.plus {
+        return false;
+    }
+    let frac_ok = match t.frac {
+        None => true,
+        Some(f) => f.last().is_some_and(|&b| b != b'0'),
+    };
+    if t.significant == 0 {
+        // Zero prints as `0` or `-0`.
+        return value == 0.0 && t.int == b"0" && t.frac.is_none() && t.exp.is_none();
+    }
+    if t.significant > 6 || !value.is_normal() || value.abs() >= 3.4e38 || !frac_ok {
+        return false;
+    }
+    // The place of the first significant digit, as written in the mantissa.
+    let place = t.int.len() as i32 - 1 - t.leading as i32;
+    match t.exp {
+        None => {
+            if !(-4..=5).contains(&place) {
+                return false;
+            }
+            if place >= 0 {
+                t.int.first() != Some(&b'0')
+            } else {
+                t.int == b"0"
+            }
+        }
+        Some((letter, sign, digits)) => {
+            let e: i32 = digits.iter().fold(0i32, |acc, &b| {
+                acc.saturating_mul(10).saturating_add(i32::from(b - b'0'))
+            });
+            let e = if sign == Some(b'-') { -e } else { e };
+            let x = place + e;
+            letter == b'e'
+                && sign.is_some()
+                && t.int.len() == 1
+                && t.int.first() != Some(&b'0')
+                && !(-4..=5).contains(&x)
+                && digits.len() == if e.abs() >= 100 { 3 } else { 2 }
+        }
     }
 }
 
@@ -975,6 +1159,103 @@ mod tests {
         }
     }
     use super::*;
+
+    /// The number scan's exact fast path gives Rust's own parse, and a token it calls
+    /// canonical is one the canonical format prints as written (so no override is
+    /// lost); canonical output of random values is recognised as such.
+    #[test]
+    fn number_scan_parses_exactly_and_knows_canonical_tokens() {
+        let mut tokens: Vec<String> = [
+            "0",
+            "-0",
+            "+0",
+            "0.0",
+            "00",
+            "1",
+            "1.",
+            ".5",
+            "-.5",
+            "+1.5e3",
+            "1e+05",
+            "1e5",
+            "100000",
+            "1e+06",
+            "1000000",
+            "999999",
+            "0.0001",
+            "1e-04",
+            "1e-05",
+            "0.00001",
+            "12.50",
+            "12.5",
+            "-12.5",
+            "1.5E+07",
+            "1.5e7",
+            "1.5e+007",
+            "3.40282e+38",
+            "1e-38",
+            "1.17549e-38",
+            "7e-46",
+            "1e39",
+            "16777217",
+            "0.1234567",
+            "123456.7",
+            "1234567",
+            "9.99999e-05",
+            "5e-324",
+            "0.000123",
+            "-0.000123",
+            "1.0e+10",
+            "2e+10",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let canonical = TextFormat::canonical();
+        let (mut scratch, mut out) = (String::new(), Vec::new());
+        let mut printed = Vec::new();
+        let mut recognised = 0;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f32::from_bits((x >> 32) as u32);
+            if !v.is_finite() {
+                continue;
+            }
+            let small = (x as f32 / u64::MAX as f32 - 0.5) * 20.0;
+            for v in [v, small, small / 1000.0, (small * 1000.0).round()] {
+                out.clear();
+                format_g(v, &canonical, &mut scratch, &mut out).unwrap();
+                let text = String::from_utf8(out.clone()).unwrap();
+                // Canonical output of a value that prints back to itself is recognised.
+                let mut p = Parser::new(text.as_bytes());
+                let got = p.number("t").unwrap();
+                if got.is_normal() && got.abs() < 3.4e38 || got == 0.0 {
+                    assert_eq!(p.stats.not_canonical, 0, "{text} for {v:e}");
+                    recognised += 1;
+                }
+                tokens.push(text);
+                tokens.push(format!("{v}"));
+                tokens.push(format!("{:.3e}", f64::from(v)));
+            }
+        }
+        assert!(recognised > 300_000, "{recognised}");
+        for t in &tokens {
+            let mut p = Parser::new(t.as_bytes());
+            let got = p.number("t").expect(t);
+            assert_eq!(p.pos, t.len(), "{t}");
+            let std: f32 = t.parse::<f32>().expect(t).clamp(f32::MIN, f32::MAX);
+            assert_eq!(got.to_bits(), std.to_bits(), "{t}");
+            if p.stats.not_canonical == 0 {
+                assert!(
+                    prints_as(got, t.as_bytes(), &canonical, &mut scratch, &mut printed),
+                    "{t} called canonical"
+                );
+            }
+        }
+    }
 
     /// The token fast path agrees with formatting the parsed value.
     #[test]
