@@ -48,13 +48,29 @@ impl MeshFile for StfContainer {
     }
 
     fn target(&self, to: &str) -> Result<Target> {
-        Err(usage(format!(
-            "--to {to}: STF has one version; without --to the file is rewritten"
-        )))
+        match Target::qualified(to) {
+            Some(Ok(Target::Stf)) => Ok(Target::Stf),
+            _ => Err(usage(format!(
+                "--to {to}: STF has one version (stf); without --to the file is rewritten"
+            ))),
+        }
     }
 
+    /// STF to STF: every mesh decoded and written back from the model
+    /// ([`super::replace_meshes`]), the rest of the document kept.
     fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
-        Err(MeshFile::target(self, &target.to_string()).unwrap_err())
+        if *target != Target::Stf {
+            return Err(MeshFile::target(self, &target.to_string())
+                .err()
+                .unwrap_or_else(|| usage(format!("--to {target}: not an STF target"))));
+        }
+        let meshes = model::meshes(self)?;
+        let out = super::replace_meshes(self, &meshes)?;
+        Ok(Converted {
+            summary: line(&out)?,
+            bytes: out.write()?,
+            losses: Vec::new(),
+        })
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
@@ -63,6 +79,26 @@ impl MeshFile for StfContainer {
         }
         super::scene::to_scene(self)
     }
+}
+
+/// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
+/// does not get is reported by [`crate::import`] (skins, animations, other LODs).
+pub(crate) fn import(scene: &Scene) -> Result<Converted> {
+    let out = super::from_scene(scene, "")?;
+    Ok(Converted {
+        summary: line(&out)?,
+        bytes: out.write()?,
+        losses: Vec::new(),
+    })
+}
+
+/// The one-line summary of a written file.
+fn line(c: &StfContainer) -> Result<String> {
+    let info = c.info()?;
+    Ok(format!(
+        "STF, {} meshes, {} vertices, {} triangles",
+        info.meshes, info.vertices, info.faces
+    ))
 }
 
 /// `meshcodec info`'s lines for an STF file.
