@@ -295,7 +295,7 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
             let moving: Vec<u64> = deltas
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| d.iter().any(|&x| x != 0.0))
+                .filter(|(_, d)| d.iter().any(|x| x.to_bits() != 0))
                 .map(|(i, _)| i as u64)
                 .collect();
             let (indices, position_offsets) = if moving.len() * 2 < deltas.len() {

@@ -76,6 +76,7 @@ const NOT_BUFFER_KEYS: &[&str] = &[
 pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContainer> {
     let mut doc = model::document(c)?;
     let mut new_buffers: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut released = HashSet::new();
     let mut ids = IdSource::new(&doc, c);
     for m in meshes {
         if let Some(p) = m.problems().first() {
@@ -97,6 +98,7 @@ pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContain
             old: &old,
             new_buffers: &mut new_buffers,
             ids: &mut ids,
+            released: &mut released,
             fresh: Vec::new(),
             reused: BTreeSet::new(),
         }
@@ -105,15 +107,18 @@ pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContain
             r.insert(m.id.clone(), Value::Object(resource));
         }
     }
-    assemble(doc, c, new_buffers)
+    assemble(doc, c, new_buffers, &released)
 }
 
-/// Drops the binary buffers nothing names any more, renumbers the rest, appends
-/// `new_buffers` (id, bytes) with their `buffers` entries, and serialises.
+/// Drops the buffers that the old versions of the rewritten properties named
+/// (`released`) and nothing names any more, renumbers the rest (every other buffer and
+/// `buffers` entry is kept, named or not), appends `new_buffers` (id, bytes) with their
+/// `buffers` entries, and serialises.
 fn assemble(
     mut doc: Value,
     c: &StfContainer,
     new_buffers: Vec<(String, Vec<u8>)>,
+    released: &HashSet<String>,
 ) -> Result<StfContainer> {
     let mut named = HashSet::new();
     if let Some(top) = doc.as_object() {
@@ -127,38 +132,37 @@ fn assemble(
         .get_mut("buffers")
         .and_then(Value::as_object_mut)
         .ok_or_else(|| bad("the JSON has no \"buffers\" object".into()))?;
-    // Entries of included buffers that nothing names are removed.
+    let included = |e: &Value| e.get("type").and_then(Value::as_str) == Some("stf.buffer.included");
     let dead: Vec<String> = table
         .iter()
-        .filter(|(id, e)| {
-            e.get("type").and_then(Value::as_str) == Some("stf.buffer.included")
-                && !named.contains(id.as_str())
-        })
+        .filter(|(id, e)| included(e) && released.contains(*id) && !named.contains(id.as_str()))
         .map(|(id, _)| id.clone())
         .collect();
+    let mut dead_index = BTreeSet::new();
     for id in &dead {
-        table.shift_remove(id);
+        if let Some(i) = table
+            .shift_remove(id)
+            .and_then(|e| e.get("index").and_then(Value::as_u64))
+        {
+            dead_index.insert(i);
+        }
     }
-    // The binary buffers still named, in their old order, renumbered.
-    let used: BTreeSet<u64> = table
-        .values()
-        .filter(|e| e.get("type").and_then(Value::as_str) == Some("stf.buffer.included"))
-        .filter_map(|e| e.get("index").and_then(Value::as_u64))
-        .collect();
+    // A binary buffer another entry still names stays.
+    for e in table.values().filter(|e| included(e)) {
+        if let Some(i) = e.get("index").and_then(Value::as_u64) {
+            dead_index.remove(&i);
+        }
+    }
     let mut renumber = HashMap::new();
     let mut buffers = Vec::new();
-    for i in used {
-        let Some(b) = c.buffers.get(i as usize) else {
-            return Err(bad(format!(
-                "buffer index {i}, but the file has {} buffers",
-                c.buffers.len()
-            )));
-        };
-        renumber.insert(i, buffers.len() as u64);
-        buffers.push(b.clone());
+    for (i, b) in c.buffers.iter().enumerate() {
+        if !dead_index.contains(&(i as u64)) {
+            renumber.insert(i as u64, buffers.len() as u64);
+            buffers.push(b.clone());
+        }
     }
     for e in table.values_mut() {
-        if e.get("type").and_then(Value::as_str) != Some("stf.buffer.included") {
+        if !included(e) {
             continue;
         }
         let new = e
@@ -332,6 +336,8 @@ struct MeshWriter<'a> {
     old: &'a Map<String, Value>,
     new_buffers: &'a mut Vec<(String, Vec<u8>)>,
     ids: &'a mut IdSource,
+    /// Buffer ids the old versions of rewritten properties named (candidates to drop).
+    released: &'a mut HashSet<String>,
     /// Buffer ids of the new buffers this mesh names, in order (new style: to place
     /// into `referenced_buffers`).
     fresh: Vec<String>,
@@ -344,9 +350,9 @@ impl MeshWriter<'_> {
         self.old.get("vertices").is_some_and(Value::is_string)
     }
 
-    /// The bytes the reference `r` (in the old resource) names, if it resolves.
-    fn old_bytes(&self, r: Option<&Value>) -> Option<&[u8]> {
-        let id = match r? {
+    /// The buffer id the reference `r` (in the old resource) names.
+    fn old_id<'b>(&'b self, r: Option<&'b Value>) -> Option<&'b str> {
+        Some(match r? {
             Value::String(s) => s.as_str(),
             Value::Number(n) => self
                 .old
@@ -354,7 +360,12 @@ impl MeshWriter<'_> {
                 .get(usize::try_from(n.as_u64()?).ok()?)?
                 .as_str()?,
             _ => return None,
-        };
+        })
+    }
+
+    /// The bytes the reference `r` (in the old resource) names, if it resolves.
+    fn old_bytes(&self, r: Option<&Value>) -> Option<&[u8]> {
+        let id = self.old_id(r)?;
         let e = self.doc.get("buffers")?.get(id)?;
         if e.get("type").and_then(Value::as_str) != Some("stf.buffer.included") {
             return None;
@@ -385,7 +396,54 @@ impl MeshWriter<'_> {
         }
     }
 
+    /// Notes every buffer the old resource's model properties name as released.
+    fn release_all(&mut self) {
+        let old = self.old;
+        let mut refs: Vec<&Value> = [
+            "vertices",
+            "face_corners",
+            "splits",
+            "split_normals",
+            "split_colors",
+            "tris",
+            "faces",
+            "material_indices",
+        ]
+        .iter()
+        .filter_map(|k| old.get(*k))
+        .collect();
+        for e in old
+            .get("uvs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            refs.extend(e.get("uv"));
+        }
+        for e in old
+            .get("blendshapes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            for k in [
+                "indices",
+                "position_offsets",
+                "split_indices",
+                "split_normals",
+            ] {
+                refs.extend(e.get(k));
+            }
+        }
+        for r in refs {
+            if let Some(id) = self.old_id(Some(r)) {
+                self.released.insert(id.to_string());
+            }
+        }
+    }
+
     fn write(mut self, m: &StfMesh) -> Result<Map<String, Value>> {
+        self.release_all();
         if !matches!(m.float_width, 4 | 8) {
             return Err(bad(format!(
                 "mesh {}: float_width {}: 4 or 8",
