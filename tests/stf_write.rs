@@ -842,3 +842,56 @@ fn python_reads_written_files_as_stf_blender_does() {
         python_check(&p, false);
     }
 }
+
+#[test]
+fn conversion_reports_say_what_stf_keeps_and_leaves() {
+    let limits = meshcodec::Limits::default();
+    // Into STF: morph targets are kept (no loss names them); the skeleton is named.
+    let morph = common::fixture_dir("unigine").join("ms12-morph.mesh");
+    let file = meshcodec::open(&std::fs::read(&morph).unwrap()).unwrap();
+    let c = meshcodec::convert_to(&file, "stf", &Default::default(), &limits).unwrap();
+    assert!(
+        !c.losses
+            .iter()
+            .any(|l| l.detail.contains("morph targets are not carried")),
+        "{:?}",
+        c.losses
+    );
+    let back = meshcodec::open(&c.bytes).unwrap();
+    let scene = back.to_scene(&Default::default(), &limits).unwrap();
+    let targets = &scene.meshes[0].primitives[0].morph_targets;
+    assert!(!targets.is_empty());
+    let skinned = common::fixture_dir("unigine").join("ms14-skinned.mesh");
+    let file = meshcodec::open(&std::fs::read(&skinned).unwrap()).unwrap();
+    let c = meshcodec::convert_to(&file, "stf:0", &Default::default(), &limits).unwrap();
+    assert!(c.losses.iter().any(|l| l.detail.contains("skeleton")));
+    // A scene with a second level of detail: named.
+    let mut scene = Scene {
+        meshes: vec![ExportMesh {
+            name: "A".into(),
+            primitives: vec![quad_primitive()],
+            lod: 0,
+        }],
+        ..Scene::default()
+    };
+    let c = meshcodec::import(&scene, &Target::Stf, &Default::default()).unwrap();
+    assert!(c.losses.is_empty(), "{:?}", c.losses);
+    scene.meshes.push(ExportMesh {
+        lod: 1,
+        ..scene.meshes[0].clone()
+    });
+    let c = meshcodec::import(&scene, &Target::Stf, &Default::default()).unwrap();
+    assert!(c
+        .losses
+        .iter()
+        .any(|l| l.detail.contains("levels of detail")));
+    // Out of STF: what the scene does not carry is listed, not one blanket entry.
+    for path in corpus_stf() {
+        let file = meshcodec::open(&std::fs::read(&path).unwrap()).unwrap();
+        let c =
+            meshcodec::convert_to(&file, "filemesh:4.01", &Default::default(), &limits).unwrap();
+        let all: Vec<&str> = c.losses.iter().map(|l| l.detail.as_str()).collect();
+        assert!(all.iter().any(|l| l.contains("material slots")), "{all:?}");
+        assert!(all.iter().any(|l| l.contains("stf.node")), "{all:?}");
+    }
+}
