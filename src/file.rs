@@ -268,7 +268,7 @@ impl Target {
             Err(format!(
                 "unknown version {s:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, \
                  5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; CSGMDL: 2, 4, 5; UNIGINE mesh: \
-                 ms10, ms11, ms12, ms13, ms14)"
+                 ms10, ms11, ms12, ms13, ms14; STF: stf)"
             ))
         }
     }

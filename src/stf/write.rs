@@ -554,7 +554,7 @@ impl MeshWriter<'_> {
                 let declared = old
                     .get("material_indices_width")
                     .and_then(Value::as_u64)
-                    .unwrap_or(4);
+                    .unwrap_or(1);
                 let mw = fitting_width(declared, mi.iter().copied().max().unwrap_or(0));
                 set(&mut r, "material_indices_width", json!(mw));
                 let v = self.reference(old.get("material_indices"), uint_bytes(mi, mw));
