@@ -494,6 +494,9 @@ fn hand_built_scenes_survive_stf() {
     }
     assert_eq!(k, 3 * 8);
     check_blender_requirements(&c);
+    let path = tmp("two-meshes.stf");
+    std::fs::write(&path, c.write().unwrap()).unwrap();
+    python_check(&path, true);
 
     // A +Z-up scene is turned to STF's +Y up.
     let mut up = one.clone();
@@ -893,5 +896,53 @@ fn conversion_reports_say_what_stf_keeps_and_leaves() {
         let all: Vec<&str> = c.losses.iter().map(|l| l.detail.as_str()).collect();
         assert!(all.iter().any(|l| l.contains("material slots")), "{all:?}");
         assert!(all.iter().any(|l| l.contains("stf.node")), "{all:?}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Random triangles over few, often coinciding positions (so vertices are shared,
+    /// and faces degenerate or repeated): the geometry survives and the layout is one
+    /// `stf_blender` reads.
+    #[test]
+    fn random_scenes_survive_stf(
+        pos in proptest::collection::vec((0u8..3, 0u8..3, 0u8..2), 3..12),
+        tris in proptest::collection::vec((0usize..64, 0usize..64, 0usize..64), 1..20),
+        moves in proptest::collection::vec(0u8..3, 12),
+        split in 0usize..20,
+    ) {
+        let n = pos.len();
+        let positions: Vec<[f32; 3]> =
+            pos.iter().map(|&(x, y, z)| [f32::from(x), f32::from(y), f32::from(z)]).collect();
+        let triangles: Vec<[u32; 3]> =
+            tris.iter().map(|&(a, b, c)| [(a % n) as u32, (b % n) as u32, (c % n) as u32]).collect();
+        let prim = |triangles: Vec<[u32; 3]>| Primitive {
+            name: String::new(),
+            normals: Some(vec![[0.0, 1.0, 0.0]; n]),
+            uvs: Some((0..n).map(|i| [i as f32 / 8.0, 0.5]).collect()),
+            morph_targets: vec![MorphTarget {
+                name: "m".into(),
+                position_deltas: (0..n).map(|i| [f32::from(moves[i % 12]), 0.0, 0.0]).collect(),
+                default_weight: 0.5,
+            }],
+            positions: positions.clone(),
+            triangles,
+            ..Primitive::default()
+        };
+        let cut = split.min(triangles.len());
+        let mut primitives = vec![prim(triangles[..cut].to_vec())];
+        if cut < triangles.len() {
+            primitives.push(prim(triangles[cut..].to_vec()));
+        }
+        primitives.retain(|p| !p.triangles.is_empty());
+        let mut scene = Scene {
+            meshes: vec![ExportMesh { name: "R".into(), primitives, lod: 0 }],
+            ..Scene::default()
+        };
+        scene.prepare();
+        let (c, back) = through_stf(&scene);
+        assert_same_geometry(&scene, &back, "random");
+        check_blender_requirements(&c);
     }
 }
