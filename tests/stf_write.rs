@@ -92,8 +92,22 @@ fn unchanged_meshes_write_back_equal_and_keep_the_rest() {
         let out = stf::replace_meshes(&c, &meshes).unwrap();
         let back = StfContainer::read(&out.write().unwrap()).unwrap();
         assert_eq!(model::meshes(&back).unwrap(), meshes, "{name}");
-        assert_eq!(without_meshes(&back), without_meshes(&c), "{name}");
+        // Serialised, so the keys' order counts too.
+        assert_eq!(
+            without_meshes(&back).to_string(),
+            without_meshes(&c).to_string(),
+            "{name}"
+        );
+        let keys = |c: &StfContainer, id: &str| -> Vec<String> {
+            model::document(c).unwrap()["resources"][id]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect()
+        };
         for m in &meshes {
+            assert_eq!(keys(&back, &m.id), keys(&c, &m.id), "{name}");
             assert_eq!(
                 unknown_keys(&back, &m.id),
                 unknown_keys(&c, &m.id),
@@ -101,8 +115,16 @@ fn unchanged_meshes_write_back_equal_and_keep_the_rest() {
             );
         }
         assert_eq!(component_buffers(&back), component_buffers(&c), "{name}");
-        // Nothing changed, so every property keeps its buffer.
+        // Nothing changed, so every property keeps its buffer, and the document is the
+        // one read (as serde_json writes it: the same keys, values and order).
         assert_eq!(back.buffers, c.buffers, "{name}");
+        assert_eq!(
+            model::document(&back).unwrap().to_string(),
+            model::document(&c).unwrap().to_string(),
+            "{name}"
+        );
+        // Byte for byte: nothing changed.
+        assert!(out.write().unwrap() == c.write().unwrap(), "{name}");
         // And writing again gives the same bytes.
         let again = stf::replace_meshes(&back, &model::meshes(&back).unwrap()).unwrap();
         assert_eq!(again.write().unwrap(), back.write().unwrap(), "{name}");
@@ -944,5 +966,47 @@ proptest::proptest! {
         let (c, back) = through_stf(&scene);
         assert_same_geometry(&scene, &back, "random");
         check_blender_requirements(&c);
+    }
+}
+
+/// Odd documents around a mesh (references that resolve to nothing, tables of the wrong
+/// type, out-of-range indices): writing a valid mesh into them never panics, and when
+/// it succeeds the mesh reads back as written.
+#[test]
+fn odd_documents_never_panic() {
+    let path = common::fixture_dir("stf").join("quad-new-style.stf");
+    let c = StfContainer::read(&std::fs::read(path).unwrap()).unwrap();
+    let meshes = model::meshes(&c).unwrap();
+    let id = meshes[0].id.clone();
+    let edits: Vec<Box<dyn Fn(&mut Value)>> = vec![
+        Box::new(|d| d["resources"][&id]["referenced_buffers"] = Value::from("x")),
+        Box::new(|d| d["resources"][&id]["referenced_buffers"] = Value::Array(vec![])),
+        Box::new(|d| d["resources"][&id]["vertices"] = Value::from(99)),
+        Box::new(|d| d["resources"][&id]["uvs"] = Value::from(3)),
+        Box::new(|d| d["resources"][&id]["blendshapes"] = serde_json::json!([1, "a"])),
+        Box::new(|d| d["resources"][&id]["lines"] = serde_json::json!({"fresh": 0})),
+        Box::new(|d| {
+            for e in d["buffers"].as_object_mut().unwrap().values_mut() {
+                e["index"] = Value::from(1_000_000);
+            }
+        }),
+        Box::new(|d| d["buffers"] = Value::from(1)),
+        Box::new(|d| d["resources"] = Value::Null),
+    ];
+    for (k, edit) in edits.iter().enumerate() {
+        let mut doc = model::document(&c).unwrap();
+        edit(&mut doc);
+        let odd = StfContainer {
+            json: serde_json::to_vec(&doc).unwrap().into(),
+            ..c.clone()
+        };
+        if let Ok(out) = stf::replace_meshes(&odd, &meshes) {
+            let back = StfContainer::read(&out.write().unwrap()).unwrap();
+            if let Ok(read) = model::meshes(&back) {
+                let m = read.iter().find(|m| m.id == id).unwrap();
+                assert_eq!(m.vertices, meshes[0].vertices, "edit {k}");
+                assert_eq!(m.tris, meshes[0].tris, "edit {k}");
+            }
+        }
     }
 }

@@ -21,6 +21,8 @@
 //!   document outside the `buffers` table) is dropped, and the remaining
 //!   `stf.buffer.included` entries are renumbered in their old order; new buffers come
 //!   after them.
+//! - When nothing changes (every property encodes to the bytes it named, every key keeps
+//!   its value), the container is returned as it was: writing it gives the same bytes.
 //! - Widths: `float_width` is the model's (4 or 8); `indices_width` and
 //!   `material_indices_width` are the model's (or the resource's) unless an index does
 //!   not fit, then the smallest of 1, 2, 4, 8 bytes that holds every index.
@@ -75,6 +77,7 @@ const NOT_BUFFER_KEYS: &[&str] = &[
 /// error (nothing is written that would not read back).
 pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContainer> {
     let mut doc = model::document(c)?;
+    let original = doc.to_string();
     let mut new_buffers: Vec<(String, Vec<u8>)> = Vec::new();
     let mut released = HashSet::new();
     let mut ids = IdSource::new(&doc, c);
@@ -106,6 +109,11 @@ pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContain
         if let Some(r) = doc.get_mut("resources").and_then(Value::as_object_mut) {
             r.insert(m.id.clone(), Value::Object(resource));
         }
+    }
+    // Nothing changed (every property kept its buffer, every key its value and
+    // place): the file as it was, byte for byte.
+    if new_buffers.is_empty() && doc.to_string() == original {
+        return Ok(c.clone());
     }
     assemble(doc, c, new_buffers, &released)
 }
@@ -492,8 +500,13 @@ impl MeshWriter<'_> {
                 set(&mut r, "material_slots", json!(m.material_slots));
             }
         }
-        set(&mut r, "float_width", json!(fw));
-        set(&mut r, "indices_width", json!(iw));
+        // Widths are written where the resource had them or they are not the default 4.
+        if old.contains_key("float_width") || fw != 4 {
+            set(&mut r, "float_width", json!(fw));
+        }
+        if old.contains_key("indices_width") || iw != 4 {
+            set(&mut r, "indices_width", json!(iw));
+        }
         let v = self.reference(
             old.get("vertices"),
             float_bytes(m.vertices.iter().flatten(), fw),
@@ -535,7 +548,9 @@ impl MeshWriter<'_> {
             for (k, (name, uv)) in m.uvs.iter().enumerate() {
                 let prev = old_uvs.and_then(|l| l.get(k)).and_then(Value::as_object);
                 let mut e = prev.cloned().unwrap_or_default();
-                e.insert("name".into(), json!(name));
+                if prev.is_none_or(|p| p.contains_key("name")) || !name.is_empty() {
+                    e.insert("name".into(), json!(name));
+                }
                 let v = self.reference(
                     prev.and_then(|p| p.get("uv")),
                     float_bytes(uv.iter().flatten(), fw),
@@ -551,12 +566,21 @@ impl MeshWriter<'_> {
         set(&mut r, "faces", v);
         match &m.material_indices {
             Some(mi) => {
+                // The resource's width (the default 4 when it had material indices but no
+                // width); for new material indices, the smallest that fits.
+                let had = old.contains_key("material_indices_width");
                 let declared = old
                     .get("material_indices_width")
                     .and_then(Value::as_u64)
-                    .unwrap_or(1);
+                    .unwrap_or(if old.contains_key("material_indices") {
+                        4
+                    } else {
+                        1
+                    });
                 let mw = fitting_width(declared, mi.iter().copied().max().unwrap_or(0));
-                set(&mut r, "material_indices_width", json!(mw));
+                if had || mw != 4 {
+                    set(&mut r, "material_indices_width", json!(mw));
+                }
                 let v = self.reference(old.get("material_indices"), uint_bytes(mi, mw));
                 set(&mut r, "material_indices", v);
             }
@@ -589,10 +613,21 @@ impl MeshWriter<'_> {
     ) -> Map<String, Value> {
         let mut e = prev.cloned().unwrap_or_default();
         let get = |k: &str| prev.and_then(|p| p.get(k));
-        e.insert("name".into(), json!(b.name));
-        e.insert("default_value".into(), json!(b.default_value));
-        e.insert("limit_upper".into(), json!(b.limit_upper));
-        e.insert("limit_lower".into(), json!(b.limit_lower));
+        // Keys the entry had, and values other than the defaults (a new entry always
+        // gets its name, which the spec requires).
+        let had = |k: &str| prev.is_some_and(|p| p.contains_key(k));
+        if had("name") || prev.is_none() || !b.name.is_empty() {
+            e.insert("name".into(), json!(b.name));
+        }
+        for (k, v, default) in [
+            ("default_value", b.default_value, 0.0),
+            ("limit_upper", b.limit_upper, 1.0),
+            ("limit_lower", b.limit_lower, 0.0),
+        ] {
+            if had(k) || v != default {
+                e.insert(k.into(), json!(v));
+            }
+        }
         match &b.indices {
             Some(i) => {
                 let v = self.reference(get("indices"), uint_bytes(i, iw));
