@@ -77,7 +77,7 @@ const NOT_BUFFER_KEYS: &[&str] = &[
 /// error (nothing is written that would not read back).
 pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContainer> {
     let mut doc = model::document(c)?;
-    let original = doc.to_string();
+    let original = serde_json::to_vec(&doc).ok();
     let mut new_buffers: Vec<(String, Vec<u8>)> = Vec::new();
     let mut released = HashSet::new();
     let mut ids = IdSource::new(&doc, c);
@@ -112,7 +112,7 @@ pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContain
     }
     // Nothing changed (every property kept its buffer, every key its value and
     // place): the file as it was, byte for byte.
-    if new_buffers.is_empty() && doc.to_string() == original {
+    if new_buffers.is_empty() && original.is_some() && serde_json::to_vec(&doc).ok() == original {
         return Ok(c.clone());
     }
     assemble(doc, c, new_buffers, &released)
