@@ -978,8 +978,8 @@ fn odd_documents_never_panic() {
     let c = StfContainer::read(&std::fs::read(path).unwrap()).unwrap();
     let meshes = model::meshes(&c).unwrap();
     let id = meshes[0].id.clone();
-    type Edit = Box<dyn Fn(&mut Value)>;
-    let edits: Vec<Edit> = vec![
+    type Edit<'a> = Box<dyn Fn(&mut Value) + 'a>;
+    let edits: Vec<Edit<'_>> = vec![
         Box::new(|d| d["resources"][&id]["referenced_buffers"] = Value::from("x")),
         Box::new(|d| d["resources"][&id]["referenced_buffers"] = Value::Array(vec![])),
         Box::new(|d| d["resources"][&id]["vertices"] = Value::from(99)),
