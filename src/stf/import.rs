@@ -156,9 +156,15 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
 
 /// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`).
 fn timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    timestamp_at(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
+}
+
+/// Seconds since 1970-01-01 UTC as RFC 3339.
+fn timestamp_at(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -352,5 +358,22 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
             Vec::new()
         },
         blendshapes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_civil_dates() {
+        assert_eq!(timestamp_at(0), "1970-01-01T00:00:00+00:00");
+        // 2000-02-29 (a leap day of a century leap year), 12:34:56.
+        assert_eq!(
+            timestamp_at(951_782_400 + 12 * 3600 + 34 * 60 + 56),
+            "2000-02-29T12:34:56+00:00"
+        );
+        assert_eq!(timestamp_at(1_764_028_800), "2025-11-25T00:00:00+00:00");
+        assert_eq!(timestamp_at(4_102_444_799), "2099-12-31T23:59:59+00:00");
     }
 }

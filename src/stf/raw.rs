@@ -1,7 +1,7 @@
 //! The STF container: `STF0`, u32 major, u32 minor, u32 buffer count (the JSON is buffer
 //! 0), u64 length of each buffer, the UTF-8 JSON, then the binary buffers; little-endian,
 //! no alignment (FORMAT-NOTES "STF"). The JSON and the buffers are kept as bytes, so a
-//! file reads and writes back exactly; [`super::mesh`] interprets them.
+//! file reads and writes back exactly; [`super::model`] interprets them.
 
 use std::io::{Read, Seek};
 
