@@ -4,7 +4,7 @@
 //!   as bytes);
 //! - [`model`]: the `stf.mesh` resources decoded from the JSON and the buffers;
 //! - [`scene`]: the meshes to the export scene;
-//! - [`write`]: meshes written back from the model into a container, keeping the rest
+//! - [`write`](mod@write): meshes written back from the model into a container, keeping the rest
 //!   of the document;
 //! - [`import`]: a new file from a scene.
 
