@@ -243,6 +243,10 @@ pub enum Target {
     UnigineMesh(MeshVersion),
     /// A CSGMDL version (2, 4, 5).
     Csgmdl(u32),
+    /// An STF file (one version: `stf`, `stf:0`); written by import and conversion as a
+    /// new document ([`crate::stf::from_scene`]), or, from STF, with its meshes written
+    /// back from the model.
+    Stf,
 }
 
 /// The CSGPHS versions meshcodec writes.
@@ -264,19 +268,22 @@ impl Target {
             Err(format!(
                 "unknown version {s:?} (FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, \
                  5.00, 6.00, 7.00; CSGPHS: 0, 3, 5, 6, 7, 8; CSGMDL: 2, 4, 5; UNIGINE mesh: \
-                 ms10, ms11, ms12, ms13, ms14)"
+                 ms10, ms11, ms12, ms13, ms14; STF: stf)"
             ))
         }
     }
 
     /// A target named with its format, `FORMAT:VERSION` (`filemesh:4.01`, `csgphs:7`,
-    /// `unigine:ms13`): `None` when `s` names no format.
+    /// `unigine:ms13`, `stf:0`; STF, having one version, also bare: `stf`): `None` when
+    /// `s` names no format.
     pub fn qualified(s: &str) -> Option<Result<Target>> {
-        let (format, version) = s.split_once(':')?;
+        let (format, version) = s
+            .split_once(':')
+            .or_else(|| s.eq_ignore_ascii_case("stf").then_some((s, "0")))?;
         let bad = |what: &str| {
             usage(format!(
                 "--to {s}: {what} (formats: filemesh:1.00 … filemesh:7.00, csgphs:0 … \
-                 csgphs:8, csgmdl:2, csgmdl:4, csgmdl:5, unigine:ms10 … unigine:ms14)"
+                 csgphs:8, csgmdl:2, csgmdl:4, csgmdl:5, unigine:ms10 … unigine:ms14, stf)"
             ))
         };
         Some(match format.to_ascii_lowercase().as_str() {
@@ -296,6 +303,10 @@ impl Target {
                 .parse::<MeshVersion>()
                 .map(Target::UnigineMesh)
                 .map_err(|_| bad("not a UNIGINE mesh version")),
+            "stf" => match version {
+                "0" | "0.0" | "0.1" => Ok(Target::Stf),
+                _ => Err(bad("STF has one version: stf (stf:0)")),
+            },
             _ => Err(bad("unknown format")),
         })
     }
@@ -307,12 +318,13 @@ impl Target {
             Target::Csgphs(_) => Format::Csgphs,
             Target::UnigineMesh(_) => Format::UnigineMesh,
             Target::Csgmdl(_) => Format::Csgmdl,
+            Target::Stf => Format::Stf,
         }
     }
 
     /// The target of an import (`import --to`): a FileMesh version (`4.01`) or a CSGPHS
-    /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`), or union graphics
-    /// (`csgmdl:5`, qualified only).
+    /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`), union graphics
+    /// (`csgmdl:5`, qualified only), or STF (`stf`).
     pub fn for_import(s: &str) -> Result<Target> {
         if let Some(t) = Target::qualified(s) {
             return t;
@@ -323,8 +335,8 @@ impl Target {
         match s.trim().parse::<u32>() {
             Ok(v) if CSGPHS_VERSIONS.contains(&v) => Ok(Target::Csgphs(v)),
             _ => Err(usage(format!(
-                "--to {s}: import writes a FileMesh (1.00 to 7.00) or CSGPHS collision data \
-                 (0, 3, 5, 6, 7, 8)"
+                "--to {s}: import writes a FileMesh (1.00 to 7.00), CSGPHS collision data \
+                 (0, 3, 5, 6, 7, 8) or STF (stf)"
             ))),
         }
     }
@@ -338,6 +350,7 @@ impl fmt::Display for Target {
             Target::Csgphs(v) => write!(f, "CSGPHS {v}"),
             Target::UnigineMesh(v) => write!(f, "{v}"),
             Target::Csgmdl(v) => write!(f, "CSGMDL {v}"),
+            Target::Stf => f.write_str("STF"),
         }
     }
 }
@@ -500,8 +513,9 @@ impl MeshFile for AnyFile {
     }
 }
 
-/// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive, or
-/// CSGPHS collision hulls, one per primitive; with the report of what the target loses.
+/// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive,
+/// CSGPHS collision hulls, one per primitive, or a new STF file, one `stf.mesh` per mesh;
+/// with the report of what the target loses.
 pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
     let original = scene;
     // Coarser levels of detail go only where the target has a place for them.
@@ -525,9 +539,10 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
         Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
         Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
         Target::Csgmdl(v) => crate::csg::mdl::file::import(scene, v),
+        Target::Stf => crate::stf::file::import(scene),
         Target::UnigineMesh(_) => Err(usage(format!(
             "--to {target}: import writes a FileMesh (1.00 to 7.00), CSGPHS collision data \
-             (0, 3, 5, 6, 7, 8) or union graphics (csgmdl:2, csgmdl:4, csgmdl:5)"
+             (0, 3, 5, 6, 7, 8), union graphics (csgmdl:2, csgmdl:4, csgmdl:5) or STF (stf)"
         ))),
     }?;
     // What the scene holds that the target does not carry comes first in the report:
@@ -619,6 +634,8 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
         );
     }
     let morphs: usize = prims.iter().map(|p| p.morph_targets.len()).sum();
+    // STF keeps morph targets (as blendshapes).
+    let morphs = if *target == Target::Stf { 0 } else { morphs };
     lose(
         LossKind::NotImported,
         morphs,
@@ -682,6 +699,15 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
                 "the NormalId of each vertex (the part face it came from) is derived from its \
                  normal's direction, a stand-in; tangents are written as zero"
                     .into(),
+            );
+        }
+        Target::Stf => {
+            // One level of detail: a mesh of another level would be a second copy.
+            let lods = scene.meshes.iter().filter(|m| m.lod != 0).count();
+            lose(
+                LossKind::NotImported,
+                lods,
+                format!("{lods} meshes of levels of detail above 0: STF holds one level"),
             );
         }
         Target::UnigineMesh(_) => {}

@@ -26,7 +26,8 @@ use batch::{Entry, Report, Selection, Status};
         Roblox CSGPHS (collision data) 0, 3, 5, 6, 7, 8 (byte-exact; version 8 decoded).\n\
         UNIGINE .mesh ms10 to ms14 and .anim an10, an11 (byte-exact; meshes convert\n\
         between all five, ms14 spatial trees built as UNIGINE builds them).\n\
-        STF (stf.mesh): the container byte-exact, meshes decoded.\n\
+        STF (stf.mesh): the container byte-exact, meshes decoded, written from the model\n\
+        and from a scene (--to stf).\n\
         Roblox union graphics CSGMDL 2, 4, 5 and CSGK (byte-exact; export).\n\n\
         Exit status: 0 success, 1 a problem with the input, 2 a usage error."
 )]
@@ -117,8 +118,10 @@ enum Command {
         json: bool,
         /// Target version. FileMesh: 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
         /// 6.00, 7.00. CSGPHS: 0, 3, 5, 6, 7, 8. UNIGINE mesh: ms10, ms11, ms12, ms13, ms14.
-        /// A bare version is one of the input's format; FORMAT:VERSION (filemesh:4.01,
-        /// csgphs:7) writes that format, across formats through the format-neutral scene.
+        /// STF: stf (stf:0). A bare version is one of the input's format; FORMAT:VERSION
+        /// (filemesh:4.01, csgphs:7) writes that format, across formats through the
+        /// format-neutral scene (into STF: a new file; STF to STF: meshes written back
+        /// from the model, the rest of the document kept).
         #[arg(long, value_name = "[FORMAT:]VER", value_parser = parse_target)]
         to: Option<String>,
         /// Accept a conversion that loses data the target cannot hold.
@@ -172,8 +175,9 @@ enum Command {
     },
     /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh (every triangle
     /// primitive's positions, normals, first UV set and colours, placed where the
-    /// scene's nodes put them, a copy per node) or as CSGPHS collision data (one convex
-    /// hull per primitive).
+    /// scene's nodes put them, a copy per node), as CSGPHS collision data (one convex
+    /// hull per primitive) or as a new STF file (one stf.mesh per mesh: normals, UV
+    /// sets, colours, morph targets as blendshapes; what stf_blender imports).
     Import {
         /// Input file: .gltf, .glb or .obj.
         #[arg(value_parser = interchange_path)]
@@ -181,7 +185,7 @@ enum Command {
         /// Output file.
         output: PathBuf,
         /// Version to write: FileMesh 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
-        /// 6.00, 7.00, or CSGPHS 0, 3, 5, 6, 7, 8.
+        /// 6.00, 7.00, CSGPHS 0, 3, 5, 6, 7, 8, or stf.
         #[arg(long, value_name = "VER")]
         to: String,
         /// Accept a version that cannot hold everything (1.x: 6 significant digits,

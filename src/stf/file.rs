@@ -48,13 +48,120 @@ impl MeshFile for StfContainer {
     }
 
     fn target(&self, to: &str) -> Result<Target> {
-        Err(usage(format!(
-            "--to {to}: STF has one version; without --to the file is rewritten"
-        )))
+        match Target::qualified(to) {
+            Some(Ok(Target::Stf)) => Ok(Target::Stf),
+            _ => Err(usage(format!(
+                "--to {to}: STF has one version (stf); without --to the file is rewritten"
+            ))),
+        }
     }
 
+    /// STF to STF: every mesh decoded and written back from the model
+    /// ([`super::replace_meshes`]), the rest of the document kept.
     fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
-        Err(MeshFile::target(self, &target.to_string()).unwrap_err())
+        if *target != Target::Stf {
+            return Err(MeshFile::target(self, &target.to_string())
+                .err()
+                .unwrap_or_else(|| usage(format!("--to {target}: not an STF target"))));
+        }
+        let meshes = model::meshes(self)?;
+        let out = super::replace_meshes(self, &meshes)?;
+        Ok(Converted {
+            summary: line(&out)?,
+            bytes: out.write()?,
+            losses: Vec::new(),
+        })
+    }
+
+    /// The scene holds each `stf.mesh`'s triangles with split normals, UV sets,
+    /// colours and blendshape offsets: what else the file holds stays behind (the
+    /// polygons the triangles form, material slots, blendshape split normals and limits,
+    /// UV set names, mesh keys the model does not read, and every other resource —
+    /// nodes and their transforms, materials, armatures …).
+    fn scene_losses(&self, _: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        use crate::loss::{Loss, LossKind};
+        let meshes = model::meshes(self)?;
+        let doc = model::document(self)?;
+        let mut losses = Vec::new();
+        let mut lose = |n: usize, detail: String| {
+            if n > 0 {
+                losses.push(Loss {
+                    kind: LossKind::NotImported,
+                    detail,
+                });
+            }
+        };
+        let polygons = meshes
+            .iter()
+            .flat_map(|m| &m.faces)
+            .filter(|&&f| f > 1)
+            .count();
+        lose(
+            polygons,
+            format!("{polygons} faces of several triangles (the scene holds triangles)"),
+        );
+        let slots = meshes
+            .iter()
+            .filter(|m| !m.material_slots.is_empty())
+            .count();
+        lose(
+            slots,
+            format!("the material slots and material indices of {slots} meshes"),
+        );
+        let split_normals = meshes
+            .iter()
+            .flat_map(|m| &m.blendshapes)
+            .filter(|b| b.split_normals.is_some())
+            .count();
+        lose(
+            split_normals,
+            format!("the split normals of {split_normals} blendshapes"),
+        );
+        let limits = meshes
+            .iter()
+            .flat_map(|m| &m.blendshapes)
+            .filter(|b| b.limit_lower != 0.0 || b.limit_upper != 1.0)
+            .count();
+        lose(limits, format!("the weight limits of {limits} blendshapes"));
+        let resources = doc.get("resources").and_then(serde_json::Value::as_object);
+        let mut keys = std::collections::BTreeSet::new();
+        let mut others = std::collections::BTreeMap::<String, usize>::new();
+        for r in resources.into_iter().flat_map(|r| r.values()) {
+            let kind = r
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("");
+            if kind == "stf.mesh" {
+                for k in r.as_object().into_iter().flat_map(|o| o.keys()) {
+                    let known = super::write::MODEL_KEYS.contains(&k.as_str())
+                        || matches!(k.as_str(), "type" | "referenced_buffers");
+                    if !known {
+                        keys.insert(k.clone());
+                    }
+                }
+            } else {
+                *others.entry(kind.to_string()).or_default() += 1;
+            }
+        }
+        lose(
+            keys.len(),
+            format!(
+                "mesh data the model does not read: {}",
+                keys.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        );
+        lose(
+            others.len(),
+            format!(
+                "the other resources (nodes and their transforms, materials …): {}",
+                others
+                    .iter()
+                    .map(|(k, n)| format!("{n} {k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        Ok(losses)
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
@@ -63,6 +170,26 @@ impl MeshFile for StfContainer {
         }
         super::scene::to_scene(self)
     }
+}
+
+/// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
+/// does not get is reported by [`crate::import`] (skins, animations, other LODs).
+pub(crate) fn import(scene: &Scene) -> Result<Converted> {
+    let out = super::from_scene(scene, "")?;
+    Ok(Converted {
+        summary: line(&out)?,
+        bytes: out.write()?,
+        losses: Vec::new(),
+    })
+}
+
+/// The one-line summary of a written file.
+fn line(c: &StfContainer) -> Result<String> {
+    let info = c.info()?;
+    Ok(format!(
+        "STF, {} meshes, {} vertices, {} triangles",
+        info.meshes, info.vertices, info.faces
+    ))
 }
 
 /// `meshcodec info`'s lines for an STF file.

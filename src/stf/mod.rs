@@ -3,17 +3,24 @@
 //! - [`raw`]: the container exactly as stored (header, buffer lengths, JSON and buffers
 //!   as bytes);
 //! - [`model`]: the `stf.mesh` resources decoded from the JSON and the buffers;
-//! - [`scene`]: the meshes to the export scene.
+//! - [`scene`]: the meshes to the export scene;
+//! - [`write`](mod@write): meshes written back from the model into a container, keeping the rest
+//!   of the document;
+//! - [`import`]: a new file from a scene.
 
 pub mod file;
+pub mod import;
 pub mod model;
 pub mod raw;
 pub mod scene;
+pub mod write;
 
 use serde::Serialize;
 
+pub use import::from_scene;
 pub use model::{StfBlendshape, StfMesh};
 pub use raw::StfContainer;
+pub use write::replace_meshes;
 
 use crate::error::{Limits, Result};
 use crate::io::{read_all, write_all};

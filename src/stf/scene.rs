@@ -1,4 +1,4 @@
-//! STF meshes to the format-neutral [`Scene`](crate::scene::Scene).
+//! STF meshes to the format-neutral [`Scene`].
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::scene::{ExportMesh, MorphTarget, Primitive, Scene};

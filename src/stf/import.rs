@@ -1,0 +1,379 @@
+//! A new STF file from a format-neutral [`Scene`] (`meshcodec import … --to stf`, and
+//! conversions into STF); `docs/stf-write.md` says what is written and why.
+//!
+//! The document is what `stf_blender`'s importer reads: an `stf` header (`version`,
+//! `root`, `asset_info`, `generator`, `generator_version`, `timestamp`,
+//! `metric_multiplier`), a root `stf.prefab` whose `root_nodes` are one `stf.node` per
+//! mesh (identity `trs`, no children), each with an `stf.instance.mesh` naming its
+//! `stf.mesh`. Resource and buffer references are written in the new style (indices
+//! into `referenced_resources` / `referenced_buffers`).
+//!
+//! Each scene mesh of level of detail 0 becomes one `stf.mesh`:
+//!
+//! - every triangle is a face of one triangle, with three face corners of its own, in
+//!   order (the importer makes a face's corners its sorted corner indices and takes
+//!   per-corner data by corner index, so corners are numbered face by face);
+//! - every scene vertex is a split (normal, UV sets, colour); splits share a vertex
+//!   (position) when their positions and all their morph target deltas are the same
+//!   bits, so the mesh is connected where the source was;
+//! - a triangle that would name a vertex twice, or the same vertices as an earlier
+//!   triangle, gets vertices (and splits) of its own: Blender's mesh validation would
+//!   otherwise remove it and the per-corner data would no longer line up;
+//! - several primitives become material slots (`material_slots` all `null`, as the
+//!   scene has no materials) with `material_indices`;
+//! - a primitive without normals, a UV set or colours that another primitive of the
+//!   mesh has gets zero normals (Blender: "use the computed normal"), zero UVs and white;
+//! - morph targets become blendshapes (by position in the primitives' lists; name and
+//!   default weight from the first primitive that has it), with only the vertices that
+//!   move listed (`indices`) when that is smaller.
+//!
+//! The numbers are written in STF's +Y-up axes (a +Z-up scene is turned first,
+//! [`Scene::to_y_up`]); UVs as stored (STF's UV origin is the image's top left, as the
+//! scene's: `stf_blender` turns V into `1 − V`).
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map};
+
+use super::model::{StfBlendshape, StfMesh};
+use super::raw::StfContainer;
+use super::write::{fnv, replace_meshes, IdSource};
+use crate::error::{Error, ErrorKind, Result};
+use crate::scene::{ExportMesh, Scene, UpAxis};
+
+/// The STF document version written (`stf.version`).
+pub const DOCUMENT_VERSION: [u32; 2] = [0, 1];
+
+/// A new STF file holding the scene's meshes of level of detail 0 (see the
+/// [module docs](self)). `name` is the asset name (`asset_info.asset_name`, and the
+/// prefab's); empty: the first mesh's name.
+///
+/// Skins, animations and meshes of other levels of detail are not written
+/// ([`crate::import`] reports them as losses). Errors: a scene that does not pass
+/// [`Scene::check`], or one without a mesh of level 0.
+pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
+    scene.check()?;
+    let turned;
+    let scene = if scene.up == UpAxis::Y {
+        scene
+    } else {
+        let mut s = scene.clone();
+        s.to_y_up();
+        turned = s;
+        &turned
+    };
+    let meshes: Vec<&ExportMesh> = scene.meshes.iter().filter(|m| m.lod == 0).collect();
+    if meshes.is_empty() {
+        return Err(Error::new(
+            "STF",
+            ErrorKind::Invalid("the scene has no mesh (of level of detail 0) to write".into()),
+        ));
+    }
+    let mut hash = Vec::new();
+    for m in &meshes {
+        hash.extend_from_slice(m.name.as_bytes());
+        for p in &m.primitives {
+            for v in p.positions.iter().flatten() {
+                hash.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    let mut ids = IdSource::seeded(fnv(&hash));
+    let asset = if name.is_empty() {
+        meshes.first().map(|m| m.name.clone()).unwrap_or_default()
+    } else {
+        name.to_string()
+    };
+    let mut resources = Map::new();
+    let prefab_id = ids.next();
+    let mut node_ids = Vec::new();
+    let mut models = Vec::new();
+    for (k, m) in meshes.iter().enumerate() {
+        let mesh_name = if m.name.is_empty() {
+            format!("Mesh {k}")
+        } else {
+            m.name.clone()
+        };
+        let (node, instance, mesh) = (ids.next(), ids.next(), ids.next());
+        resources.insert(
+            node.clone(),
+            json!({
+                "type": "stf.node",
+                "name": mesh_name,
+                "children": [],
+                "trs": [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]],
+                "instance": 0,
+                "referenced_resources": [instance],
+            }),
+        );
+        resources.insert(
+            instance,
+            json!({
+                "type": "stf.instance.mesh",
+                "name": "",
+                "mesh": 0,
+                "referenced_resources": [mesh],
+            }),
+        );
+        resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
+        let mut model = mesh_model(m);
+        model.id = mesh;
+        model.name = mesh_name;
+        models.push(model);
+        node_ids.push(node);
+    }
+    resources.insert(
+        prefab_id.clone(),
+        json!({
+            "type": "stf.prefab",
+            "name": asset,
+            "root_nodes": (0..node_ids.len()).collect::<Vec<_>>(),
+            "animations": [],
+            "referenced_resources": node_ids,
+        }),
+    );
+    let doc = json!({
+        "stf": {
+            "version": DOCUMENT_VERSION,
+            "root": prefab_id,
+            "asset_info": {"asset_name": asset},
+            "generator": "meshcodec",
+            "generator_version": env!("CARGO_PKG_VERSION"),
+            "timestamp": timestamp(),
+            "metric_multiplier": 1,
+        },
+        "resources": resources,
+        "buffers": {},
+    });
+    let json = serde_json::to_vec(&doc)
+        .map_err(|e| Error::new("STF", ErrorKind::Inconsistent(e.to_string())))?;
+    let skeleton = StfContainer {
+        json: json.into(),
+        ..StfContainer::default()
+    };
+    replace_meshes(&skeleton, &models)
+}
+
+/// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`).
+fn timestamp() -> String {
+    timestamp_at(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
+}
+
+/// Seconds since 1970-01-01 UTC as RFC 3339.
+fn timestamp_at(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}+00:00",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// One scene mesh as an [`StfMesh`] (id and name left to the caller).
+pub fn mesh_model(m: &ExportMesh) -> StfMesh {
+    let prims = &m.primitives;
+    let has_normals = prims.iter().any(|p| p.normals.is_some());
+    let has_colors = prims.iter().any(|p| p.colors.is_some());
+    let uv_sets = prims
+        .iter()
+        .map(|p| usize::from(p.uvs.is_some()) + p.extra_uvs.len())
+        .max()
+        .unwrap_or(0);
+    let targets = prims
+        .iter()
+        .map(|p| p.morph_targets.len())
+        .max()
+        .unwrap_or(0);
+    let f = f64::from;
+    // Splits: every primitive's vertices, in order.
+    let mut split_pos: Vec<[f64; 3]> = Vec::new();
+    let mut split_deltas: Vec<Vec<[f64; 3]>> = vec![Vec::new(); targets];
+    let mut normals = Vec::new();
+    let mut colors = Vec::new();
+    let mut uvs: Vec<Vec<[f64; 2]>> = vec![Vec::new(); uv_sets];
+    let mut corners_split = Vec::new();
+    let mut material = Vec::new();
+    for (pi, p) in prims.iter().enumerate() {
+        let base = split_pos.len() as u64;
+        let n = p.positions.len();
+        split_pos.extend(p.positions.iter().map(|v| v.map(f)));
+        for (t, out) in split_deltas.iter_mut().enumerate() {
+            match p.morph_targets.get(t) {
+                Some(mt) => out.extend(mt.position_deltas.iter().map(|d| d.map(f))),
+                None => out.extend(std::iter::repeat_n([0.0; 3], n)),
+            }
+        }
+        match &p.normals {
+            Some(ns) => normals.extend(ns.iter().map(|v| v.map(f))),
+            None => normals.extend(std::iter::repeat_n([0.0; 3], n)),
+        }
+        match &p.colors {
+            Some(cs) => colors.extend(cs.iter().map(|v| v.map(f))),
+            None => colors.extend(std::iter::repeat_n([1.0; 4], n)),
+        }
+        let sets: Vec<&Vec<[f32; 2]>> = p.uvs.iter().chain(&p.extra_uvs).collect();
+        for (k, out) in uvs.iter_mut().enumerate() {
+            match sets.get(k) {
+                Some(uv) => out.extend(uv.iter().map(|v| v.map(f))),
+                None => out.extend(std::iter::repeat_n([0.0; 2], n)),
+            }
+        }
+        for t in &p.triangles {
+            corners_split.extend(t.iter().map(|&i| base + u64::from(i)));
+            material.push(pi as u64);
+        }
+    }
+    // Vertices: splits with the same position and morph deltas (bits) share one.
+    let mut vertices: Vec<[f64; 3]> = Vec::new();
+    let mut vertex_deltas: Vec<Vec<[f64; 3]>> = vec![Vec::new(); targets];
+    let mut splits: Vec<u64> = Vec::with_capacity(split_pos.len());
+    let mut seen: HashMap<Vec<u64>, u64> = HashMap::new();
+    for (s, pos) in split_pos.iter().enumerate() {
+        let mut key: Vec<u64> = pos.iter().map(|x| x.to_bits()).collect();
+        for d in &split_deltas {
+            key.extend(d.get(s).copied().unwrap_or_default().map(f64::to_bits));
+        }
+        let v = *seen.entry(key).or_insert_with(|| {
+            vertices.push(*pos);
+            for (out, d) in vertex_deltas.iter_mut().zip(&split_deltas) {
+                out.push(d.get(s).copied().unwrap_or_default());
+            }
+            vertices.len() as u64 - 1
+        });
+        splits.push(v);
+    }
+    // Triangles that Blender's validation would remove get vertices of their own.
+    let mut faces_seen = std::collections::HashSet::new();
+    for tri in corners_split.chunks_exact_mut(3) {
+        let v: Vec<u64> = tri
+            .iter()
+            .map(|&s| splits.get(s as usize).copied().unwrap_or(0))
+            .collect();
+        let mut sorted = v.clone();
+        sorted.sort_unstable();
+        let distinct = sorted.windows(2).all(|w| w.first() != w.get(1));
+        if distinct && faces_seen.insert(sorted) {
+            continue;
+        }
+        for s in tri.iter_mut() {
+            let old = *s as usize;
+            let new_split = splits.len() as u64;
+            let vi = splits.get(old).copied().unwrap_or(0) as usize;
+            vertices.push(vertices.get(vi).copied().unwrap_or_default());
+            for out in vertex_deltas.iter_mut() {
+                let d = out.get(vi).copied().unwrap_or_default();
+                out.push(d);
+            }
+            splits.push(vertices.len() as u64 - 1);
+            let n = normals.get(old).copied().unwrap_or_default();
+            normals.push(n);
+            let c = colors.get(old).copied().unwrap_or([1.0; 4]);
+            colors.push(c);
+            for uv in uvs.iter_mut() {
+                let x = uv.get(old).copied().unwrap_or_default();
+                uv.push(x);
+            }
+            *s = new_split;
+        }
+    }
+    let tri_count = corners_split.len() / 3;
+    let blendshapes = (0..targets)
+        .map(|t| {
+            let source = prims.iter().find_map(|p| p.morph_targets.get(t));
+            let weight = f64::from(source.map_or(0.0, |s| s.default_weight));
+            let deltas = vertex_deltas.get(t).cloned().unwrap_or_default();
+            let moving: Vec<u64> = deltas
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.iter().any(|x| x.to_bits() != 0))
+                .map(|(i, _)| i as u64)
+                .collect();
+            let (indices, position_offsets) = if moving.len() * 2 < deltas.len() {
+                let offsets = moving
+                    .iter()
+                    .map(|&i| deltas.get(i as usize).copied().unwrap_or_default())
+                    .collect();
+                (Some(moving), offsets)
+            } else {
+                (None, deltas)
+            };
+            StfBlendshape {
+                name: source.map(|s| s.name.clone()).unwrap_or_default(),
+                default_value: weight,
+                limit_upper: weight.max(1.0),
+                limit_lower: weight.min(0.0),
+                indices,
+                position_offsets,
+                ..StfBlendshape::default()
+            }
+        })
+        .collect();
+    let several = prims.len() > 1;
+    StfMesh {
+        id: String::new(),
+        name: m.name.clone(),
+        float_width: 4,
+        indices_width: 1,
+        vertices,
+        face_corners: corners_split,
+        splits,
+        split_normals: has_normals.then_some(normals),
+        split_colors: has_colors.then_some(colors),
+        uvs: uvs
+            .into_iter()
+            .enumerate()
+            .map(|(k, uv)| {
+                let name = if k == 0 {
+                    "UVMap".to_string()
+                } else {
+                    format!("UVMap.{k:03}")
+                };
+                (name, uv)
+            })
+            .collect(),
+        tris: (0..tri_count as u64)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect(),
+        faces: vec![1; tri_count],
+        material_indices: several.then_some(material),
+        material_slots: if several {
+            vec![None; prims.len()]
+        } else {
+            Vec::new()
+        },
+        blendshapes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_civil_dates() {
+        assert_eq!(timestamp_at(0), "1970-01-01T00:00:00+00:00");
+        // 2000-02-29 (a leap day of a century leap year), 12:34:56.
+        assert_eq!(
+            timestamp_at(951_782_400 + 12 * 3600 + 34 * 60 + 56),
+            "2000-02-29T12:34:56+00:00"
+        );
+        assert_eq!(timestamp_at(1_764_028_800), "2025-11-25T00:00:00+00:00");
+        assert_eq!(timestamp_at(4_102_444_799), "2099-12-31T23:59:59+00:00");
+    }
+}
