@@ -701,16 +701,9 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
                     .into(),
             );
         }
-        Target::Stf => {
-            // One level of detail: a mesh of another level would be a second copy.
-            let lods = scene.meshes.iter().filter(|m| m.lod != 0).count();
-            lose(
-                LossKind::NotImported,
-                lods,
-                format!("{lods} meshes of levels of detail above 0: STF holds one level"),
-            );
-        }
-        Target::UnigineMesh(_) => {}
+        // Coarser levels of detail are left out (and named) by `import` for every
+        // target without LODs.
+        Target::Stf | Target::UnigineMesh(_) => {}
     }
     losses
 }
