@@ -648,9 +648,38 @@ fn perpendicular(n: [f64; 3]) -> [f64; 3] {
 /// quaternion with w ≥ 0 (its reader takes w = +√(1 − x² − y² − z²)) and a sign byte,
 /// ±127 by the handedness (a guess too).
 ///
-/// Of the quantized quaternion and its neighbours (each component ±1, ms10: ±2), the
-/// one whose decoded normal is nearest to `n` is kept.
+/// Of the quantized quaternion and its neighbours, the one whose decoded normal is
+/// nearest to `n` is kept. ms10's derived w cannot reach every normal from every tangent
+/// (near w = 0 the steps of x, y and z resolve it coarsely): where the normal would be
+/// more than 0.03° off, the tangent is turned about the normal, 5° at a time either way,
+/// to the first frame that gives it (else the best one).
 pub(crate) fn encode_frame(n: [f64; 3], t: [f64; 3], handed: f64, ms10: bool) -> [i16; 4] {
+    let (mut best, mut best_error) = encode_twisted(n, t, handed, ms10);
+    // 1 − cos 0.03°.
+    const GOOD: f64 = 1.4e-7;
+    if !ms10 || best_error <= GOOD {
+        return best;
+    }
+    let b = cross(n, t);
+    for k in 1..=36 {
+        for sign in [1.0, -1.0] {
+            let a = f64::from(k) * 5.0f64.to_radians() * sign;
+            let turned: [f64; 3] = add(t.map(|x| x * a.cos()), b.map(|x| x * a.sin()));
+            let (c, e) = encode_twisted(n, turned, handed, ms10);
+            if e < best_error {
+                best = c;
+                best_error = e;
+            }
+            if best_error <= GOOD {
+                return best;
+            }
+        }
+    }
+    best
+}
+
+/// [`encode_frame`] for one tangent: the stored frame and its normal's 1 − cos error.
+fn encode_twisted(n: [f64; 3], t: [f64; 3], handed: f64, ms10: bool) -> ([i16; 4], f64) {
     let b = cross(n, t);
     let r = [t[0], b[0], n[0], t[1], b[1], n[1], t[2], b[2], n[2]];
     let mut q = skin::mat3_to_quat(r);
@@ -673,39 +702,78 @@ pub(crate) fn encode_frame(n: [f64; 3], t: [f64; 3], handed: f64, ms10: bool) ->
     } else {
         stored
     };
+    // 1 − cos of the angle between `n` and the normal `c` decodes to (as
+    // `scene::tangent_normal` decodes it, in f64 throughout).
     let error = |c: [i16; 4]| {
-        let d = super::scene::tangent_normal(c, ms10).map(f64::from);
+        let [x, y, z, w] = c.map(|x| f64::from(x) / 32767.0);
+        let w = if ms10 {
+            (1.0 - x * x - y * y - z * z).max(0.0).sqrt()
+        } else {
+            w
+        };
+        let d = skin::quat_rotate(skin::normalize_quat([x, y, z, w]), [0.0, 0.0, 1.0]);
         1.0 - dot(d, n)
     };
     let mut best_error = error(best);
-    // Rounding error of a few 1/32767 steps is 0.01° at most; ms10's derived w can be far
-    // off near −Z, where a search over nearby steps helps.
-    if best_error > 1e-9 {
-        let reach: i16 = if ms10 { 2 } else { 1 };
-        let steps: Vec<i16> = (-reach..=reach).collect();
-        let w_steps: Vec<i16> = if ms10 { vec![0] } else { steps.clone() };
+    // Rounding error of a few 1/32767 steps is 0.01° at most. ms10's derived w is far
+    // off near −Z (a small w comes from 1 − x² − y² − z², which the steps resolve
+    // coarsely): there the two smaller components are searched around their steps and
+    // the largest solved for the w wanted.
+    // 1 − cos 0.01°.
+    if best_error > 1.5e-8 {
         let start = best;
-        for &dx in &steps {
-            for &dy in &steps {
-                for &dz in &steps {
-                    for &dw in &w_steps {
-                        let c = [
-                            start[0].saturating_add(dx),
-                            start[1].saturating_add(dy),
-                            start[2].saturating_add(dz),
-                            start[3].saturating_add(dw),
-                        ];
-                        let e = error(c);
-                        if e < best_error {
-                            best_error = e;
-                            best = c;
+        if ms10 {
+            let target = (1.0 - q[3] * q[3]) * 32767.0 * 32767.0;
+            // Each component in turn is solved for; the other two step around theirs.
+            for solve in 0..3 {
+                let sign = if start.get(solve).is_some_and(|&x| x < 0) {
+                    -1.0
+                } else {
+                    1.0
+                };
+                for da in -6i16..=6 {
+                    for db in -6i16..=6 {
+                        let mut c = start;
+                        let mut others = 0.0;
+                        let mut d = [da, db].into_iter();
+                        for (k, x) in c.iter_mut().enumerate().take(3) {
+                            if k != solve {
+                                *x = x.saturating_add(d.next().unwrap_or(0));
+                                others += f64::from(*x) * f64::from(*x);
+                            }
+                        }
+                        let solved = (target - others).max(0.0).sqrt().round();
+                        for dz in [-1.0, 0.0, 1.0] {
+                            if let Some(x) = c.get_mut(solve) {
+                                *x = (sign * (solved + dz)).clamp(-32767.0, 32767.0) as i16;
+                            }
+                            let e = error(c);
+                            if e < best_error {
+                                best_error = e;
+                                best = c;
+                            }
                         }
                     }
                 }
             }
+        } else {
+            for d in 0..81 {
+                let step = |k: u32| (d / 3i16.pow(k)) % 3 - 1;
+                let c = [
+                    start[0].saturating_add(step(0)),
+                    start[1].saturating_add(step(1)),
+                    start[2].saturating_add(step(2)),
+                    start[3].saturating_add(step(3)),
+                ];
+                let e = error(c);
+                if e < best_error {
+                    best_error = e;
+                    best = c;
+                }
+            }
         }
     }
-    best
+    (best, best_error)
 }
 
 /// A primitive's joints and weights as UNIGINE bone weights: per vertex the influences
