@@ -270,6 +270,10 @@ fn every_unigine_file_comes_back_through_the_scene() {
         assert_eq!(i.faces, j.faces, "{label}: faces");
         assert_eq!(i.bones, j.bones, "{label}: bones");
         assert_eq!(i.animations, j.animations, "{label}: embedded animations");
+        // The fixtures' tangents are made up; the corpus files' are UNIGINE's own.
+        if !path.starts_with(common::fixture_dir("unigine")) {
+            check_frames(&mesh, &back, &label);
+        }
     }
     eprintln!("largest normal error over the UNIGINE files: {worst:.5}°");
 }
@@ -285,6 +289,65 @@ fn every_anim_file_comes_back_as_an11() {
             let (_, again) = through(&scene, v, &label);
             compare(&scene, &again, &format!("{label} as {v}"));
         }
+    }
+}
+
+/// `v` rotated by the stored tangent frame `c` (ms10: w derived).
+fn frame_axis(c: [i16; 4], ms10: bool, v: [f64; 3]) -> [f64; 3] {
+    let [x, y, z, w] = c.map(|x| f64::from(x) / 32767.0);
+    let w = if ms10 {
+        (1.0 - x * x - y * y - z * z).max(0.0).sqrt()
+    } else {
+        w
+    };
+    let l = (x * x + y * y + z * z + w * w).sqrt();
+    let [x, y, z, w] = [x / l, y / l, z / l, w / l];
+    // v + 2w (q × v) + 2 q × (q × v)
+    let cr = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let t = cr([x, y, z], v);
+    let u = cr([x, y, z], t);
+    [0, 1, 2].map(|k| v[k] + 2.0 * w * t[k] + 2.0 * u[k])
+}
+
+/// The tangent frames written from the UVs agree with UNIGINE's own in its files: the
+/// same handedness (the sign of w; ms10: of its byte) at every triangle corner but a
+/// few, and tangents (the frame's +X) in the same direction on the whole.
+fn check_frames(original: &UnigineMesh, back: &UnigineMesh, label: &str) {
+    let limits = Limits::default();
+    let (a, b) = (
+        original.to_classic(&limits).expect("classic"),
+        back.to_classic(&limits).expect("classic"),
+    );
+    let (mut corners, mut same_sign, mut tangent_dot) = (0usize, 0usize, 0.0f64);
+    for (da, db) in a.data.iter().zip(&b.data) {
+        if da.uv0.is_empty() || da.triangle_indices.len() != db.triangle_indices.len() {
+            continue;
+        }
+        let (ta, tb) = (&da.targets[0].tangents, &db.targets[0].tangents);
+        for (&ia, &ib) in da.triangle_indices.iter().zip(&db.triangle_indices) {
+            let (fa, fb) = (ta[ia as usize], tb[ib as usize]);
+            corners += 1;
+            if (fa[3] < 0) == (fb[3] < 0) {
+                same_sign += 1;
+            }
+            let x = [1.0, 0.0, 0.0];
+            let ms10 = original.version == MeshVersion::Ms10;
+            let (u, v) = (frame_axis(fa, ms10, x), frame_axis(fb, ms10, x));
+            tangent_dot += u.iter().zip(&v).map(|(p, q)| p * q).sum::<f64>();
+        }
+    }
+    if corners > 0 {
+        let share = same_sign as f64 / corners as f64;
+        let mean = tangent_dot / corners as f64;
+        eprintln!("{label}: handedness agrees at {share:.4} of {corners} corners, mean tangent dot {mean:.3}");
+        assert!(share > 0.98, "{label}: handedness agrees at {share}");
+        assert!(mean > 0.9, "{label}: tangents {mean}");
     }
 }
 

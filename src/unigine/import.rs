@@ -644,9 +644,10 @@ fn perpendicular(n: [f64; 3]) -> [f64; 3] {
 /// tangent `t`, `n × t` and the normal `n` (unit, perpendicular), × 32767.
 ///
 /// ms11 and later: the quaternion's sign carries the handedness of the UV frame (w < 0
-/// for a mirrored one; a guess, see `docs/unigine-import.md`). ms10 keeps x, y, z of the
+/// for a mirrored one, where the UV bitangent is −(n × t)). ms10 keeps x, y, z of the
 /// quaternion with w ≥ 0 (its reader takes w = +√(1 − x² − y² − z²)) and a sign byte,
-/// ±127 by the handedness (a guess too).
+/// −127 for a mirrored frame, else 127. Both are what every corpus file holds
+/// (`docs/unigine-import.md`).
 ///
 /// Of the quantized quaternion and its neighbours, the one whose decoded normal is
 /// nearest to `n` is kept. ms10's derived w cannot reach every normal from every tangent
@@ -700,8 +701,12 @@ fn encode_twisted(n: [f64; 3], t: [f64; 3], handed: f64, ms10: bool) -> ([i16; 4
             if handed < 0.0 { -127 } else { 127 },
         ]
     } else {
-        stored
+        // The sign of w must survive rounding: a mirrored frame whose w rounds to 0 keeps
+        // w = −1 step (UNIGINE's files hold such small negative ws, −31 in `ms12-a`).
+        let [x, y, z, w] = stored;
+        [x, y, z, if handed < 0.0 { w.min(-1) } else { w.max(0) }]
     };
+    let keeps_sign = |c: &[i16; 4]| ms10 || (c[3] < 0) == (handed < 0.0);
     // 1 − cos of the angle between `n` and the normal `c` decodes to (as
     // `scene::tangent_normal` decodes it, in f64 throughout).
     let error = |c: [i16; 4]| {
@@ -766,7 +771,7 @@ fn encode_twisted(n: [f64; 3], t: [f64; 3], handed: f64, ms10: bool) -> ([i16; 4
                     start[3].saturating_add(step(3)),
                 ];
                 let e = error(c);
-                if e < best_error {
+                if e < best_error && keeps_sign(&c) {
                     best_error = e;
                     best = c;
                 }
