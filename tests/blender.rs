@@ -192,7 +192,7 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
 /// glTF files that Blender itself writes (`tests/blender/make_scenes.py`: primitives, a
 /// scene of placed objects with a linked duplicate and a parent, a shape-keyed and a
 /// rigged mesh, a `.gltf` + `.bin` pair with spaces in their names) are imported into
-/// FileMesh 2.00, 4.00, 7.00 and union graphics 5, and exported back: the triangle
+/// FileMesh 2.00, 4.00, 7.00, union graphics 5 and UNIGINE ms13, and exported back: the triangle
 /// counts and the bounding boxes (glTF's axes) are Blender's own numbers.
 #[test]
 fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
@@ -236,6 +236,7 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
             "filemesh:4.00",
             "filemesh:7.00",
             "csgmdl:5",
+            "unigine:ms13",
         ] {
             let target = meshcodec::Target::qualified(to).unwrap().unwrap();
             let c = meshcodec::import(&scene, &target, &Default::default())
