@@ -721,6 +721,12 @@ fn bad_scenes_are_errors() {
     };
     let e = import(&s, MeshVersion::Ms13).expect_err("too many bones");
     assert!(e.to_string().contains("bones"), "{e}");
+    // An empty scene is an empty mesh in every version.
+    for v in MeshVersion::ALL {
+        let (mesh, back) = through(&Scene::default(), v, &format!("empty {v}"));
+        assert_eq!(mesh.info(&Limits::default()).expect("info").surfaces, 0);
+        assert!(prims(&back).is_empty());
+    }
 }
 
 #[test]
