@@ -721,6 +721,11 @@ fn bad_scenes_are_errors() {
     };
     let e = import(&s, MeshVersion::Ms13).expect_err("too many bones");
     assert!(e.to_string().contains("bones"), "{e}");
+    // An animation of four months at 30 frames a second is refused, not sampled.
+    let mut s = rig();
+    s.animations[1].channels[0].times[1] = 1.0e7;
+    let e = import(&s, MeshVersion::Ms13).expect_err("too long");
+    assert!(e.to_string().contains("keys"), "{e}");
     // An empty scene is an empty mesh in every version.
     for v in MeshVersion::ALL {
         let (mesh, back) = through(&Scene::default(), v, &format!("empty {v}"));

@@ -58,8 +58,8 @@ pub const MAX_BONES: usize = 1 << 15;
 ///
 /// Errors (never panics) when the scene is inconsistent ([`Scene::check`]: indices or
 /// joints out of range, arrays of the wrong length …), has more than [`MAX_BONES`]
-/// joints, a joint whose bind pose is singular, or counts beyond what the format
-/// stores.
+/// joints, a joint whose bind pose is singular, an animation of more than 2²⁷ keys
+/// (frames × animated bones), or counts beyond what the format stores.
 pub fn import(scene: &Scene, version: MeshVersion) -> Result<Imported> {
     scene.check()?;
     let mut scene = scene.clone();
@@ -885,6 +885,11 @@ struct Sampled {
     tracks: Vec<Vec<Pose>>,
 }
 
+/// The most keys (frames × animated bones) an animation is sampled to: beyond, the
+/// animation is refused rather than filling memory (an hour at 30 frames a second of 100
+/// bones is 10.8 million).
+const MAX_KEYS: u64 = 1 << 27;
+
 /// Samples `a` at frames `0 .. F` (`f / FRAME_RATE` seconds; F covering its last key).
 /// A path a joint's channels leave out takes the joint's own transform. Counts in
 /// `resampled` the channels with a key between frames whose values are not all equal.
@@ -920,6 +925,14 @@ fn sample(a: &Animation, joints: &[Joint], resampled: &mut usize) -> Result<Samp
     let mut animated: Vec<usize> = a.channels.iter().map(|c| c.joint).collect();
     animated.sort_unstable();
     animated.dedup();
+    let keys = u64::from(frames).saturating_mul(animated.len() as u64);
+    if keys > MAX_KEYS {
+        return Err(refused(format!(
+            "animation {:?}: {frames} frames of {} bones are {keys} keys, more than {MAX_KEYS}",
+            a.name,
+            animated.len()
+        )));
+    }
     let mut bones = Vec::with_capacity(animated.len());
     let mut tracks = Vec::with_capacity(animated.len());
     for &j in &animated {
