@@ -176,7 +176,8 @@ enum Command {
     /// hull per primitive) or as a UNIGINE mesh (`--to unigine:ms13`: a surface per
     /// primitive, with skin, morph targets and two UV sets; turned to UNIGINE's +Z up).
     /// UNIGINE ms10–ms12 embed the animations; ms13 and ms14 write each beside OUT as an
-    /// an11 file: `OUT-stem.anim` for one animation, `OUT-stem_NAME.anim` for several.
+    /// an11 file, OUT's path with `.anim` for its extension for a scene's only animation
+    /// (`y.mesh` → `y.anim`), with `_NAME.anim` for each of several (`y_Walk.anim`).
     Import {
         /// Input file: .gltf, .glb or .obj.
         #[arg(value_parser = interchange_path)]
@@ -1042,6 +1043,13 @@ fn import(
             (PathBuf::from(path), e)
         })
         .collect();
+    if extra.iter().any(|(path, _)| path == output) {
+        return Err(fail(
+            output,
+            "the animation file would have the mesh's own name: give OUT another extension \
+             (.mesh)",
+        ));
+    }
     write_output(output, &c.bytes)?;
     for (path, e) in &extra {
         write_output(path, &e.bytes)?;
