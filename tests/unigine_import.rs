@@ -891,3 +891,30 @@ fn cli_converts_a_filemesh_to_ms14() {
     let bones = source.skeleton.as_ref().map_or(0, |s| s.joints.len());
     assert_eq!(mesh.info(&Limits::default()).expect("info").bones, bones);
 }
+
+#[test]
+fn a_bind_pose_other_than_the_rest_pose_is_kept_for_skinning() {
+    let mut s = rig();
+    // Joint 0 bound half a unit further along x than it rests (glTF allows it).
+    let joints = &mut s.skeleton.as_mut().expect("skeleton").joints;
+    joints[0].inverse_bind_matrix[12] -= 0.5;
+    let want: Vec<[f32; 16]> = joints.iter().map(|j| j.inverse_bind_matrix).collect();
+    let imported = import(&s, MeshVersion::Ms13).expect("import");
+    let text: Vec<String> = imported.losses.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|t| t.contains("rest pose of 1 joint")),
+        "{text:?}"
+    );
+    let mut back = mesh_to_scene(&imported.mesh, "b", &Limits::default()).expect("scene");
+    back.to_y_up();
+    // Skinning sees the same inverse bind matrices (the children's too: their bind pose
+    // is local to the moved parent).
+    for (j, w) in back.skeleton.expect("skeleton").joints.iter().zip(&want) {
+        close(
+            &j.inverse_bind_matrix,
+            w,
+            1e-5,
+            &format!("joint {:?}", j.name),
+        );
+    }
+}
