@@ -310,10 +310,9 @@ impl Target {
         }
     }
 
-    /// The target of an import (`import --to`): a FileMesh version (`4.01`), a CSGPHS
-    /// version (`7`) or a UNIGINE mesh version (`ms13`), bare or qualified
-    /// (`filemesh:4.01`, `csgphs:7`, `unigine:ms13`), or union graphics (`csgmdl:5`,
-    /// qualified only).
+    /// The target of an import (`import --to`): a FileMesh version (`4.01`) or a CSGPHS
+    /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`), or union graphics
+    /// (`csgmdl:5`) or a UNIGINE mesh (`unigine:ms13`), qualified only.
     pub fn for_import(s: &str) -> Result<Target> {
         if let Some(t) = Target::qualified(s) {
             return t;
@@ -321,14 +320,12 @@ impl Target {
         if let Ok(v) = s.parse::<Version>() {
             return Ok(Target::FileMesh(v));
         }
-        if let Ok(v) = s.parse::<MeshVersion>() {
-            return Ok(Target::UnigineMesh(v));
-        }
         match s.trim().parse::<u32>() {
             Ok(v) if CSGPHS_VERSIONS.contains(&v) => Ok(Target::Csgphs(v)),
             _ => Err(usage(format!(
                 "--to {s}: import writes a FileMesh (1.00 to 7.00), CSGPHS collision data \
-                 (0, 3, 5, 6, 7, 8) or a UNIGINE mesh (ms10 to ms14)"
+                 (0, 3, 5, 6, 7, 8), union graphics (csgmdl:2, csgmdl:4, csgmdl:5) or a \
+                 UNIGINE mesh (unigine:ms10 to unigine:ms14)"
             ))),
         }
     }

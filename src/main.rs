@@ -185,8 +185,9 @@ enum Command {
         /// Output file.
         output: PathBuf,
         /// Version to write: FileMesh 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
-        /// 6.00, 7.00, CSGPHS 0, 3, 5, 6, 7, 8, or UNIGINE ms10 … ms14 (also qualified:
-        /// filemesh:4.01, csgphs:7, csgmdl:5, unigine:ms13).
+        /// 6.00, 7.00, or CSGPHS 0, 3, 5, 6, 7, 8 (also qualified: filemesh:4.01,
+        /// csgphs:7); union graphics csgmdl:2, csgmdl:4, csgmdl:5; UNIGINE unigine:ms10 …
+        /// unigine:ms14.
         #[arg(long, value_name = "VER")]
         to: String,
         /// Accept a version that cannot hold everything (1.x: 6 significant digits,

@@ -260,14 +260,13 @@ fn cli_import() {
     assert!(std::fs::read(&out)
         .unwrap()
         .starts_with(b"CSGPHS\x07\0\0\0"));
-    // Not a version import writes (ms13 is, since UNIGINE import); not an importable
-    // extension.
+    // Not a FileMesh or CSGPHS version; not an importable extension.
     let o = run(&[
         "import".as_ref(),
         glb.as_os_str(),
         out.as_os_str(),
         "--to".as_ref(),
-        "ms15".as_ref(),
+        "ms13".as_ref(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let o = run(&[

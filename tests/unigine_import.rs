@@ -859,7 +859,7 @@ fn cli_refuses_three_uv_sets_without_allow_lossy() {
         .arg("import")
         .arg(&gltf)
         .arg(&out)
-        .args(["--to", "ms14"])
+        .args(["--to", "unigine:ms14"])
         .output()
         .expect("run");
     let stderr = String::from_utf8_lossy(&o.stderr);
