@@ -1085,11 +1085,7 @@ fn check_gltf(text: &str, doc: &Value, bin: &[u8], scene: &Scene, label: &str) {
             let expected_attrs = 1
                 + usize::from(p.normals.is_some())
                 + usize::from(p.uvs.is_some())
-                + if p.uvs.is_some() {
-                    p.extra_uvs.len()
-                } else {
-                    0
-                }
+                + if p.uvs.is_some() { p.extra_uvs.len() } else { 0 }
                 + usize::from(p.colors.is_some())
                 + 2 * usize::from(skinned);
             assert_eq!(attrs.len(), expected_attrs, "{what}: attributes");
