@@ -324,7 +324,7 @@ impl Target {
 
     /// The target of an import (`import --to`): a FileMesh version (`4.01`) or a CSGPHS
     /// version (`7`), bare or qualified (`filemesh:4.01`, `csgphs:7`), union graphics
-    /// (`csgmdl:5`, qualified only), or STF (`stf`).
+    /// (`csgmdl:5`) or a UNIGINE mesh (`unigine:ms13`), qualified only, or STF (`stf`).
     pub fn for_import(s: &str) -> Result<Target> {
         if let Some(t) = Target::qualified(s) {
             return t;
@@ -336,7 +336,8 @@ impl Target {
             Ok(v) if CSGPHS_VERSIONS.contains(&v) => Ok(Target::Csgphs(v)),
             _ => Err(usage(format!(
                 "--to {s}: import writes a FileMesh (1.00 to 7.00), CSGPHS collision data \
-                 (0, 3, 5, 6, 7, 8) or STF (stf)"
+                 (0, 3, 5, 6, 7, 8), union graphics (csgmdl:2, csgmdl:4, csgmdl:5), a \
+                 UNIGINE mesh (unigine:ms10 to unigine:ms14) or STF (stf)"
             ))),
         }
     }
@@ -514,9 +515,49 @@ impl MeshFile for AnyFile {
 }
 
 /// Writes a scene as `target` (`meshcodec import`): a FileMesh from every primitive,
-/// CSGPHS collision hulls, one per primitive, or a new STF file, one `stf.mesh` per mesh;
-/// with the report of what the target loses.
+/// CSGPHS collision hulls, one per primitive, union graphics, a UNIGINE mesh or a new
+/// STF file, one `stf.mesh` per mesh; with the report of what the target loses.
+///
+/// A UNIGINE ms13 or ms14 mesh keeps its animations in `.anim` files beside it, which
+/// this function does not return: it names them as a loss. [`import_with_files`]
+/// returns them.
 pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
+    let (mut converted, extra) = import_with_files(scene, target, options)?;
+    if !extra.is_empty() {
+        converted.losses.push(Loss {
+            kind: crate::loss::LossKind::UnigineAnimations,
+            detail: format!(
+                "{} animation(s): {target} keeps them in .anim files beside the mesh, which \
+                 are not written here",
+                extra.len()
+            ),
+        });
+    }
+    Ok(converted)
+}
+
+/// A file that an import writes beside its output: a UNIGINE `.anim` file per animation
+/// of a scene imported as ms13 or ms14.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtraFile {
+    /// What follows the output's path without its extension: `.anim` for a scene's only
+    /// animation, `_NAME.anim` for each of several (the name with every character but
+    /// ASCII letters, digits, `-` and `_` made `_`; `animation_K` for an empty one; `_K`
+    /// added where two would be the same).
+    pub suffix: String,
+    /// What it holds, for messages (`animation "Walk"`).
+    pub what: String,
+    /// The file.
+    pub bytes: Vec<u8>,
+}
+
+/// [`import`], also returning the files written beside the output ([`ExtraFile`]): the
+/// `.anim` files of a UNIGINE ms13 or ms14 import.
+pub fn import_with_files(
+    scene: &Scene,
+    target: &Target,
+    options: &ConvertOptions,
+) -> Result<(Converted, Vec<ExtraFile>)> {
     let original = scene;
     // Coarser levels of detail go only where the target has a place for them.
     let keeps_lods = matches!(target, Target::FileMesh(v) if v.has_lods());
@@ -535,16 +576,16 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
     } else {
         scene
     };
-    let mut converted = match *target {
-        Target::FileMesh(v) => crate::filemesh::file::import(scene, v, options),
-        Target::Csgphs(v) => crate::csg::phs::file::import(scene, v),
-        Target::Csgmdl(v) => crate::csg::mdl::file::import(scene, v),
-        Target::Stf => crate::stf::file::import(scene),
-        Target::UnigineMesh(_) => Err(usage(format!(
-            "--to {target}: import writes a FileMesh (1.00 to 7.00), CSGPHS collision data \
-             (0, 3, 5, 6, 7, 8), union graphics (csgmdl:2, csgmdl:4, csgmdl:5) or STF (stf)"
-        ))),
-    }?;
+    let (mut converted, extra) = match *target {
+        Target::FileMesh(v) => (
+            crate::filemesh::file::import(scene, v, options)?,
+            Vec::new(),
+        ),
+        Target::Csgphs(v) => (crate::csg::phs::file::import(scene, v)?, Vec::new()),
+        Target::Csgmdl(v) => (crate::csg::mdl::file::import(scene, v)?, Vec::new()),
+        Target::Stf => (crate::stf::file::import(scene)?, Vec::new()),
+        Target::UnigineMesh(v) => crate::unigine::file::import(scene, v)?,
+    };
     // What the scene holds that the target does not carry comes first in the report:
     // nothing is dropped in silence.
     let mut losses = scene_losses(scene, target);
@@ -569,7 +610,7 @@ pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Resul
     }
     losses.append(&mut converted.losses);
     converted.losses = losses;
-    Ok(converted)
+    Ok((converted, extra))
 }
 
 /// What writing `scene` as `target` leaves behind before the target's own conversion:
@@ -597,6 +638,9 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
     };
     let prims: Vec<&crate::scene::Primitive> =
         scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+    // A UNIGINE mesh carries skeletons, morph targets and animations itself (what it
+    // does not carry of them, its import names).
+    let carries_rigs = matches!(target, Target::UnigineMesh(_));
     let carries_skins = matches!(target, Target::FileMesh(v) if v.has_skinning());
     if let (true, Some(s)) = (carries_skins, &scene.skeleton) {
         // FileMesh bones hold a position and a rotation: a scale in the bind pose is lost.
@@ -621,7 +665,7 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
                  a rotation"
             ),
         );
-    } else if let Some(s) = &scene.skeleton {
+    } else if let Some(s) = scene.skeleton.as_ref().filter(|_| !carries_rigs) {
         let skinned = prims.iter().filter(|p| p.joints.is_some()).count();
         lose(
             LossKind::Skeleton,
@@ -638,10 +682,14 @@ fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
     let morphs = if *target == Target::Stf { 0 } else { morphs };
     lose(
         LossKind::NotImported,
-        morphs,
+        if carries_rigs { 0 } else { morphs },
         format!("{morphs} morph targets are not carried into {target}"),
     );
-    let animations = scene.animations.len();
+    let animations = if carries_rigs {
+        0
+    } else {
+        scene.animations.len()
+    };
     lose(
         LossKind::NotImported,
         animations,

@@ -176,8 +176,15 @@ enum Command {
     /// Import a glTF 2.0 (.gltf, .glb) or OBJ file as a Roblox FileMesh (every triangle
     /// primitive's positions, normals, first UV set and colours, placed where the
     /// scene's nodes put them, a copy per node), as CSGPHS collision data (one convex
-    /// hull per primitive) or as a new STF file (one stf.mesh per mesh: normals, UV
-    /// sets, colours, morph targets as blendshapes; what stf_blender imports).
+    /// hull per primitive), as a UNIGINE mesh (`--to unigine:ms13`: a surface per
+    /// primitive, with skin, morph targets and two UV sets; turned to UNIGINE's +Z up) or
+    /// as a new STF file (`--to stf`: one stf.mesh per mesh: normals, UV sets, colours,
+    /// morph targets as blendshapes; what stf_blender imports). Skins, morph targets,
+    /// animations, further UV sets and levels of detail are read from glTF and carried
+    /// where the target holds them (FileMesh 4.00+: bones and skin; 3.00+: LODs).
+    /// UNIGINE ms10–ms12 embed the animations; ms13 and ms14 write each beside OUT as an
+    /// an11 file, OUT's path with `.anim` for its extension for a scene's only animation
+    /// (`y.mesh` → `y.anim`), with `_NAME.anim` for each of several (`y_Walk.anim`).
     Import {
         /// Input file: .gltf, .glb or .obj.
         #[arg(value_parser = interchange_path)]
@@ -185,7 +192,9 @@ enum Command {
         /// Output file.
         output: PathBuf,
         /// Version to write: FileMesh 1.00, 1.01, 2.00, 3.00, 3.01, 4.00, 4.01, 5.00,
-        /// 6.00, 7.00, CSGPHS 0, 3, 5, 6, 7, 8, or stf.
+        /// 6.00, 7.00, or CSGPHS 0, 3, 5, 6, 7, 8 (also qualified: filemesh:4.01,
+        /// csgphs:7); union graphics csgmdl:2, csgmdl:4, csgmdl:5; UNIGINE unigine:ms10 …
+        /// unigine:ms14; stf.
         #[arg(long, value_name = "VER")]
         to: String,
         /// Accept a version that cannot hold everything (1.x: 6 significant digits,
@@ -1028,11 +1037,36 @@ fn import(
     } else {
         "the glTF import"
     };
-    let c = meshcodec::import(&scene, &target, &ConvertOptions { core_mesh })
-        .map_err(|e| fail(input, e))?;
+    let (c, extra) =
+        meshcodec::file::import_with_files(&scene, &target, &ConvertOptions { core_mesh })
+            .map_err(|e| fail(input, e))?;
     check_losses(input, from, &target.to_string(), &c.losses, allow_lossy)?;
+    // Files beside OUT (UNIGINE .anim): OUT's path without its extension, then the suffix.
+    let stem = output.with_extension("");
+    let extra: Vec<(PathBuf, meshcodec::file::ExtraFile)> = extra
+        .into_iter()
+        .map(|e| {
+            let mut path = stem.clone().into_os_string();
+            path.push(&e.suffix);
+            (PathBuf::from(path), e)
+        })
+        .collect();
+    if extra.iter().any(|(path, _)| path == output) {
+        return Err(fail(
+            output,
+            "the animation file would have the mesh's own name: give OUT another extension \
+             (.mesh)",
+        ));
+    }
     write_output(output, &c.bytes)?;
-    eprintln!("meshcodec: {}: {}", output.display(), c.summary);
+    for (path, e) in &extra {
+        write_output(path, &e.bytes)?;
+    }
+    let also: String = extra
+        .iter()
+        .map(|(path, e)| format!("; {} in {}", e.what, path.display()))
+        .collect();
+    eprintln!("meshcodec: {}: {}{also}", output.display(), c.summary);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -192,8 +192,8 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
 /// glTF files that Blender itself writes (`tests/blender/make_scenes.py`: primitives, a
 /// scene of placed objects with a linked duplicate and a parent, a shape-keyed and a
 /// rigged mesh with an action, two UV maps, a Draco-compressed mesh, a `.gltf` + `.bin`
-/// pair with spaces in their names) are imported into
-/// FileMesh 2.00, 4.00, 7.00 and union graphics 5, and exported back: the triangle
+/// pair with spaces in their names) are imported into FileMesh 2.00, 4.00, 7.00, union
+/// graphics 5, UNIGINE ms13 and STF, and exported back: the triangle
 /// counts and the bounding boxes (glTF's axes) are Blender's own numbers.
 #[test]
 fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
@@ -273,6 +273,8 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
             "filemesh:4.00",
             "filemesh:7.00",
             "csgmdl:5",
+            "unigine:ms13",
+            "stf",
         ] {
             let target = meshcodec::Target::qualified(to).unwrap().unwrap();
             let c = meshcodec::import(&scene, &target, &Default::default())
@@ -283,7 +285,7 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
                 .unwrap();
             let ctx = format!("{name} to {to}");
             // The rig arrives as bones where the version has them.
-            let has_bones = to != "filemesh:2.00" && to != "csgmdl:5";
+            let has_bones = matches!(to, "filemesh:4.00" | "filemesh:7.00" | "unigine:ms13");
             assert_eq!(
                 back.skeleton.as_ref().map_or(0, |s| s.joints.len()),
                 if has_bones { count("bones") } else { 0 },

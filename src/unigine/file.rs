@@ -7,7 +7,8 @@ use super::raw::anim::AnimInfo;
 use super::{MeshInfo, MeshVersion, UnigineAnim, UnigineMesh};
 use crate::error::{Limits, Result};
 use crate::file::{
-    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+    to_json, usage, ConvertOptions, Converted, ExportOptions, ExtraFile, Format, MeshFile, Summary,
+    Target,
 };
 use crate::scene::Scene;
 
@@ -201,4 +202,62 @@ fn anim_text(info: &AnimInfo) -> String {
         ));
     }
     t
+}
+
+/// A scene as a UNIGINE mesh of `version` ([`super::import::import`]), with its `.anim`
+/// files (ms13, ms14), for [`crate::file::import_with_files`].
+pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
+    let imported = super::import::import(scene, version)?;
+    let bytes = imported.mesh.write()?;
+    let info = imported.mesh.info(&Limits::default())?;
+    let mut extra = Vec::new();
+    let mut taken = std::collections::HashSet::new();
+    let several = imported.animations.len() > 1;
+    for (k, (name, anim)) in imported.animations.iter().enumerate() {
+        let suffix = if several {
+            let mut stem: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            if stem.is_empty() {
+                stem = format!("animation_{k}");
+            }
+            let mut suffix = format!("_{stem}.anim");
+            if !taken.insert(suffix.clone()) {
+                suffix = format!("_{stem}_{k}.anim");
+                taken.insert(suffix.clone());
+            }
+            suffix
+        } else {
+            ".anim".to_string()
+        };
+        extra.push(ExtraFile {
+            suffix,
+            what: format!("animation {name:?}"),
+            bytes: anim.write()?,
+        });
+    }
+    let embedded = if info.animations.is_empty() {
+        String::new()
+    } else {
+        format!(", {} embedded animation(s)", info.animations.len())
+    };
+    let summary = format!(
+        "UNIGINE mesh {version}, {} surface(s), {} vertices, {} triangles, {} bone(s){embedded}",
+        info.surfaces, info.vertices, info.faces, info.bones
+    );
+    Ok((
+        Converted {
+            bytes,
+            losses: imported.losses,
+            summary,
+        },
+        extra,
+    ))
 }

@@ -6,9 +6,11 @@
 //! - [`raw`]: every structure of the files, byte-exact ([`UnigineMesh`], [`UnigineAnim`]);
 //! - this module: `info` summaries and conversion between mesh versions, with the loss
 //!   report;
-//! - [`scene`]: meshes and animations to the export scene.
+//! - [`scene`]: meshes and animations to the export scene;
+//! - [`import`]: a scene to a mesh (ms10–ms14) and `.anim` files.
 
 pub mod file;
+pub mod import;
 pub mod raw;
 pub mod scene;
 

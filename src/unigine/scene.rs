@@ -306,7 +306,7 @@ pub fn anim_to_scene(anim: &crate::unigine::raw::anim::UnigineAnim, name: &str) 
 /// each × 32767) and the normal is its rotation of +Z. ms10 keeps only a sign in the
 /// fourth slot, so there w is √(1 − x² − y² − z²). Worked out on the corpus (the
 /// normals agree with the faces' own; `docs/unigine-normals.md`).
-fn tangent_normal(t: [i16; 4], ms10: bool) -> [f32; 3] {
+pub(crate) fn tangent_normal(t: [i16; 4], ms10: bool) -> [f32; 3] {
     let [x, y, z, w] = t.map(|c| f64::from(c) / 32767.0);
     let w = if ms10 {
         (1.0 - x * x - y * y - z * z).max(0.0).sqrt()
