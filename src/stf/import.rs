@@ -154,13 +154,18 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
     replace_meshes(&skeleton, &models)
 }
 
-/// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`).
+/// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`), or the time
+/// `SOURCE_DATE_EPOCH` gives (seconds since 1970), as reproducible builds ask, so the
+/// same input can give the same bytes.
 fn timestamp() -> String {
-    timestamp_at(
+    let fixed = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok());
+    timestamp_at(fixed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-    )
+            .map_or(0, |d| d.as_secs())
+    }))
 }
 
 /// Seconds since 1970-01-01 UTC as RFC 3339.
