@@ -4,7 +4,8 @@
 
 Writes, with Blender's own glTF exporter, a few files of the kinds people bring:
 primitives, a scene of placed, rotated and scaled objects with a linked duplicate (one
-mesh, two objects), a shape-keyed mesh, a rigged mesh with an action, a mesh with two
+mesh, two objects), a shape-keyed mesh, a rigged mesh with an action, a rig turned,
+scaled and moved as FBX imports leave it, a mesh with two
 UV maps, a mesh compressed with Blender's Draco encoder, and a .gltf + .bin pair whose
 names hold spaces. Beside them, expected.json gives Blender's own numbers for each:
 triangles (of the evaluated, triangulated meshes), the world-space bounding box in
@@ -143,6 +144,39 @@ pb.keyframe_insert("rotation_quaternion", frame=20)
 bpy.ops.object.mode_set(mode="OBJECT")
 arm.animation_data.action.name = "Bend"
 export("rigged.glb")
+
+# The same kind of rig as an FBX import leaves it: the armature object turned a quarter
+# about X, scaled by 0.01 and moved; the mesh bound to three bones, one animated.
+reset()
+bpy.ops.object.armature_add(location=(0, 0, 0))
+arm = bpy.context.object
+bpy.ops.object.mode_set(mode="EDIT")
+root = arm.data.edit_bones[0]
+root.head, root.tail = (0, 0, 0), (0, 100, 0)
+mid = arm.data.edit_bones.new("Mid")
+mid.head, mid.tail, mid.parent = (0, 100, 0), (0, 200, 0), root
+tip = arm.data.edit_bones.new("Tip")
+tip.head, tip.tail, tip.parent = (0, 200, 0), (0, 300, 0), mid
+bpy.ops.object.mode_set(mode="OBJECT")
+bpy.ops.mesh.primitive_cylinder_add(vertices=8, depth=300, radius=20, location=(0, 150, 0),
+                                    rotation=(1.5708, 0, 0))
+cyl = bpy.context.object
+cyl.select_set(True)
+arm.select_set(True)
+bpy.context.view_layer.objects.active = arm
+bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+arm.rotation_euler = (1.5708, 0, 0)
+arm.scale = (0.01, 0.01, 0.01)
+arm.location = (2, -1, 0.5)
+bpy.ops.object.mode_set(mode="POSE")
+pb = arm.pose.bones["Tip"]
+pb.rotation_mode = "QUATERNION"
+pb.keyframe_insert("rotation_quaternion", frame=1)
+pb.rotation_quaternion = (0.9239, 0.0, 0.0, 0.3827)
+pb.keyframe_insert("rotation_quaternion", frame=10)
+bpy.ops.object.mode_set(mode="OBJECT")
+bpy.context.scene.frame_set(1)
+export("rig turned and scaled.glb")
 
 # A mesh with two UV maps (the second becomes TEXCOORD_1).
 reset()
