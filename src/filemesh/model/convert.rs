@@ -108,15 +108,23 @@ impl Mesh {
     /// going through 4.00, is reported when it would not come back). An empty report
     /// means the conversion changes nothing.
     pub fn convert_with(&self, target: Version, options: &WriteOptions) -> Result<Conversion> {
+        let mut file = self.to_file_with(target, options)?;
+        let mut losses = Vec::new();
+        super::losses::compare_file(self, &mut file, target, &mut losses)?;
+        Ok(Conversion { file, losses })
+    }
+
+    /// [`Mesh::convert_with`] as it was first written: the target read back into a whole
+    /// model and compared with this mesh. The test oracle of the comparison that reads
+    /// the target's arrays in place.
+    #[cfg(test)]
+    pub(crate) fn convert_by_model(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+    ) -> Result<Conversion> {
         let file = self.to_file_with(target, options)?;
-        // Read back what the target holds. A binary body writes and reads back byte for
-        // byte (the raw layer's round trip), so its model is taken from it directly; a
-        // text body is written and parsed, as its numbers are rounded on the way.
-        let back = if target.is_text() {
-            Mesh::from_file(&FileMesh::read(&file.write()?)?)?
-        } else {
-            Mesh::from_file(&file)?
-        };
+        let back = super::losses::read_back(&file)?;
         let mut losses = Vec::new();
         super::losses::compare(self, &back, target, &mut losses)?;
         Ok(Conversion { file, losses })
@@ -193,16 +201,9 @@ impl Mesh {
 
     /// `sizeof_FileMeshVertex` for a 2.00/3.0x target (40 for later versions).
     pub(crate) fn vertex_size_for(&self, target: Version) -> u8 {
-        if target.has_skinning() || target.is_chunked() || target.is_text() {
-            return 40;
-        }
-        let white = self.vertices.iter().all(|v| v.color == [255; 4]);
-        match self.stored.vertex_size {
-            Some(36) if white => 36,
-            Some(_) => 40,
-            None if target == Version::V2_00 && white => 36,
-            None => 40,
-        }
+        vertex_size(target, self.stored.vertex_size, || {
+            self.vertices.iter().all(|v| v.color == [255; 4])
+        })
     }
 
     /// Header bytes beyond the known fields, for a target with a header.
@@ -234,7 +235,7 @@ impl Mesh {
 
     /// Whether the source had a place for LOD offsets (so an empty list is data, not a
     /// gap to fill).
-    fn lods_were_stored(&self) -> bool {
+    pub(crate) fn lods_were_stored(&self) -> bool {
         match (self.stored.version, &self.stored.chunks) {
             (Some(v), Some(slots)) if v.is_chunked() => {
                 slots.contains(&ChunkSlot::Model(ChunkKind::Lods))
@@ -247,8 +248,13 @@ impl Mesh {
     /// LOD offsets for a target with LODs: as stored, or `[0, numFaces]` when the source
     /// had none.
     pub(crate) fn lod_offsets_for(&self) -> Vec<u32> {
+        self.lod_offsets_with(self.faces.len())
+    }
+
+    /// [`Mesh::lod_offsets_for`] of a mesh with `num_faces` faces.
+    pub(crate) fn lod_offsets_with(&self, num_faces: usize) -> Vec<u32> {
         if self.lods.offsets.is_empty() && !self.lods_were_stored() {
-            vec![0, self.faces.len() as u32]
+            vec![0, num_faces as u32]
         } else {
             self.lods.offsets.clone()
         }
@@ -286,22 +292,7 @@ impl Mesh {
         if skinning != self.skinning {
             return false;
         }
-        let (nf, nv) = (self.faces.len() as u64, self.vertices.len() as u64);
-        s.subsets.iter().all(|sub| {
-            let faces = u64::from(sub.faces_begin)
-                ..u64::from(sub.faces_begin) + u64::from(sub.faces_length);
-            let verts = u64::from(sub.verts_begin)
-                ..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
-            faces.end <= nf
-                && verts.end <= nv
-                && self
-                    .faces
-                    .get(faces.start as usize..faces.end as usize)
-                    .unwrap_or_default()
-                    .iter()
-                    .flatten()
-                    .all(|&i| verts.contains(&u64::from(i)))
-        })
+        subsets_fit(&s.subsets, &self.faces, self.vertices.len())
     }
 
     /// The FACS section to write where the target has FACS: the stored one while it
@@ -766,6 +757,40 @@ impl Mesh {
         }
         Ok(out)
     }
+}
+
+/// `sizeof_FileMeshVertex` for a 2.00/3.0x target, given the stored size and whether
+/// every vertex colour is white (asked only when it matters).
+pub(crate) fn vertex_size(target: Version, stored: Option<u8>, white: impl Fn() -> bool) -> u8 {
+    if target.has_skinning() || target.is_chunked() || target.is_text() {
+        return 40;
+    }
+    match stored {
+        Some(36) if white() => 36,
+        Some(_) => 40,
+        None if target == Version::V2_00 && white() => 36,
+        None => 40,
+    }
+}
+
+/// True when each subset's face range lies within `faces` and its vertex range within
+/// `num_vertices`, and every face in the range uses only the subset's vertices.
+pub(crate) fn subsets_fit(subsets: &[Subset], faces: &[[u32; 3]], num_vertices: usize) -> bool {
+    let (nf, nv) = (faces.len() as u64, num_vertices as u64);
+    subsets.iter().all(|sub| {
+        let range =
+            u64::from(sub.faces_begin)..u64::from(sub.faces_begin) + u64::from(sub.faces_length);
+        let verts =
+            u64::from(sub.verts_begin)..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
+        range.end <= nf
+            && verts.end <= nv
+            && faces
+                .get(range.start as usize..range.end as usize)
+                .unwrap_or_default()
+                .iter()
+                .flatten()
+                .all(|&i| verts.contains(&u64::from(i)))
+    })
 }
 
 fn draco_chunk(draco: Vec<u8>) -> ChunkData {
