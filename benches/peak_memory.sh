@@ -16,8 +16,9 @@ mkdir -p "$work"
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time)" >&2; exit 1; }
 
 cargo build --quiet --release --bin meshcodec --example big_files
-bin="$PWD/target/release/meshcodec"
-[ -f "$work/big-4.01.mesh" ] || target/release/examples/big_files "$work" >/dev/null
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+bin="$target/release/meshcodec"
+[ -f "$work/big-4.01.mesh" ] || "$target"/release/examples/big_files "$work" >/dev/null
 
 size() { stat -c %s "$1"; }
 

@@ -345,7 +345,8 @@ impl Mesh {
     /// The COREMESH payload for a chunked target (see the module docs).
     pub(crate) fn core_for(&self, target: Version, options: &WriteOptions) -> Result<ChunkData> {
         let vertices = self.raw_vertices();
-        let faces = Self::raw_faces(&self.faces);
+        // The faces as records, borrowed: copied only into a COREMESH v1.
+        let faces: &[Face] = bytemuck::cast_slice(&self.faces);
         let stored_blob = match &self.stored.core {
             Some(StoredCore::Draco(b)) => Some(b),
             _ => None,
@@ -357,10 +358,10 @@ impl Mesh {
                     && f == faces
             })
         };
-        let v1 = |vertices: Vec<Vertex>, faces: Vec<Face>| {
+        let v1 = |vertices: Vec<Vertex>, faces: &[Face]| {
             ChunkData::CoreMeshV1(CoreMeshV1 {
                 vertices: vertices.into(),
-                faces: faces.into(),
+                faces: faces.to_vec().into(),
             })
         };
         match (options.core_mesh, target) {
@@ -380,7 +381,7 @@ impl Mesh {
                     }
                 }
                 return Ok(draco_chunk(crate::filemesh::raw::draco::encode(
-                    &vertices, &faces,
+                    &vertices, faces,
                 )?));
             }
             (CoreMesh::Auto, _) => {}
@@ -395,9 +396,10 @@ impl Mesh {
         // 11-bit grid, keeps the mesh uncompressed).
         let lossless = vertices
             .iter()
-            .all(|v| v.normal.iter().all(|x| x.is_finite()));
+            .all(|v| v.normal.iter().all(|x| x.is_finite()))
+            && normals_fit_the_grid(&vertices);
         if lossless {
-            let blob = crate::filemesh::raw::draco::encode(&vertices, &faces)?;
+            let blob = crate::filemesh::raw::draco::encode(&vertices, faces)?;
             let exact = crate::filemesh::raw::draco::decode(&blob, &Limits::default()).is_ok_and(
                 |(v, f)| {
                     bytemuck::cast_slice::<Vertex, u8>(&v)
@@ -759,6 +761,25 @@ impl Mesh {
     }
 }
 
+/// False when the normals cannot all come back from Draco's 11-bit quantization: a
+/// component with more distinct values than the quantization has steps. Checked before
+/// encoding, so a mesh Draco could not hold exactly is not encoded and decoded in vain
+/// (the decode check decides the rest).
+fn normals_fit_the_grid(vertices: &[Vertex]) -> bool {
+    // Each component decodes to one value per step (canonicalization only maps values
+    // to values); twice the steps leaves a margin.
+    let limit = 2usize << crate::filemesh::raw::draco::NORMAL_QUANTIZATION_BITS;
+    (0..3).all(|c| {
+        let mut seen = std::collections::HashSet::new();
+        vertices.iter().all(|v| {
+            if let Some(x) = v.normal.get(c) {
+                seen.insert(x.to_bits());
+            }
+            seen.len() <= limit
+        })
+    })
+}
+
 /// `sizeof_FileMeshVertex` for a 2.00/3.0x target, given the stored size and whether
 /// every vertex colour is white (asked only when it matters).
 pub(crate) fn vertex_size(target: Version, stored: Option<u8>, white: impl Fn() -> bool) -> u8 {
@@ -969,5 +990,64 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
         min,
         max,
         values: values.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normals_fit_the_grid;
+    use crate::error::Limits;
+    use crate::filemesh::raw::chunks::ChunkData;
+    use crate::filemesh::raw::records::Vertex;
+    use crate::filemesh::raw::{draco, Body, FileMesh};
+    use std::path::Path;
+
+    /// Every Draco mesh of the fixtures and the corpus passes the normal check that
+    /// lets a mesh be tried as Draco; normals off the grid do not.
+    #[test]
+    fn decoded_draco_normals_fit_the_grid() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut blobs = Vec::new();
+        for dir in ["roundtrip-fixtures/chunked", "../shared/corpus/roblox"] {
+            for e in std::fs::read_dir(root.join(dir))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
+                    continue;
+                };
+                if let Body::V6(b) = f.body {
+                    for c in b.chunks {
+                        if let ChunkData::CoreMeshV2(d) = c.data {
+                            blobs.push(d.draco.into_vec());
+                        }
+                    }
+                }
+            }
+        }
+        for e in std::fs::read_dir(root.join("roundtrip-fixtures/draco"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            blobs.push(std::fs::read(e.path()).unwrap_or_default());
+        }
+        let mut checked = 0;
+        for blob in blobs {
+            if let Ok((vertices, _)) = draco::decode(&blob, &Limits::default()) {
+                assert!(normals_fit_the_grid(&vertices));
+                checked += 1;
+            }
+        }
+        assert!(checked > 3, "{checked}");
+        let many: Vec<Vertex> = (0..10_000)
+            .map(|i| Vertex {
+                normal: [i as f32 / 10_000.0, 0.0, 1.0],
+                ..Vertex::default()
+            })
+            .collect();
+        assert!(!normals_fit_the_grid(&many));
+        assert!(normals_fit_the_grid(&many[..1000]));
     }
 }
