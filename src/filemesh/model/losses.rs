@@ -90,18 +90,20 @@ fn in_place(
             bytemuck::cast_slice(f.as_slice()),
         ),
         Core::Plain(v, f) => (Verts::V40(v), bytemuck::cast_slice(f.as_slice())),
-        Core::Chunk(_, ChunkData::CoreMeshV1(c)) => (
-            Verts::V40(&c.vertices),
-            bytemuck::cast_slice(c.faces.as_slice()),
-        ),
-        Core::Chunk(_, ChunkData::CoreMeshV2(c)) => {
-            decoded = c.decode(&Limits::default())?;
-            (
-                Verts::V40(&decoded.vertices),
-                bytemuck::cast_slice(decoded.faces.as_slice()),
-            )
-        }
-        Core::Chunk(..) => (Verts::V40(&[]), &[]),
+        Core::Chunk(_, data) => match data.as_ref() {
+            ChunkData::CoreMeshV1(c) => (
+                Verts::V40(&c.vertices),
+                bytemuck::cast_slice(c.faces.as_slice()),
+            ),
+            ChunkData::CoreMeshV2(c) => {
+                decoded = c.decode(&Limits::default())?;
+                (
+                    Verts::V40(&decoded.vertices),
+                    bytemuck::cast_slice(decoded.faces.as_slice()),
+                )
+            }
+            _ => (Verts::V40(&[]), &[]),
+        },
     };
     let view = View {
         same_skinning: same_skinning(before, &light)?,
@@ -157,7 +159,7 @@ enum Core {
     /// A 4.00–5.00 body.
     Plain(Records<Vertex>, Records<Face>),
     /// The first COREMESH chunk (its index and payload).
-    Chunk(usize, ChunkData),
+    Chunk(usize, Box<ChunkData>),
 }
 
 impl Arrays {
@@ -188,7 +190,8 @@ impl Arrays {
                 });
                 if let Some(c) = core.and_then(|i| b.chunks.get_mut(i).map(|c| (i, c))) {
                     let empty = ChunkData::CoreMeshV1(CoreMeshV1::default());
-                    a.core = Core::Chunk(c.0, std::mem::replace(&mut c.1.data, empty));
+                    let data = std::mem::replace(&mut c.1.data, empty);
+                    a.core = Core::Chunk(c.0, Box::new(data));
                 }
                 let skin = b
                     .chunks
@@ -220,7 +223,7 @@ impl Arrays {
             (Body::V6(b), core) => {
                 if let (Core::Chunk(i, data), _) = (core, ()) {
                     if let Some(c) = b.chunks.get_mut(i) {
-                        c.data = data;
+                        c.data = *data;
                     }
                 }
                 if let Some(ChunkData::SkinningV1(s)) = self
