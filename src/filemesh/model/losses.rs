@@ -43,7 +43,8 @@ pub(crate) fn read_back(file: &FileMesh) -> Result<Mesh> {
 /// `file` (a Draco core mesh is decoded); only the small parts (skeleton, LODs, FACS,
 /// HSR flags, what the file stored) are read into a model. A text target, a chunked
 /// source (whose layout comparison writes the target's chunks again) and a target whose
-/// stored skin would be laid out anew are read back whole. `file` is left as it was.
+/// stored skin would be laid out anew are read back whole. `file` is left as it was
+/// (unless this fails).
 pub(crate) fn compare_file(
     before: &Mesh,
     file: &mut FileMesh,
