@@ -798,7 +798,7 @@ pub fn convert_into(
         (AnyFile::FileMesh(f), Target::FileMesh(v)) if v != f.version => {
             let mesh = crate::filemesh::Mesh::from_file_with_limits(&f, limits)?;
             drop(f);
-            crate::filemesh::file::convert_model(&mesh, v, options)
+            crate::filemesh::file::convert_owned(mesh, v, options)
         }
         (file, _) => convert_to(&file, to, options, limits),
     }

@@ -168,6 +168,25 @@ pub(crate) fn convert_model(
     })
 }
 
+/// [`convert_model`] of a mesh the caller no longer needs: it is dropped once the target
+/// is built and compared, before the target is written, so the written bytes are never
+/// held beside it.
+pub(crate) fn convert_owned(mesh: Mesh, v: Version, options: &ConvertOptions) -> Result<Converted> {
+    let c = mesh.convert_with(
+        v,
+        &WriteOptions {
+            core_mesh: options.core_mesh,
+        },
+    )?;
+    let summary = line(v, mesh.vertices.len(), mesh.faces.len());
+    drop(mesh);
+    Ok(Converted {
+        bytes: c.file.write()?,
+        losses: c.losses,
+        summary,
+    })
+}
+
 fn line(v: Version, vertices: usize, faces: usize) -> String {
     format!("FileMesh {v}, {vertices} vertices, {faces} faces")
 }

@@ -108,15 +108,23 @@ impl Mesh {
     /// going through 4.00, is reported when it would not come back). An empty report
     /// means the conversion changes nothing.
     pub fn convert_with(&self, target: Version, options: &WriteOptions) -> Result<Conversion> {
+        let mut file = self.to_file_with(target, options)?;
+        let mut losses = Vec::new();
+        super::losses::compare_file(self, &mut file, target, &mut losses)?;
+        Ok(Conversion { file, losses })
+    }
+
+    /// [`Mesh::convert_with`] as it was first written: the target read back into a whole
+    /// model and compared with this mesh. The test oracle of the comparison that reads
+    /// the target's arrays in place.
+    #[cfg(test)]
+    pub(crate) fn convert_by_model(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+    ) -> Result<Conversion> {
         let file = self.to_file_with(target, options)?;
-        // Read back what the target holds. A binary body writes and reads back byte for
-        // byte (the raw layer's round trip), so its model is taken from it directly; a
-        // text body is written and parsed, as its numbers are rounded on the way.
-        let back = if target.is_text() {
-            Mesh::from_file(&FileMesh::read(&file.write()?)?)?
-        } else {
-            Mesh::from_file(&file)?
-        };
+        let back = super::losses::read_back(&file)?;
         let mut losses = Vec::new();
         super::losses::compare(self, &back, target, &mut losses)?;
         Ok(Conversion { file, losses })
@@ -193,16 +201,9 @@ impl Mesh {
 
     /// `sizeof_FileMeshVertex` for a 2.00/3.0x target (40 for later versions).
     pub(crate) fn vertex_size_for(&self, target: Version) -> u8 {
-        if target.has_skinning() || target.is_chunked() || target.is_text() {
-            return 40;
-        }
-        let white = self.vertices.iter().all(|v| v.color == [255; 4]);
-        match self.stored.vertex_size {
-            Some(36) if white => 36,
-            Some(_) => 40,
-            None if target == Version::V2_00 && white => 36,
-            None => 40,
-        }
+        vertex_size(target, self.stored.vertex_size, || {
+            self.vertices.iter().all(|v| v.color == [255; 4])
+        })
     }
 
     /// Header bytes beyond the known fields, for a target with a header.
@@ -234,7 +235,7 @@ impl Mesh {
 
     /// Whether the source had a place for LOD offsets (so an empty list is data, not a
     /// gap to fill).
-    fn lods_were_stored(&self) -> bool {
+    pub(crate) fn lods_were_stored(&self) -> bool {
         match (self.stored.version, &self.stored.chunks) {
             (Some(v), Some(slots)) if v.is_chunked() => {
                 slots.contains(&ChunkSlot::Model(ChunkKind::Lods))
@@ -247,8 +248,13 @@ impl Mesh {
     /// LOD offsets for a target with LODs: as stored, or `[0, numFaces]` when the source
     /// had none.
     pub(crate) fn lod_offsets_for(&self) -> Vec<u32> {
+        self.lod_offsets_with(self.faces.len())
+    }
+
+    /// [`Mesh::lod_offsets_for`] of a mesh with `num_faces` faces.
+    pub(crate) fn lod_offsets_with(&self, num_faces: usize) -> Vec<u32> {
         if self.lods.offsets.is_empty() && !self.lods_were_stored() {
-            vec![0, self.faces.len() as u32]
+            vec![0, num_faces as u32]
         } else {
             self.lods.offsets.clone()
         }
@@ -286,22 +292,7 @@ impl Mesh {
         if skinning != self.skinning {
             return false;
         }
-        let (nf, nv) = (self.faces.len() as u64, self.vertices.len() as u64);
-        s.subsets.iter().all(|sub| {
-            let faces = u64::from(sub.faces_begin)
-                ..u64::from(sub.faces_begin) + u64::from(sub.faces_length);
-            let verts = u64::from(sub.verts_begin)
-                ..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
-            faces.end <= nf
-                && verts.end <= nv
-                && self
-                    .faces
-                    .get(faces.start as usize..faces.end as usize)
-                    .unwrap_or_default()
-                    .iter()
-                    .flatten()
-                    .all(|&i| verts.contains(&u64::from(i)))
-        })
+        subsets_fit(&s.subsets, &self.faces, self.vertices.len())
     }
 
     /// The FACS section to write where the target has FACS: the stored one while it
@@ -354,7 +345,8 @@ impl Mesh {
     /// The COREMESH payload for a chunked target (see the module docs).
     pub(crate) fn core_for(&self, target: Version, options: &WriteOptions) -> Result<ChunkData> {
         let vertices = self.raw_vertices();
-        let faces = Self::raw_faces(&self.faces);
+        // The faces as records, borrowed: copied only into a COREMESH v1.
+        let faces: &[Face] = bytemuck::cast_slice(&self.faces);
         let stored_blob = match &self.stored.core {
             Some(StoredCore::Draco(b)) => Some(b),
             _ => None,
@@ -366,10 +358,10 @@ impl Mesh {
                     && f == faces
             })
         };
-        let v1 = |vertices: Vec<Vertex>, faces: Vec<Face>| {
+        let v1 = |vertices: Vec<Vertex>, faces: &[Face]| {
             ChunkData::CoreMeshV1(CoreMeshV1 {
                 vertices: vertices.into(),
-                faces: faces.into(),
+                faces: faces.to_vec().into(),
             })
         };
         match (options.core_mesh, target) {
@@ -389,7 +381,7 @@ impl Mesh {
                     }
                 }
                 return Ok(draco_chunk(crate::filemesh::raw::draco::encode(
-                    &vertices, &faces,
+                    &vertices, faces,
                 )?));
             }
             (CoreMesh::Auto, _) => {}
@@ -404,9 +396,10 @@ impl Mesh {
         // 11-bit grid, keeps the mesh uncompressed).
         let lossless = vertices
             .iter()
-            .all(|v| v.normal.iter().all(|x| x.is_finite()));
+            .all(|v| v.normal.iter().all(|x| x.is_finite()))
+            && normals_fit_the_grid(&vertices);
         if lossless {
-            let blob = crate::filemesh::raw::draco::encode(&vertices, &faces)?;
+            let blob = crate::filemesh::raw::draco::encode(&vertices, faces)?;
             let exact = crate::filemesh::raw::draco::decode(&blob, &Limits::default()).is_ok_and(
                 |(v, f)| {
                     bytemuck::cast_slice::<Vertex, u8>(&v)
@@ -768,6 +761,59 @@ impl Mesh {
     }
 }
 
+/// False when the normals cannot all come back from Draco's 11-bit quantization: a
+/// component with more distinct values than the quantization has steps. Checked before
+/// encoding, so a mesh Draco could not hold exactly is not encoded and decoded in vain
+/// (the decode check decides the rest).
+fn normals_fit_the_grid(vertices: &[Vertex]) -> bool {
+    // Each component decodes to one value per step (canonicalization only maps values
+    // to values); twice the steps leaves a margin.
+    let limit = 2usize << crate::filemesh::raw::draco::NORMAL_QUANTIZATION_BITS;
+    (0..3).all(|c| {
+        let mut seen = std::collections::HashSet::new();
+        vertices.iter().all(|v| {
+            if let Some(x) = v.normal.get(c) {
+                seen.insert(x.to_bits());
+            }
+            seen.len() <= limit
+        })
+    })
+}
+
+/// `sizeof_FileMeshVertex` for a 2.00/3.0x target, given the stored size and whether
+/// every vertex colour is white (asked only when it matters).
+pub(crate) fn vertex_size(target: Version, stored: Option<u8>, white: impl Fn() -> bool) -> u8 {
+    if target.has_skinning() || target.is_chunked() || target.is_text() {
+        return 40;
+    }
+    match stored {
+        Some(36) if white() => 36,
+        Some(_) => 40,
+        None if target == Version::V2_00 && white() => 36,
+        None => 40,
+    }
+}
+
+/// True when each subset's face range lies within `faces` and its vertex range within
+/// `num_vertices`, and every face in the range uses only the subset's vertices.
+pub(crate) fn subsets_fit(subsets: &[Subset], faces: &[[u32; 3]], num_vertices: usize) -> bool {
+    let (nf, nv) = (faces.len() as u64, num_vertices as u64);
+    subsets.iter().all(|sub| {
+        let range =
+            u64::from(sub.faces_begin)..u64::from(sub.faces_begin) + u64::from(sub.faces_length);
+        let verts =
+            u64::from(sub.verts_begin)..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
+        range.end <= nf
+            && verts.end <= nv
+            && faces
+                .get(range.start as usize..range.end as usize)
+                .unwrap_or_default()
+                .iter()
+                .flatten()
+                .all(|&i| verts.contains(&u64::from(i)))
+    })
+}
+
 fn draco_chunk(draco: Vec<u8>) -> ChunkData {
     ChunkData::CoreMeshV2(CoreMeshV2 {
         draco: draco.into(),
@@ -944,5 +990,64 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
         min,
         max,
         values: values.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normals_fit_the_grid;
+    use crate::error::Limits;
+    use crate::filemesh::raw::chunks::ChunkData;
+    use crate::filemesh::raw::records::Vertex;
+    use crate::filemesh::raw::{draco, Body, FileMesh};
+    use std::path::Path;
+
+    /// Every Draco mesh of the fixtures and the corpus passes the normal check that
+    /// lets a mesh be tried as Draco; normals off the grid do not.
+    #[test]
+    fn decoded_draco_normals_fit_the_grid() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut blobs = Vec::new();
+        for dir in ["roundtrip-fixtures/chunked", "../shared/corpus/roblox"] {
+            for e in std::fs::read_dir(root.join(dir))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
+                    continue;
+                };
+                if let Body::V6(b) = f.body {
+                    for c in b.chunks {
+                        if let ChunkData::CoreMeshV2(d) = c.data {
+                            blobs.push(d.draco.into_vec());
+                        }
+                    }
+                }
+            }
+        }
+        for e in std::fs::read_dir(root.join("roundtrip-fixtures/draco"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            blobs.push(std::fs::read(e.path()).unwrap_or_default());
+        }
+        let mut checked = 0;
+        for blob in blobs {
+            if let Ok((vertices, _)) = draco::decode(&blob, &Limits::default()) {
+                assert!(normals_fit_the_grid(&vertices));
+                checked += 1;
+            }
+        }
+        assert!(checked > 3, "{checked}");
+        let many: Vec<Vertex> = (0..10_000)
+            .map(|i| Vertex {
+                normal: [i as f32 / 10_000.0, 0.0, 1.0],
+                ..Vertex::default()
+            })
+            .collect();
+        assert!(!normals_fit_the_grid(&many));
+        assert!(normals_fit_the_grid(many.get(..1000).unwrap_or_default()));
     }
 }

@@ -12,27 +12,394 @@
 //!
 //! A part whose values are already reported lost is not reported again as layout.
 
+use std::borrow::Cow;
+
 use super::convert::WriteOptions;
 use super::stored::{ChunkKind, StoredFacs};
 use super::{Mesh, MeshVertex, SameBits};
-use crate::error::Result;
-use crate::filemesh::raw::chunks::{chunk_type_name, Chunk, ChunkData, SkinningV1};
+use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::filemesh::raw::chunks::{chunk_type_name, Chunk, ChunkData, CoreMeshV1, SkinningV1};
 use crate::filemesh::raw::facs::Facs;
-use crate::filemesh::raw::Version;
+use crate::filemesh::raw::records::{Envelope, Face, Vertex, Vertex36};
+use crate::filemesh::raw::{Body, FileMesh, Version, VertexArray};
+use crate::io::Records;
 use crate::loss::{Loss, LossKind};
+
+/// The target read back into a whole model: a binary body writes and reads back byte
+/// for byte (the raw layer's round trip), so its model is taken from it directly; a text
+/// body is written and parsed, as its numbers are rounded on the way.
+pub(crate) fn read_back(file: &FileMesh) -> Result<Mesh> {
+    if file.version.is_text() {
+        Mesh::from_file(&FileMesh::read(&file.write()?)?)
+    } else {
+        Mesh::from_file(file)
+    }
+}
+
+/// Appends to `out` what converting `before` into `file` (its `target` version) lost:
+/// [`compare`] with `file` read back, without copying its big arrays where it can.
+///
+/// The vertices, faces and envelopes of a binary target are compared where they lie in
+/// `file` (a Draco core mesh is decoded); only the small parts (skeleton, LODs, FACS,
+/// HSR flags, what the file stored) are read into a model. A text target, a chunked
+/// source (whose layout comparison writes the target's chunks again) and a target whose
+/// stored skin would be laid out anew are read back whole. `file` is left as it was
+/// (unless this fails).
+pub(crate) fn compare_file(
+    before: &Mesh,
+    file: &mut FileMesh,
+    target: Version,
+    out: &mut Vec<Loss>,
+) -> Result<()> {
+    let chunked_source = before.stored.version.is_some_and(Version::is_chunked);
+    if target.is_text() || chunked_source {
+        return compare(before, &read_back(file)?, target, out);
+    }
+    let mut arrays = Arrays::take(file);
+    let done = in_place(before, file, &mut arrays, target, out);
+    arrays.put_back(file);
+    if done? {
+        Ok(())
+    } else {
+        compare(before, &read_back(file)?, target, out)
+    }
+}
+
+/// [`compare`] of `before` with `file`, whose big arrays are in `arrays`; false (and
+/// nothing reported) when the comparison needs the whole model.
+fn in_place(
+    before: &Mesh,
+    file: &FileMesh,
+    arrays: &mut Arrays,
+    target: Version,
+    out: &mut Vec<Loss>,
+) -> Result<bool> {
+    // The small parts, read as the whole model would read them.
+    let mut light = Mesh::from_file(file)?;
+    light.skinning = None;
+    if let Some(s) = light.stored.skin.as_mut() {
+        s.envelopes = std::mem::take(&mut arrays.envelopes);
+    }
+    let decoded;
+    let (vertices, faces): (Verts<'_>, &[[u32; 3]]) = match &arrays.core {
+        Core::None => (Verts::V40(&[]), &[]),
+        Core::V2(v, f) => (
+            match v {
+                VertexArray::Size36(v) => Verts::V36(v),
+                VertexArray::Size40(v) => Verts::V40(v),
+            },
+            bytemuck::cast_slice(f.as_slice()),
+        ),
+        Core::Plain(v, f) => (Verts::V40(v), bytemuck::cast_slice(f.as_slice())),
+        Core::Chunk(_, data) => match data.as_ref() {
+            ChunkData::CoreMeshV1(c) => (
+                Verts::V40(&c.vertices),
+                bytemuck::cast_slice(c.faces.as_slice()),
+            ),
+            ChunkData::CoreMeshV2(c) => {
+                decoded = c.decode(&Limits::default())?;
+                (
+                    Verts::V40(&decoded.vertices),
+                    bytemuck::cast_slice(decoded.faces.as_slice()),
+                )
+            }
+            _ => (Verts::V40(&[]), &[]),
+        },
+    };
+    let view = View {
+        same_skinning: same_skinning(before, &light)?,
+        light,
+        vertices,
+        faces,
+    };
+    let done = view.describes_its_skin();
+    if done {
+        compare(before, &view, target, out)?;
+    }
+    let mut light = view.light;
+    if let Some(s) = light.stored.skin.as_mut() {
+        arrays.envelopes = std::mem::take(&mut s.envelopes);
+    }
+    Ok(done)
+}
+
+/// Whether the skinning `light`'s stored skin resolves to is `before`'s (as
+/// `before.skinning == after.skinning` of the whole model), without building it.
+fn same_skinning(before: &Mesh, light: &Mesh) -> Result<bool> {
+    let Some(s) = light.stored.skin.as_ref().filter(|s| !s.bones.is_empty()) else {
+        return Ok(before.skinning.is_none());
+    };
+    let b = before.skinning.as_deref();
+    let mut same = b.is_some_and(|b| b.len() == s.envelopes.len());
+    let mut k = 0;
+    super::each_skin(&s.envelopes, &s.subsets, s.bones.len(), |skin| {
+        same = same && b.and_then(|b| b.get(k)) == Some(&skin);
+        k += 1;
+    })?;
+    Ok(same)
+}
+
+/// The big arrays of a binary file, taken out while its small parts are read.
+#[derive(Default)]
+struct Arrays {
+    core: Core,
+    /// The envelopes of the 4.00–5.00 body, or of the first SKINNING chunk.
+    envelopes: Records<Envelope>,
+    /// The index of that SKINNING chunk.
+    skin_chunk: Option<usize>,
+}
+
+/// Where a file's vertices and faces were taken from.
+#[derive(Default)]
+enum Core {
+    /// Text, or a chunked file without a core mesh.
+    #[default]
+    None,
+    /// A 2.00/3.0x body.
+    V2(VertexArray, Records<Face>),
+    /// A 4.00–5.00 body.
+    Plain(Records<Vertex>, Records<Face>),
+    /// The first COREMESH chunk (its index and payload).
+    Chunk(usize, Box<ChunkData>),
+}
+
+impl Arrays {
+    fn take(file: &mut FileMesh) -> Arrays {
+        let mut a = Arrays::default();
+        match &mut file.body {
+            Body::V1(_) => {}
+            Body::V2(b) => {
+                let empty = match &b.vertices {
+                    VertexArray::Size36(_) => VertexArray::Size36(Records::default()),
+                    VertexArray::Size40(_) => VertexArray::Size40(Records::default()),
+                };
+                a.core = Core::V2(
+                    std::mem::replace(&mut b.vertices, empty),
+                    std::mem::take(&mut b.faces),
+                );
+            }
+            Body::V4(b) => {
+                a.core = Core::Plain(
+                    std::mem::take(&mut b.vertices),
+                    std::mem::take(&mut b.faces),
+                );
+                a.envelopes = std::mem::take(&mut b.envelopes);
+            }
+            Body::V6(b) => {
+                let core = b.chunks.iter().position(|c| {
+                    matches!(c.data, ChunkData::CoreMeshV1(_) | ChunkData::CoreMeshV2(_))
+                });
+                if let Some(c) = core.and_then(|i| b.chunks.get_mut(i).map(|c| (i, c))) {
+                    let empty = ChunkData::CoreMeshV1(CoreMeshV1::default());
+                    let data = std::mem::replace(&mut c.1.data, empty);
+                    a.core = Core::Chunk(c.0, Box::new(data));
+                }
+                let skin = b
+                    .chunks
+                    .iter()
+                    .position(|c| matches!(c.data, ChunkData::SkinningV1(_)));
+                if let Some(i) = skin {
+                    if let Some(ChunkData::SkinningV1(s)) = b.chunks.get_mut(i).map(|c| &mut c.data)
+                    {
+                        a.envelopes = std::mem::take(&mut s.envelopes);
+                        a.skin_chunk = Some(i);
+                    }
+                }
+            }
+        }
+        a
+    }
+
+    fn put_back(self, file: &mut FileMesh) {
+        match (&mut file.body, self.core) {
+            (Body::V2(b), Core::V2(v, f)) => {
+                b.vertices = v;
+                b.faces = f;
+            }
+            (Body::V4(b), Core::Plain(v, f)) => {
+                b.vertices = v;
+                b.faces = f;
+                b.envelopes = self.envelopes;
+            }
+            (Body::V6(b), core) => {
+                if let (Core::Chunk(i, data), _) = (core, ()) {
+                    if let Some(c) = b.chunks.get_mut(i) {
+                        c.data = *data;
+                    }
+                }
+                if let Some(ChunkData::SkinningV1(s)) = self
+                    .skin_chunk
+                    .and_then(|i| b.chunks.get_mut(i))
+                    .map(|c| &mut c.data)
+                {
+                    s.envelopes = self.envelopes;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A binary target's vertices, as they lie in the file.
+enum Verts<'a> {
+    V36(&'a [Vertex36]),
+    V40(&'a [Vertex]),
+}
+
+/// The target read back for [`compare`] without copying its arrays: the small parts as
+/// a model, the vertices, faces and skinning where they lie.
+struct View<'a> {
+    /// The file's model without vertices, faces and resolved skinning.
+    light: Mesh,
+    vertices: Verts<'a>,
+    faces: &'a [[u32; 3]],
+    /// Whether the file's skinning is the source's.
+    same_skinning: bool,
+}
+
+impl View<'_> {
+    /// Whether the file's stored skin describes its own skeleton, skinning and faces, so
+    /// that writing it again reuses it (else [`Mesh::skin_for`] builds a skin from the
+    /// whole model). The skeleton and skinning are read from that skin: they match it.
+    fn describes_its_skin(&self) -> bool {
+        let Some(s) = &self.light.stored.skin else {
+            return true;
+        };
+        let n = self.vertex_count();
+        let envelopes = if s.bones.is_empty() {
+            s.envelopes.is_empty()
+        } else {
+            s.envelopes.len() == n
+        };
+        envelopes && super::convert::subsets_fit(&s.subsets, self.faces, n)
+    }
+}
+
+/// The target read back, as [`compare`] sees it: a whole model, or a [`View`].
+pub(crate) trait Back {
+    /// The model's small parts (LODs, skeleton, FACS, HSR flags, what was stored).
+    fn model(&self) -> &Mesh;
+    fn vertex_count(&self) -> usize;
+    fn vertex(&self, i: usize) -> Option<MeshVertex>;
+    fn faces(&self) -> &[[u32; 3]];
+    /// The `w` of a text vertex (0 for binary versions).
+    fn w(&self, i: usize) -> f32 {
+        let m = self.model();
+        m.stored
+            .text
+            .as_ref()
+            .filter(|t| t.w.len() == self.vertex_count())
+            .and_then(|t| t.w.get(i).copied())
+            .unwrap_or(0.0)
+    }
+    /// `before.skinning == skinning`.
+    fn same_skinning(&self, before: &Mesh) -> bool;
+    /// [`Mesh::vertex_size_for`].
+    fn vertex_size(&self, v: Version) -> u8;
+    /// [`Mesh::lod_offsets_for`].
+    fn lod_offsets(&self) -> Vec<u32>;
+    /// [`Mesh::skin_for`].
+    fn skin(&self) -> Result<Cow<'_, SkinningV1>>;
+    /// [`Mesh::planned_chunks`].
+    fn chunks(&self, v: Version, options: &WriteOptions)
+        -> Result<Vec<(Option<ChunkKind>, Chunk)>>;
+}
+
+impl Back for Mesh {
+    fn model(&self) -> &Mesh {
+        self
+    }
+    fn vertex_count(&self) -> usize {
+        self.vertices.len()
+    }
+    fn vertex(&self, i: usize) -> Option<MeshVertex> {
+        self.vertices.get(i).copied()
+    }
+    fn faces(&self) -> &[[u32; 3]] {
+        &self.faces
+    }
+    fn same_skinning(&self, before: &Mesh) -> bool {
+        before.skinning == self.skinning
+    }
+    fn vertex_size(&self, v: Version) -> u8 {
+        self.vertex_size_for(v)
+    }
+    fn lod_offsets(&self) -> Vec<u32> {
+        self.lod_offsets_for()
+    }
+    fn skin(&self) -> Result<Cow<'_, SkinningV1>> {
+        self.skin_for()
+    }
+    fn chunks(
+        &self,
+        v: Version,
+        options: &WriteOptions,
+    ) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
+        self.planned_chunks(v, options)
+    }
+}
+
+impl Back for View<'_> {
+    fn model(&self) -> &Mesh {
+        &self.light
+    }
+    fn vertex_count(&self) -> usize {
+        match self.vertices {
+            Verts::V36(v) => v.len(),
+            Verts::V40(v) => v.len(),
+        }
+    }
+    fn vertex(&self, i: usize) -> Option<MeshVertex> {
+        match self.vertices {
+            Verts::V36(v) => v.get(i).map(|&v| super::vertex(&v.into())),
+            Verts::V40(v) => v.get(i).map(super::vertex),
+        }
+    }
+    fn faces(&self) -> &[[u32; 3]] {
+        self.faces
+    }
+    fn same_skinning(&self, _: &Mesh) -> bool {
+        self.same_skinning
+    }
+    fn vertex_size(&self, v: Version) -> u8 {
+        super::convert::vertex_size(v, self.light.stored.vertex_size, || match self.vertices {
+            Verts::V36(v) => v.iter().all(|&v| Vertex::from(v).color == [255; 4]),
+            Verts::V40(v) => v.iter().all(|v| v.color == [255; 4]),
+        })
+    }
+    fn lod_offsets(&self) -> Vec<u32> {
+        self.light.lod_offsets_with(self.faces.len())
+    }
+    fn skin(&self) -> Result<Cow<'_, SkinningV1>> {
+        // A stored skin describes the file (checked before comparing); without one, the
+        // model has no skeleton and no skinning, and the skin built for it is empty.
+        match &self.light.stored.skin {
+            Some(s) => Ok(Cow::Borrowed(s)),
+            None => self.light.skin_for(),
+        }
+    }
+    fn chunks(&self, _: Version, _: &WriteOptions) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
+        // A chunked source is compared with the whole model (see `compare_file`).
+        Err(Error::new(
+            "Mesh",
+            ErrorKind::Inconsistent("the chunks of a target compared in place".into()),
+        ))
+    }
+}
 
 /// Appends to `out` what converting `before` to `target` lost, `after` being the target
 /// read back.
 pub(crate) fn compare(
     before: &Mesh,
-    after: &Mesh,
+    after: &impl Back,
     target: Version,
     out: &mut Vec<Loss>,
 ) -> Result<()> {
     let mut loss = |kind, detail: String| out.push(Loss { kind, detail });
     let faces_kept = geometry(before, after, target, &mut loss);
     let lod_info = |m: &Mesh| (m.lods.lod_type, m.lods.num_high_quality_lods);
-    if lod_info(before) != lod_info(after) {
+    let a = after.model();
+    if lod_info(before) != lod_info(a) {
         loss(
             LossKind::LodInfo,
             format!(
@@ -41,23 +408,23 @@ pub(crate) fn compare(
             ),
         );
     }
-    let skeleton_kept = before.skeleton.same_bits(&after.skeleton);
+    let skeleton_kept = before.skeleton.same_bits(&a.skeleton);
     if !skeleton_kept {
-        let detail = if after.skeleton.is_empty() {
+        let detail = if a.skeleton.is_empty() {
             format!("{} bones ({target} has no skeleton)", before.skeleton.len())
         } else {
             format!("{} bones change", before.skeleton.len())
         };
         loss(LossKind::Skeleton, detail);
     }
-    let skinning_kept = before.skinning == after.skinning;
+    let skinning_kept = after.same_skinning(before);
     if !skinning_kept {
         let n = before.skinning.as_ref().map_or(0, Vec::len);
         loss(LossKind::Skinning, format!("skinning of {n} vertices"));
     }
-    let facs_kept = before.facs.same_bits(&after.facs);
+    let facs_kept = before.facs.same_bits(&a.facs);
     if !facs_kept {
-        let detail = match (&before.facs, &after.facs) {
+        let detail = match (&before.facs, &a.facs) {
             (Some(_), None) => format!("FACS data ({target} has none)"),
             (Some(b), Some(a)) => {
                 let changed = b
@@ -80,7 +447,7 @@ pub(crate) fn compare(
         };
         loss(LossKind::Facs, detail);
     }
-    let hsr_kept = before.hsr_always_visible == after.hsr_always_visible;
+    let hsr_kept = before.hsr_always_visible == a.hsr_always_visible;
     if !hsr_kept {
         let n = before.hsr_always_visible.as_ref().map_or(0, Vec::len);
         loss(
@@ -117,7 +484,7 @@ struct Kept {
 /// unchanged.
 fn geometry(
     before: &Mesh,
-    after: &Mesh,
+    after: &impl Back,
     target: Version,
     loss: &mut impl FnMut(LossKind, String),
 ) -> bool {
@@ -141,18 +508,18 @@ fn geometry(
         }
         corners.enumerate().map(|(k, i)| (i, k)).collect()
     } else {
-        if before.vertices.len() != after.vertices.len() {
+        if before.vertices.len() != after.vertex_count() {
             kept = false;
             loss(
                 LossKind::Values,
                 format!(
                     "{} vertices become {}",
                     before.vertices.len(),
-                    after.vertices.len()
+                    after.vertex_count()
                 ),
             );
         }
-        (0..before.vertices.len().min(after.vertices.len()))
+        (0..before.vertices.len().min(after.vertex_count()))
             .map(|i| (i, i))
             .collect()
     };
@@ -169,7 +536,7 @@ fn geometry(
             format!("{dropped} faces of LODs other than LOD 0 ({target} has no LODs)"),
         );
     }
-    if !target.is_text() && after.faces != expected {
+    if !target.is_text() && after.faces() != expected {
         kept = false;
         loss(LossKind::Values, "the faces change".to_string());
     }
@@ -180,19 +547,11 @@ fn geometry(
 /// Counts, per attribute, the values that differ between paired vertices.
 fn vertices(
     before: &Mesh,
-    after: &Mesh,
+    after: &impl Back,
     pairs: &[(usize, usize)],
     target: Version,
     loss: &mut impl FnMut(LossKind, String),
 ) {
-    let w = |m: &Mesh, i: usize| {
-        m.stored
-            .text
-            .as_ref()
-            .filter(|t| t.w.len() == m.vertices.len())
-            .and_then(|t| t.w.get(i).copied())
-            .unwrap_or(0.0)
-    };
     // Per attribute: (vertices whose value changed, numbers that were not finite).
     let (mut pos, mut nrm, mut uv, mut tan, mut col, mut ws) = (0, 0, 0, 0, 0, 0);
     let (mut non_finite, mut numbers) = (0usize, 0usize);
@@ -215,11 +574,11 @@ fn vertices(
     let default = MeshVertex::default();
     for &(i, j) in pairs {
         let b = before.vertices.get(i).unwrap_or(&default);
-        let a = after.vertices.get(j).unwrap_or(&default);
+        let a = after.vertex(j).unwrap_or(default);
         count(&b.position, &a.position, &mut pos);
         count(&b.normal, &a.normal, &mut nrm);
         count(&b.uv, &a.uv, &mut uv);
-        count(&[w(before, i)], &[w(after, j)], &mut ws);
+        count(&[Back::w(before, i)], &[after.w(j)], &mut ws);
         if b.tangent != a.tangent {
             tan += 1;
         }
@@ -282,7 +641,7 @@ fn vertices(
 /// Compares, part by part, what writing `source` would give from each mesh.
 fn layout(
     before: &Mesh,
-    after: &Mesh,
+    after: &impl Back,
     source: Version,
     target: Version,
     kept: &Kept,
@@ -290,10 +649,7 @@ fn layout(
 ) -> Result<()> {
     let back = format!("writing {source} again from {target}");
     if !source.has_skinning() && !source.is_chunked() {
-        let (b, a) = (
-            before.vertex_size_for(source),
-            after.vertex_size_for(source),
-        );
+        let (b, a) = (before.vertex_size_for(source), after.vertex_size(source));
         if b != a {
             loss(
                 LossKind::Layout,
@@ -307,7 +663,7 @@ fn layout(
     if source.has_lods() && !source.has_skinning() && !source.is_chunked() {
         let (b, a) = (
             before.sizeof_lod_offset_for(),
-            after.sizeof_lod_offset_for(),
+            after.model().sizeof_lod_offset_for(),
         );
         if b != a {
             loss(
@@ -318,7 +674,7 @@ fn layout(
     }
     let (b, a) = (
         before.header_tail_for(source),
-        after.header_tail_for(source),
+        after.model().header_tail_for(source),
     );
     if b != a {
         loss(
@@ -331,7 +687,7 @@ fn layout(
         );
     }
     if source.has_skinning() && !source.is_chunked() {
-        let (b, a) = (before.padding_for(), after.padding_for());
+        let (b, a) = (before.padding_for(), after.model().padding_for());
         if b != a {
             loss(
                 LossKind::HeaderBytes,
@@ -339,7 +695,10 @@ fn layout(
             );
         }
     }
-    let (b, a) = (before.trailing_for(source), after.trailing_for(source));
+    let (b, a) = (
+        before.trailing_for(source),
+        after.model().trailing_for(source),
+    );
     if b != a {
         loss(
             LossKind::TrailingBytes,
@@ -350,7 +709,7 @@ fn layout(
         );
     }
     if source.has_lods() && kept.faces {
-        let (b, a) = (before.lod_offsets_for(), after.lod_offsets_for());
+        let (b, a) = (before.lod_offsets_for(), after.lod_offsets());
         if b != a {
             loss(
                 LossKind::Layout,
@@ -358,7 +717,7 @@ fn layout(
             );
         }
     }
-    if source.has_skinning() && kept.skin && !same_skin(&*before.skin_for()?, &*after.skin_for()?) {
+    if source.has_skinning() && kept.skin && !same_skin(&*before.skin_for()?, &*after.skin()?) {
         loss(
             LossKind::Layout,
             format!(
@@ -368,7 +727,10 @@ fn layout(
         );
     }
     if source.has_facs() && kept.facs {
-        let (b, a) = (before.facs_section_for()?, after.facs_section_for()?);
+        let (b, a) = (
+            before.facs_section_for()?,
+            after.model().facs_section_for()?,
+        );
         if !same_facs(b.as_ref(), a.as_ref()) {
             let detail = match b.as_ref().map(|s| &s.facs) {
                 Some(Facs::Opaque(bytes)) => format!(
@@ -388,7 +750,7 @@ fn layout(
         return Ok(());
     }
     if kept.hsr {
-        let (b, a) = (before.hsr_for()?, after.hsr_for()?);
+        let (b, a) = (before.hsr_for()?, after.model().hsr_for()?);
         if b != a {
             loss(
                 LossKind::Layout,
@@ -399,7 +761,7 @@ fn layout(
     let options = WriteOptions::default();
     let (b, a) = (
         before.planned_chunks(source, &options)?,
-        after.planned_chunks(source, &options)?,
+        after.chunks(source, &options)?,
     );
     // Chunks kept whole: each one the target's file does not give back is lost.
     let kept_of = |p: &[(Option<ChunkKind>, Chunk)]| -> Vec<Chunk> {
@@ -511,5 +873,81 @@ fn same_facs(a: Option<&StoredFacs>, b: Option<&StoredFacs>) -> bool {
             a.format.unwrap_or(1) == b.format.unwrap_or(1) && bytes(&a.facs) == bytes(&b.facs)
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::convert::{CoreMesh, WriteOptions};
+    use super::super::Mesh;
+    use crate::filemesh::raw::Version;
+    use std::path::{Path, PathBuf};
+
+    /// Every FileMesh fixture, and the corpus's FileMeshes when it is there.
+    fn files() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs: Vec<PathBuf> = ["filemesh", "chunked", "text"]
+            .iter()
+            .map(|s| root.join("roundtrip-fixtures").join(s))
+            .collect();
+        dirs.push(root.join("../shared/corpus/roblox"));
+        let mut out: Vec<PathBuf> = dirs
+            .iter()
+            .filter_map(|d| std::fs::read_dir(d).ok())
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The meshes compared: each file as read, and edited so that what it stored no
+    /// longer describes it (a moved vertex, a changed weight).
+    fn meshes(m: Mesh) -> Vec<Mesh> {
+        let mut moved = m.clone();
+        if let Some(v) = moved.vertices.first_mut() {
+            v.position[0] += 1.0;
+            v.color = [1, 2, 3, 4];
+        }
+        let mut reweighted = m.clone();
+        if let Some(s) = reweighted.skinning.as_mut().and_then(|s| s.first_mut()) {
+            s.influences[0].weight = s.influences[0].weight.wrapping_sub(1);
+        }
+        let mut fresh = m.clone();
+        fresh.stored = Default::default();
+        vec![m, moved, reweighted, fresh]
+    }
+
+    /// The comparison that reads the target in place reports exactly what reading it
+    /// back into a whole model reports (same losses, same order, same file, same errors),
+    /// for every fixture and corpus FileMesh, every target version and core mesh choice.
+    #[test]
+    fn in_place_comparison_matches_the_read_back_model() {
+        let files = files();
+        assert!(files.len() > 20, "fixtures missing: {}", files.len());
+        let mut compared = 0;
+        for path in files {
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(mesh) = Mesh::read(&bytes) else {
+                continue;
+            };
+            for m in meshes(mesh) {
+                for v in Version::ALL {
+                    for core_mesh in [CoreMesh::Auto, CoreMesh::Draco] {
+                        if core_mesh == CoreMesh::Draco && v != Version::V7_00 {
+                            continue;
+                        }
+                        let o = WriteOptions { core_mesh };
+                        let new = m.convert_with(v, &o).map_err(|e| e.to_string());
+                        let old = m.convert_by_model(v, &o).map_err(|e| e.to_string());
+                        assert_eq!(new, old, "{} to {v} ({core_mesh:?})", path.display());
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 500, "{compared}");
     }
 }

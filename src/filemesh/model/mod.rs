@@ -532,7 +532,7 @@ pub(crate) fn check_skinning(
 
 /// Each vertex's resolved skin, in order, to `each`; an error for an influence whose
 /// bone byte names no bone through its subset.
-fn each_skin(
+pub(crate) fn each_skin(
     envelopes: &[Envelope],
     subsets: &[Subset],
     num_bones: usize,

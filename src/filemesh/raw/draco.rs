@@ -939,5 +939,7 @@ pub fn encode(vertices: &[Vertex], faces: &[Face]) -> Result<Vec<u8>> {
     encoder
         .encode(&options, &mut out)
         .map_err(|e| inconsistent(format!("the Draco encoder refused the mesh: {e}")))?;
+    // The encoder holds a copy of the mesh: gone before the bitstream is copied out.
+    drop(encoder);
     Ok(out.data().to_vec())
 }
