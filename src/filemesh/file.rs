@@ -122,7 +122,7 @@ impl MeshFile for FileMesh {
                 format!("the HSR flags of {} vertices", h.len()),
             );
         }
-        let tangents = m.vertices.iter().filter(|v| v.tangent.is_some()).count();
+        let tangents = m.vertices.iter().filter(|v| v.tangent().is_some()).count();
         if tangents > 0 {
             lose(
                 LossKind::Tangents,

@@ -208,7 +208,7 @@ pub fn from_scene(scene: &Scene) -> Result<crate::filemesh::model::Mesh> {
                         .and_then(|v| v.get(i))
                         .copied()
                         .unwrap_or_default(),
-                    tangent: None,
+                    tangent_bytes: crate::filemesh::model::Tangent::ABSENT_BYTES,
                     color: p
                         .colors
                         .as_ref()

@@ -579,7 +579,7 @@ fn vertices(
         count(&b.normal, &a.normal, &mut nrm);
         count(&b.uv, &a.uv, &mut uv);
         count(&[Back::w(before, i)], &[after.w(j)], &mut ws);
-        if b.tangent != a.tangent {
+        if b.tangent_bytes != a.tangent_bytes {
             tan += 1;
         }
         if b.color != a.color {

@@ -58,7 +58,14 @@ pub struct Mesh {
 }
 
 /// One vertex, in model units (1.00 positions halved) and binary-version UV space.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+///
+/// It has the layout of the files' 40-byte vertex record ([`Vertex`]), so reading a
+/// 2.00–5.00 file moves the file's vertex array into the model instead of copying it
+/// into a second one. The tangent is therefore kept as its four bytes
+/// ([`MeshVertex::tangent_bytes`]); [`MeshVertex::tangent`] decodes them and
+/// [`MeshVertex::set_tangent`] encodes (the two are exact inverses).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct MeshVertex {
     /// Position.
     pub position: [f32; 3],
@@ -66,10 +73,29 @@ pub struct MeshVertex {
     pub normal: [f32; 3],
     /// Texture coordinate (binary convention: 1.x V is flipped on the way in).
     pub uv: [f32; 2],
-    /// Tangent, or `None` for the "no tangent" bytes `7f 7f 7f 00` and in 1.x.
-    pub tangent: Option<Tangent>,
+    /// The tangent's bytes `tx, ty, tz, ts` ([`Tangent::ABSENT_BYTES`] for "no tangent",
+    /// and in 1.x). Serialised as the decoded [`Tangent`] (or `null`).
+    #[serde(rename = "tangent", serialize_with = "serialize_tangent")]
+    pub tangent_bytes: [u8; 4],
     /// RGBA colour (255s where the version has none).
     pub color: [u8; 4],
+}
+
+impl Default for MeshVertex {
+    /// Zeros, but for the tangent: [`Tangent::ABSENT_BYTES`] (no tangent).
+    fn default() -> Self {
+        MeshVertex {
+            position: [0.0; 3],
+            normal: [0.0; 3],
+            uv: [0.0; 2],
+            tangent_bytes: Tangent::ABSENT_BYTES,
+            color: [0; 4],
+        }
+    }
+}
+
+fn serialize_tangent<S: serde::Serializer>(bytes: &[u8; 4], s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&Tangent::from_bytes(*bytes), s)
 }
 
 /// A tangent decoded from its four bytes: component = (b − 127) / 127.
@@ -222,7 +248,10 @@ impl Mesh {
     /// Gives the mesh's big arrays (vertices, faces, skinning) to `spare` for a later
     /// [`Mesh::read_reusing`] or file read to fill.
     pub fn recycle(self, spare: &mut crate::Spare) {
-        spare.put(self.vertices);
+        // As the raw record, which file reads fill.
+        spare.put(bytemuck::allocation::cast_vec::<MeshVertex, Vertex>(
+            self.vertices,
+        ));
         spare.put(bytemuck::allocation::cast_vec::<[u32; 3], Face>(self.faces));
         if let Some(s) = self.skinning {
             spare.put(s);
@@ -245,9 +274,12 @@ impl Mesh {
                 bone_names: std::mem::take(&mut b.bone_names),
                 subsets: std::mem::take(&mut b.subsets),
             };
-            // Faces are the same twelve bytes in both: the array moves, not a copy.
+            // Faces are the same twelve bytes in both, and so are vertices: the arrays
+            // move, not a copy.
             let faces = std::mem::take(&mut b.faces);
-            let mut m = v4_model(b, skin, file.version)?;
+            let vertices =
+                bytemuck::allocation::cast_vec(std::mem::take(&mut b.vertices).into_vec());
+            let mut m = v4_model(b, vertices, skin, file.version)?;
             m.faces = bytemuck::allocation::cast_vec(faces.into_vec());
             m.stored.version = Some(file.version);
             // What is left of the raw file (its vertices) goes to the running read's
@@ -322,7 +354,7 @@ impl Mesh {
                     bone_names: b.bone_names.clone(),
                     subsets: b.subsets.clone(),
                 };
-                v4_model(b, skin, file.version)?
+                v4_model(b, vertices_of(&b.vertices), skin, file.version)?
             }
             Body::V6(b) => {
                 let mut m = Mesh::default();
@@ -357,15 +389,27 @@ impl Mesh {
     }
 }
 
-/// The model of a 4.00–5.00 body whose skinning arrays are `skin`.
-fn v4_model(b: &FileMeshV4, skin: SkinningV1, version: Version) -> Result<Mesh> {
+/// The model vertices of raw 40-byte vertices (the same bytes), in an array from the
+/// running read's spare when it has one.
+fn vertices_of(raw: &[Vertex]) -> Vec<MeshVertex> {
+    let mut v: Vec<Vertex> = crate::Spare::vec_for(raw.len());
+    v.extend_from_slice(raw);
+    bytemuck::allocation::cast_vec(v)
+}
+
+/// The model of a 4.00–5.00 body whose vertices are `vertices` and skinning arrays
+/// `skin`.
+fn v4_model(
+    b: &FileMeshV4,
+    vertices: Vec<MeshVertex>,
+    skin: SkinningV1,
+    version: Version,
+) -> Result<Mesh> {
     let layout = if version.has_facs() {
         HeaderLayout::V5
     } else {
         HeaderLayout::V4
     };
-    let mut vertices = crate::Spare::vec_for(b.vertices.len());
-    vertices.extend(b.vertices.iter().map(vertex));
     let mut m = Mesh {
         vertices,
         faces: b.faces.iter().map(|f| f.indices).collect(),
@@ -462,7 +506,7 @@ pub(crate) fn vertex(v: &Vertex) -> MeshVertex {
         position: v.position,
         normal: v.normal,
         uv: v.uv,
-        tangent: Tangent::from_bytes(v.tangent),
+        tangent_bytes: v.tangent,
         color: v.color,
     }
 }
@@ -483,7 +527,7 @@ fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
                 position: v.position.map(|x| x * scale),
                 normal: v.normal,
                 uv: [v.uvw[0], 1.0 - v.uvw[1]],
-                tangent: None,
+                tangent_bytes: Tangent::ABSENT_BYTES,
                 color: [255; 4],
             });
         }
@@ -684,7 +728,7 @@ impl SameBits for MeshVertex {
         self.position.same_bits(&other.position)
             && self.normal.same_bits(&other.normal)
             && self.uv.same_bits(&other.uv)
-            && Tangent::to_bytes(self.tangent) == Tangent::to_bytes(other.tangent)
+            && self.tangent_bytes == other.tangent_bytes
             && self.color == other.color
     }
 }
@@ -718,14 +762,24 @@ impl SameBits for FacsRig {
 }
 
 impl MeshVertex {
-    /// The 40-byte record of this vertex (tangent encoded, see [`Tangent::to_bytes`]).
+    /// The 40-byte record of this vertex.
     pub fn to_raw(&self) -> Vertex {
         Vertex {
             position: self.position,
             normal: self.normal,
             uv: self.uv,
-            tangent: Tangent::to_bytes(self.tangent),
+            tangent: self.tangent_bytes,
             color: self.color,
         }
+    }
+
+    /// The tangent, or `None` for the "no tangent" bytes `7f 7f 7f 00`.
+    pub fn tangent(&self) -> Option<Tangent> {
+        Tangent::from_bytes(self.tangent_bytes)
+    }
+
+    /// Sets the tangent (`None`: no tangent), encoded as [`Tangent::to_bytes`] does.
+    pub fn set_tangent(&mut self, tangent: Option<Tangent>) {
+        self.tangent_bytes = Tangent::to_bytes(tangent);
     }
 }
