@@ -379,15 +379,8 @@ fn split_for_subsets(mesh: &mut crate::filemesh::model::Mesh) {
             })
             .unwrap_or_default()
     };
-    let n_lods = mesh.lods.offsets.len().saturating_sub(1).max(1);
-    let ranges: Vec<(usize, usize)> = (0..n_lods)
-        .map(
-            |k| match (mesh.lods.offsets.get(k), mesh.lods.offsets.get(k + 1)) {
-                (Some(&a), Some(&b)) => (a as usize, b as usize),
-                _ => (0, mesh.faces.len()),
-            },
-        )
-        .collect();
+    // The levels as the subset builder walks them.
+    let ranges = mesh.lod_ranges();
     let needs = ranges.iter().any(|&(a, b)| {
         let mut all: Vec<u16> = mesh
             .faces

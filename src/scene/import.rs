@@ -548,29 +548,38 @@ use super::skin::{mul as mul4, normalize_quat, trs_matrix, Mat4, IDENTITY as IDE
 
 /// A node's local matrix: its `matrix`, or `T × R × S` (glTF 2.0, "Transformations").
 fn local_matrix(n: &Value, ctx: &str) -> Result<Mat4> {
-    fn numbers<const N: usize>(
-        n: &Value,
-        key: &str,
-        default: [f64; N],
-        ctx: &str,
-    ) -> Result<[f64; N]> {
-        let Some(v) = n.get(key) else {
-            return Ok(default);
-        };
-        let a: Option<Vec<f64>> = v
-            .as_array()
-            .and_then(|a| a.iter().map(Value::as_f64).collect());
-        a.filter(|a| a.iter().all(|x| x.is_finite()))
-            .and_then(|a| <[f64; N]>::try_from(a).ok())
-            .ok_or_else(|| bad(format!("{ctx}: {key} must be {N} finite numbers")))
-    }
+    Ok(match node_trs(n, ctx)? {
+        Some((t, q, s)) => trs_matrix(t, q, s),
+        None => numbers(n, "matrix", IDENTITY4, ctx)?,
+    })
+}
+
+/// Translation, unit rotation (x, y, z, w) and scale.
+type Trs = ([f64; 3], [f64; 4], [f64; 3]);
+
+/// A node's translation, rotation (made unit length) and scale, or `None` when it
+/// gives a `matrix` instead.
+fn node_trs(n: &Value, ctx: &str) -> Result<Option<Trs>> {
     if n.get("matrix").is_some() {
-        return numbers(n, "matrix", IDENTITY4, ctx);
+        return Ok(None);
     }
     let t = numbers(n, "translation", [0.0; 3], ctx)?;
     let q = numbers(n, "rotation", [0.0, 0.0, 0.0, 1.0], ctx)?;
     let s = numbers(n, "scale", [1.0; 3], ctx)?;
-    Ok(trs_matrix(t, normalize_quat(q), s))
+    Ok(Some((t, normalize_quat(q), s)))
+}
+
+/// `N` finite numbers under `key` of a node, or `default` when it has none.
+fn numbers<const N: usize>(n: &Value, key: &str, default: [f64; N], ctx: &str) -> Result<[f64; N]> {
+    let Some(v) = n.get(key) else {
+        return Ok(default);
+    };
+    let a: Option<Vec<f64>> = v
+        .as_array()
+        .and_then(|a| a.iter().map(Value::as_f64).collect());
+    a.filter(|a| a.iter().all(|x| x.is_finite()))
+        .and_then(|a| <[f64; N]>::try_from(a).ok())
+        .ok_or_else(|| bad(format!("{ctx}: {key} must be {N} finite numbers")))
 }
 
 /// A primitive moved by `m`: positions by `m`, normals by the inverse transpose of its

@@ -274,6 +274,18 @@ pub(crate) fn world_matrices(local: &[Mat4], parents: &[Option<usize>]) -> Vec<M
     world.into_iter().map(Option::unwrap_or_default).collect()
 }
 
+/// An inverse bind matrix as the scene stores it: `f32`, its last row (0, 0, 0, 1)
+/// exactly, as glTF requires.
+pub(crate) fn inverse_bind_f32(m: &Mat4) -> [f32; 16] {
+    let mut out = m.map(|x| x as f32);
+    for (k, x) in out.iter_mut().enumerate() {
+        if k % 4 == 3 {
+            *x = if k == 15 { 1.0 } else { 0.0 };
+        }
+    }
+    out
+}
+
 /// A skeleton from local joint transforms: parents made sane ([`sane_parents`]),
 /// rotations normalised, values rounded to `f32`, and each inverse bind matrix the
 /// inverse of the joint's world matrix as the rounded local transforms compose.
@@ -315,14 +327,7 @@ pub(crate) fn skeleton_from_local(joints: Vec<LocalJoint>, fixes: &mut Fixes) ->
                 )),
             )
         })?;
-        let mut ibm = inv.map(|x| x as f32);
-        // The last row is (0, 0, 0, 1) exactly, as glTF requires.
-        for (k, x) in ibm.iter_mut().enumerate() {
-            if k % 4 == 3 {
-                *x = if k == 15 { 1.0 } else { 0.0 };
-            }
-        }
-        j.inverse_bind_matrix = ibm;
+        j.inverse_bind_matrix = inverse_bind_f32(&inv);
     }
     Ok(Skeleton { joints: out })
 }

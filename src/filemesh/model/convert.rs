@@ -177,7 +177,7 @@ impl Mesh {
     }
 
     /// Face ranges of the LODs; an empty first range (`[0, 0]`) means one LOD of every face.
-    fn lod_ranges(&self) -> Vec<(usize, usize)> {
+    pub(crate) fn lod_ranges(&self) -> Vec<(usize, usize)> {
         let n = self.faces.len();
         let o: Vec<usize> = self
             .lods
@@ -715,16 +715,8 @@ impl Mesh {
                 // subset, as Roblox lays them out); anything else would bind vertices
                 // through the wrong bone table.
                 for sub in lod_subsets.iter() {
-                    let verts = sub.verts_begin..sub.verts_begin + sub.verts_length;
-                    let begin = sub.faces_begin as usize;
-                    let range = begin..begin + sub.faces_length as usize;
-                    if let Some(f) = self
-                        .faces
-                        .get(range)
-                        .unwrap_or_default()
-                        .iter()
-                        .find(|f| f.iter().any(|i| !verts.contains(i)))
-                    {
+                    if let Some(f) = stray_face(sub, &self.faces) {
+                        let verts = sub.verts_begin..sub.verts_begin + sub.verts_length;
                         return Err(inconsistent(format!(
                             "face {f:?} lies in the face range of a subset over vertices \
                              {verts:?} but uses a vertex outside it: the faces are not \
@@ -799,19 +791,22 @@ pub(crate) fn vertex_size(target: Version, stored: Option<u8>, white: impl Fn() 
 pub(crate) fn subsets_fit(subsets: &[Subset], faces: &[[u32; 3]], num_vertices: usize) -> bool {
     let (nf, nv) = (faces.len() as u64, num_vertices as u64);
     subsets.iter().all(|sub| {
-        let range =
-            u64::from(sub.faces_begin)..u64::from(sub.faces_begin) + u64::from(sub.faces_length);
-        let verts =
-            u64::from(sub.verts_begin)..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
-        range.end <= nf
-            && verts.end <= nv
-            && faces
-                .get(range.start as usize..range.end as usize)
-                .unwrap_or_default()
-                .iter()
-                .flatten()
-                .all(|&i| verts.contains(&u64::from(i)))
+        let faces_end = u64::from(sub.faces_begin) + u64::from(sub.faces_length);
+        let verts_end = u64::from(sub.verts_begin) + u64::from(sub.verts_length);
+        faces_end <= nf && verts_end <= nv && stray_face(sub, faces).is_none()
     })
+}
+
+/// The first face in `sub`'s face range that uses a vertex outside its vertex range.
+fn stray_face<'a>(sub: &Subset, faces: &'a [[u32; 3]]) -> Option<&'a [u32; 3]> {
+    let verts =
+        u64::from(sub.verts_begin)..u64::from(sub.verts_begin) + u64::from(sub.verts_length);
+    let begin = sub.faces_begin as usize;
+    faces
+        .get(begin..begin.saturating_add(sub.faces_length as usize))
+        .unwrap_or_default()
+        .iter()
+        .find(|f| f.iter().any(|&i| !verts.contains(&u64::from(i))))
 }
 
 fn draco_chunk(draco: Vec<u8>) -> ChunkData {

@@ -265,18 +265,15 @@ impl Skins {
                 (mul(&p, &own), (!near_identity(&p, 0.0)).then_some(p))
             };
             let (translation, rotation, scale) = match (parent_joint == direct)
-                .then(|| node_trs(doc, node))
+                .then(|| {
+                    let n = doc.get("nodes").and_then(|n| n.get(node))?;
+                    super::node_trs(n, "glTF node").ok().flatten()
+                })
                 .flatten()
             {
                 Some(trs) => trs,
                 None => decompose(&local),
             };
-            let mut ibm = ibm.map(|x| x as f32);
-            for (k, x) in ibm.iter_mut().enumerate() {
-                if k % 4 == 3 {
-                    *x = if k == 15 { 1.0 } else { 0.0 };
-                }
-            }
             joints.push(Joint {
                 name: doc
                     .get("nodes")
@@ -288,7 +285,7 @@ impl Skins {
                 translation: translation.map(|x| x as f32),
                 rotation: skin::normalize_quat(rotation).map(|x| x as f32),
                 scale: scale.map(|x| x as f32),
-                inverse_bind_matrix: ibm,
+                inverse_bind_matrix: skin::inverse_bind_f32(ibm),
             });
             between.push(p);
         }
@@ -469,28 +466,4 @@ fn channel_values(path: &str, rows: &[&[f64]], p: Option<&Mat4>) -> ChannelValue
                 .collect(),
         ),
     }
-}
-
-/// A node's own translation, rotation and scale, when it gives them as such (not as a
-/// `matrix`).
-fn node_trs(doc: &Value, node: usize) -> Option<([f64; 3], [f64; 4], [f64; 3])> {
-    let n = doc.get("nodes")?.get(node)?;
-    if n.get("matrix").is_some() {
-        return None;
-    }
-    fn get<const N: usize>(n: &Value, key: &str, default: [f64; N]) -> [f64; N] {
-        let Some(a) = n.get(key).and_then(Value::as_array) else {
-            return default;
-        };
-        let mut out = default;
-        for (o, x) in out.iter_mut().zip(a) {
-            *o = x.as_f64().unwrap_or(0.0);
-        }
-        out
-    }
-    Some((
-        get(n, "translation", [0.0; 3]),
-        get(n, "rotation", [0.0, 0.0, 0.0, 1.0]),
-        get(n, "scale", [1.0; 3]),
-    ))
 }
