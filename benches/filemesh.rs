@@ -191,6 +191,8 @@ fn sequence(c: &mut Criterion) {
         for f in &files {
             let m = FileMesh::read_reusing(f, &Default::default(), &mut spare).expect("read");
             assert_eq!(m, FileMesh::read(f).expect("read"));
+            let view = meshcodec::filemesh::raw::FileMeshView::parse(f).expect("view");
+            assert_eq!(view.info().expect("info"), m.info().expect("info"));
             m.recycle(&mut spare);
             let m = Mesh::read_reusing(f, &mut spare).expect("read");
             assert_eq!(m, Mesh::read(f).expect("read"));
@@ -244,6 +246,29 @@ fn sequence(c: &mut Criterion) {
                 let m = Mesh::read_reusing(black_box(f), &mut spare).expect("read");
                 black_box(&m);
                 m.recycle(&mut spare);
+            }
+        })
+    });
+    // `info` without copying the arrays: headers, small arrays and one pass over the
+    // vertices (non-finite counts) in the bytes where they lie.
+    group.bench_function("meshcodec view info", |b| {
+        b.iter(|| {
+            for f in &files {
+                let view =
+                    meshcodec::filemesh::raw::FileMeshView::parse(black_box(f)).expect("view");
+                black_box(view.info().expect("info"));
+            }
+        })
+    });
+    group.bench_function("meshcodec read + info", |b| {
+        b.iter(|| {
+            for f in &files {
+                black_box(
+                    FileMesh::read(black_box(f))
+                        .expect("read")
+                        .info()
+                        .expect("info"),
+                );
             }
         })
     });

@@ -345,6 +345,70 @@ impl<T: PlainRecord> BinWrite for Records<T> {
     }
 }
 
+/// Where `count` records of `T` lie in the input, checked to be there but not copied:
+/// the counterpart of [`Records`] for a borrowed view (`filemesh::raw::view`), which
+/// reads them from the caller's bytes when asked.
+#[derive(Debug)]
+pub(crate) struct Span<T> {
+    /// Offset of the first record from the start of the input read.
+    pub(crate) start: u64,
+    /// Number of records.
+    pub(crate) count: u64,
+    of: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Span<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Span<T> {}
+
+impl<T> Span<T> {
+    /// The records' bytes in `input` (the bytes the span was read from).
+    pub(crate) fn bytes<'a>(&self, input: &'a [u8]) -> &'a [u8] {
+        let size = std::mem::size_of::<T>() as u64;
+        // Checked against the input when read, so these cannot overflow or fall outside.
+        let start = self.start as usize;
+        input
+            .get(start..start + (self.count * size) as usize)
+            .unwrap_or_default()
+    }
+}
+
+impl<T: PlainRecord> BinRead for Span<T> {
+    type Args<'a> = binrw::VecArgs<()>;
+
+    fn read_options<R: Read + Seek>(
+        reader: &mut R,
+        _: Endian,
+        args: Self::Args<'_>,
+    ) -> BinResult<Self> {
+        let count = args.count as u64;
+        let size = std::mem::size_of::<T>() as u64;
+        check_count(reader, count, size, "records")?;
+        let start = reader.stream_position()?;
+        reader.seek(SeekFrom::Start(start + count * size))?;
+        Ok(Span {
+            start,
+            count,
+            of: std::marker::PhantomData,
+        })
+    }
+}
+
+/// binrw `parse_with`: the [`Span`] of every byte from here to the end of the input.
+pub(crate) fn rest_span<R: Read + Seek>(reader: &mut R, _: Endian, _: ()) -> BinResult<Span<u8>> {
+    let start = reader.stream_position()?;
+    let end = reader.seek(SeekFrom::End(0))?;
+    Ok(Span {
+        start,
+        count: end - start,
+        of: std::marker::PhantomData,
+    })
+}
+
 /// binrw `parse_with`: reads `count` records of `T` in bulk after checking that the
 /// input holds them. `what` names the array in errors.
 pub(crate) fn pod_vec<T: PlainRecord, R: Read + Seek>(

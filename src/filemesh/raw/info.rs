@@ -81,7 +81,7 @@ impl NonFiniteCounts {
         self.uvs += bad(uv);
     }
 
-    fn of(vertices: &[super::Vertex]) -> Self {
+    pub(super) fn of_iter(vertices: impl Iterator<Item = super::Vertex>) -> Self {
         let mut n = NonFiniteCounts::default();
         for v in vertices {
             n.add(&v.position, &v.normal, &v.uv);
@@ -164,6 +164,97 @@ fn bone_names(bones: &[Bone], table: &[u8]) -> Vec<String> {
         .collect()
 }
 
+impl Info {
+    /// An empty summary of a FileMesh of `version`.
+    pub(super) fn of_version(version: super::Version) -> Info {
+        Info {
+            format: "filemesh",
+            version: version.to_string(),
+            ..Info::default()
+        }
+    }
+
+    /// The vertex and face figures of a 2.00/3.0x body.
+    pub(super) fn set_v2(
+        &mut self,
+        version: super::Version,
+        vertex_size: u8,
+        non_finite: NonFiniteCounts,
+        faces: usize,
+        header_extra: usize,
+    ) {
+        self.vertex_size = Some(vertex_size);
+        self.non_finite = non_finite;
+        self.faces = faces;
+        self.header_size = Some(
+            usize::from(super::FileMeshHeaderV2::known_size(version.has_lods())) + header_extra,
+        );
+    }
+
+    /// The header, vertex and face figures of a 4.00–5.00 body; `lod` is `lodType`,
+    /// `numHighQualityLODs` and the padding byte.
+    pub(super) fn set_v4(
+        &mut self,
+        version: super::Version,
+        vertices: usize,
+        non_finite: NonFiniteCounts,
+        faces: usize,
+        header_extra: usize,
+        (lod_type, high_quality, padding): (u16, u8, u8),
+    ) {
+        self.set_core(vertices, faces, non_finite);
+        self.header_size = Some(
+            usize::from(super::FileMeshHeaderV4::known_size(version.has_facs())) + header_extra,
+        );
+        self.lod_type = Some(lod_type);
+        self.num_high_quality_lods = Some(high_quality);
+        self.padding = Some(padding);
+    }
+
+    /// The figures of a core mesh of 40-byte vertices.
+    pub(super) fn set_core(&mut self, vertices: usize, faces: usize, non_finite: NonFiniteCounts) {
+        self.vertex_size = Some(40);
+        self.vertices = vertices;
+        self.faces = faces;
+        self.non_finite = non_finite;
+    }
+
+    /// The skinning figures.
+    pub(super) fn set_skin(
+        &mut self,
+        bones: &[Bone],
+        names: &[u8],
+        subsets: usize,
+        envelopes: usize,
+    ) {
+        self.bones = bones.len();
+        self.bone_names = bone_names(bones, names);
+        self.subsets = subsets;
+        self.envelopes = envelopes;
+    }
+
+    /// The FACS figures.
+    pub(super) fn set_facs(&mut self, facs: &Facs, format: u32) {
+        self.facs = Some(FacsInfo::new(facs, format));
+    }
+
+    /// The figures of a LODS, FACS or HSRAVIS chunk, if it is the first of its kind (as
+    /// the engine reads them). Core mesh and skinning chunks are the caller's.
+    pub(super) fn set_chunk(&mut self, data: &ChunkData) {
+        match data {
+            ChunkData::LodsV1(l) if self.lod_type.is_none() => {
+                self.lod_type = Some(l.lod_type);
+                self.num_high_quality_lods = Some(l.num_high_quality_lods);
+            }
+            ChunkData::FacsV1(f) if self.facs.is_none() => self.set_facs(&f.facs, 1),
+            ChunkData::HsrAvisV1(h) if self.hsr_flags.is_none() => {
+                self.hsr_flags = Some(h.num_bits);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl FileMesh {
     /// The summary printed by `meshcodec info`, with the default [`Limits`].
     /// For a Draco core mesh (7.00) the counts come from decoding it.
@@ -173,13 +264,9 @@ impl FileMesh {
 
     /// [`FileMesh::info`] with explicit limits for the Draco decoder.
     pub fn info_with_limits(&self, limits: &Limits) -> Result<Info> {
-        let mut info = Info {
-            format: "filemesh",
-            version: self.version.to_string(),
-            lod_offsets: self.lod_offsets().to_vec(),
-            trailing_bytes: self.trailing().len(),
-            ..Info::default()
-        };
+        let mut info = Info::of_version(self.version);
+        info.lod_offsets = self.lod_offsets().to_vec();
+        info.trailing_bytes = self.trailing().len();
         match &self.body {
             Body::V1(b) => {
                 info.faces = b.num_faces();
@@ -190,32 +277,26 @@ impl FileMesh {
             }
             Body::V2(b) => {
                 info.vertices = b.vertices.len();
-                info.faces = b.faces.len();
-                info.vertex_size = Some(b.vertices.vertex_size());
-                info.non_finite = NonFiniteCounts::of(&b.vertices.to_vertices());
-                info.header_size = Some(
-                    usize::from(super::FileMeshHeaderV2::known_size(self.version.has_lods()))
-                        + b.header_tail.len(),
+                info.set_v2(
+                    self.version,
+                    b.vertices.vertex_size(),
+                    NonFiniteCounts::of_iter(b.vertices.to_vertices().into_iter()),
+                    b.faces.len(),
+                    b.header_tail.len(),
                 );
             }
             Body::V4(b) => {
-                info.vertices = b.vertices.len();
-                info.faces = b.faces.len();
-                info.vertex_size = Some(40);
-                info.non_finite = NonFiniteCounts::of(&b.vertices);
-                info.header_size = Some(
-                    usize::from(super::FileMeshHeaderV4::known_size(self.version.has_facs()))
-                        + b.header_tail.len(),
+                info.set_v4(
+                    self.version,
+                    b.vertices.len(),
+                    NonFiniteCounts::of_iter(b.vertices.iter().copied()),
+                    b.faces.len(),
+                    b.header_tail.len(),
+                    (b.lod_type, b.num_high_quality_lods, b.unused_padding),
                 );
-                info.lod_type = Some(b.lod_type);
-                info.num_high_quality_lods = Some(b.num_high_quality_lods);
-                info.padding = Some(b.unused_padding);
-                info.bones = b.bones.len();
-                info.bone_names = bone_names(&b.bones, &b.bone_names);
-                info.subsets = b.subsets.len();
-                info.envelopes = b.envelopes.len();
+                info.set_skin(&b.bones, &b.bone_names, b.subsets.len(), b.envelopes.len());
                 if self.version.has_facs() {
-                    info.facs = Some(FacsInfo::new(&b.facs, b.facs_data_format));
+                    info.set_facs(&b.facs, b.facs_data_format);
                 }
             }
             Body::V6(b) => {
@@ -232,10 +313,11 @@ impl FileMesh {
                     // The first chunk of each kind counts, as the engine reads it.
                     match &c.data {
                         ChunkData::CoreMeshV1(m) if info.vertex_size.is_none() => {
-                            info.vertex_size = Some(40);
-                            info.vertices = m.vertices.len();
-                            info.faces = m.faces.len();
-                            info.non_finite = NonFiniteCounts::of(&m.vertices);
+                            info.set_core(
+                                m.vertices.len(),
+                                m.faces.len(),
+                                NonFiniteCounts::of_iter(m.vertices.iter().copied()),
+                            );
                         }
                         ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
                             // The bitstream follows the payload's u32 length.
@@ -243,28 +325,21 @@ impl FileMesh {
                                 e.shift(payload_at + 4);
                                 e
                             })?;
-                            info.vertex_size = Some(40);
-                            info.vertices = core.vertices.len();
-                            info.faces = core.faces.len();
-                            info.non_finite = NonFiniteCounts::of(&core.vertices);
-                        }
-                        ChunkData::LodsV1(l) if info.lod_type.is_none() => {
-                            info.lod_type = Some(l.lod_type);
-                            info.num_high_quality_lods = Some(l.num_high_quality_lods);
+                            info.set_core(
+                                core.vertices.len(),
+                                core.faces.len(),
+                                NonFiniteCounts::of_iter(core.vertices.iter().copied()),
+                            );
                         }
                         ChunkData::SkinningV1(s) if info.bone_names.is_empty() => {
-                            info.bones = s.bones.len();
-                            info.bone_names = bone_names(&s.bones, &s.bone_names);
-                            info.subsets = s.subsets.len();
-                            info.envelopes = s.envelopes.len();
+                            info.set_skin(
+                                &s.bones,
+                                &s.bone_names,
+                                s.subsets.len(),
+                                s.envelopes.len(),
+                            );
                         }
-                        ChunkData::FacsV1(f) if info.facs.is_none() => {
-                            info.facs = Some(FacsInfo::new(&f.facs, 1));
-                        }
-                        ChunkData::HsrAvisV1(h) if info.hsr_flags.is_none() => {
-                            info.hsr_flags = Some(h.num_bits);
-                        }
-                        _ => {}
+                        other => info.set_chunk(other),
                     }
                     payload_at += 16 + c.data.byte_size() as u64;
                 }

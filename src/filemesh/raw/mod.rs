@@ -13,6 +13,7 @@ pub mod text;
 pub mod v2;
 pub mod v4;
 mod version;
+pub mod view;
 
 use serde::Serialize;
 
@@ -28,6 +29,7 @@ pub use text::FileMeshV1;
 pub use v2::{FileMeshHeaderV2, FileMeshV2, LodOffsetsV3, VertexArray};
 pub use v4::{FileMeshHeaderV4, FileMeshV4};
 pub use version::Version;
+pub use view::FileMeshView;
 
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{read_all, read_all_from, write_all, Window};
