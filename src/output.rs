@@ -1,8 +1,8 @@
 //! Writing output files so that a failure never destroys the user's previous file.
 //!
 //! [`write_atomically`] writes to a new temporary file beside the target (same folder,
-//! so the final rename stays on one file system), flushes it and syncs it to disk, and
-//! only then renames it over the target. Until the rename the target is untouched; if
+//! so the final rename stays on one file system), flushes it, syncs it to disk when it
+//! replaces a file, and only then renames it over the target. Until the rename the target is untouched; if
 //! anything fails, or the process dies, the target is as it was (a killed process can
 //! leave its temporary file, named `.NAME.meshcodec-PID-N.tmp`, behind; a failure
 //! removes it). Consequences worth knowing:
@@ -12,6 +12,9 @@
 //!   file it pointed to is not written through, and stays as it was.
 //! - A target that is a directory is refused.
 //! - An existing target's permissions carry over to the new file.
+//! - A new file (no previous one at the target) is not synced before the rename: a
+//!   killed process still never leaves part of it under the target's name, but after a
+//!   crash of the machine it may be empty or missing, as any freshly written file can be.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -49,7 +52,13 @@ pub fn write_atomically_with(
         if let Some(m) = existing.as_ref().filter(|m| m.is_file()) {
             file.set_permissions(m.permissions())?;
         }
-        file.sync_all()?;
+        // Syncing before the rename is what keeps a previous file safe from a crash
+        // of the machine (the rename could reach the disk before the data). With no
+        // previous file there is nothing to keep, and a batch writing thousands of new
+        // files should not wait for the disk once per file.
+        if existing.is_some() {
+            file.sync_all()?;
+        }
         fs::rename(&temp, path)
     })();
     if written.is_err() {
