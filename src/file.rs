@@ -796,11 +796,20 @@ pub fn convert_into(
     };
     match (file, target) {
         (AnyFile::FileMesh(f), Target::FileMesh(v)) if v != f.version => {
-            let mesh = crate::filemesh::Mesh::from_file_with_limits(&f, limits)?;
-            drop(f);
+            let mesh = crate::filemesh::file::model_of_owned(f, limits)?;
             crate::filemesh::file::convert_owned(mesh, v, options)
         }
         (file, _) => convert_to(&file, to, options, limits),
+    }
+}
+
+/// [`MeshFile::to_scene`] taking the file: a FileMesh is dropped once its model is
+/// built, and the model once the scene is, so an export never holds the file, its model
+/// and the scene at once.
+pub fn to_scene_into(file: AnyFile, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+    match file {
+        AnyFile::FileMesh(f) => crate::filemesh::file::to_scene_owned(f, options, limits),
+        file => file.to_scene(options, limits),
     }
 }
 
