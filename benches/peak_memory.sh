@@ -54,7 +54,7 @@ measure "convert --to 4.01 (5.00)" "$(size "$f5")" "$bin" convert "$f5" "$o/v4.m
 measure "convert --to 6.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v6.mesh" --to 6.00
 measure "convert --to 7.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v7.mesh" --to 7.00
 # A Draco 7.00 file (normals quantized), and the 4.01 file made from it, whose normals lie
-# on Draco's grid: the conversions that still read the target back or try Draco.
+# on Draco's grid: the conversions that encode and decode Draco.
 d7="$work/big-draco.mesh"
 d4="$work/big-draco-4.01.mesh"
 [ -f "$d7" ] || "$bin" convert "$f4" "$d7" --to 7.00 --coremesh draco --allow-lossy 2>/dev/null
