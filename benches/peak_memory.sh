@@ -62,6 +62,8 @@ d4="$work/big-draco-4.01.mesh"
 measure "convert --to 4.01 (7.00 Draco)" "$(size "$d7")" "$bin" convert "$d7" "$o/d4.mesh" --to 4.01
 measure "convert --to 7.00 (4.01 from Draco)" "$(size "$d4")" "$bin" convert "$d4" "$o/d7.mesh" --to 7.00
 measure "export .glb (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.glb"
+measure "export .gltf (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.gltf"
+measure "export .obj (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.obj"
 measure "render (4.01)" "$(size "$f4")" "$bin" render "$f4" "$o/big.png"
 if [ -f "$u" ]; then
   measure "info (ms13)" "$(size "$u")" "$bin" info "$u"

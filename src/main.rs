@@ -991,7 +991,13 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
                 .map_err(|e| fail(output, format!("cannot write: {e}")))?;
             return Ok(exported(input, output, &scene));
         }
-        "gltf" => scene::gltf::to_gltf(&scene).map(String::into_bytes),
+        "gltf" => {
+            // As the .glb: the buffer's base64 is written as it is made.
+            let gltf = scene::gltf::gltf(&scene).map_err(|e| fail(input, e))?;
+            meshcodec::output::write_atomically_with(output, |w| gltf.write_to(w))
+                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+            return Ok(exported(input, output, &scene));
+        }
         _ if scene.meshes.is_empty() => {
             return Err(fail(
                 input,

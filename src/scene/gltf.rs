@@ -107,6 +107,132 @@ pub fn to_gltf(scene: &Scene) -> Result<String> {
     serde_json::to_string_pretty(&doc).map_err(json_error)
 }
 
+/// A `.gltf` laid out and checked, not yet written: [`gltf`] makes it,
+/// [`Gltf::write_to`] writes the text [`to_gltf`] gives without holding it, the
+/// buffer's base64 going out in pieces as its arrays are made from the scene.
+pub struct Gltf<'a> {
+    scene: &'a Scene,
+    /// The document's text before and after the buffer's base64 (all of it, with no
+    /// buffer).
+    before: String,
+    after: String,
+    /// The buffer's length.
+    bin_len: usize,
+}
+
+/// What stands for the buffer's base64 in the laid-out text.
+const BASE64_MARK: &str = "meshcodec-base64-of-the-buffer";
+
+/// Lays the scene out as a `.gltf` (a first pass over the scene that counts the
+/// buffer's bytes) and checks it as [`to_gltf`] does, with the same errors.
+pub fn gltf(scene: &Scene) -> Result<Gltf<'_>> {
+    let (mut doc, w) = build_into(scene, Sink::Count)?;
+    let bin_len = w.len;
+    let mut has_buffer = false;
+    if let Some(buffer) = doc
+        .get_mut("buffers")
+        .and_then(|b| b.get_mut(0))
+        .and_then(Value::as_object_mut)
+    {
+        let uri = format!("data:application/octet-stream;base64,{BASE64_MARK}");
+        buffer.insert("uri".into(), Value::String(uri));
+        has_buffer = true;
+    }
+    let text = serde_json::to_string_pretty(&doc).map_err(json_error)?;
+    let mut parts = text.split(BASE64_MARK);
+    let (before, after, bin_len) = match (has_buffer, parts.next(), parts.next(), parts.next()) {
+        (false, _, _, _) => (text.clone(), String::new(), 0),
+        (true, Some(a), Some(b), None) => (a.to_string(), b.to_string(), bin_len),
+        // The scene's own text holds the mark: the document is made whole.
+        _ => (to_gltf(scene)?, String::new(), 0),
+    };
+    Ok(Gltf {
+        scene,
+        before,
+        after,
+        bin_len,
+    })
+}
+
+impl Gltf<'_> {
+    /// Writes the document to `out`: the text of [`to_gltf`].
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(self.before.as_bytes())?;
+        if self.bin_len > 0 {
+            let mut base64 = Base64Writer {
+                out: &mut *out,
+                carry: Vec::with_capacity(3),
+                text: String::new(),
+            };
+            let sink = Sink::Stream {
+                out: &mut base64,
+                piece: Vec::with_capacity(STREAM_PIECE),
+                error: None,
+            };
+            let (_, mut w) = build_into(self.scene, sink).map_err(std::io::Error::other)?;
+            w.sink.finish()?;
+            if w.len != self.bin_len {
+                return Err(std::io::Error::other(
+                    "the glTF buffer changed between its layout and its writing",
+                ));
+            }
+            drop(w);
+            base64.finish()?;
+        }
+        out.write_all(self.after.as_bytes())
+    }
+}
+
+/// Writes the base64 of what is written to it ([`base64_into`], in pieces).
+struct Base64Writer<'a> {
+    out: &'a mut dyn Write,
+    /// Bytes short of a group of three, held for the next write.
+    carry: Vec<u8>,
+    /// The text of one piece.
+    text: String,
+}
+
+impl Write for Base64Writer<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        // Everything is taken: what does not fill a group of three is carried.
+        let taken = data.len();
+        let mut data = data;
+        // Complete the carried group first.
+        while !self.carry.is_empty() && self.carry.len() < 3 {
+            let Some((&b, rest)) = data.split_first() else {
+                return Ok(taken);
+            };
+            self.carry.push(b);
+            data = rest;
+        }
+        self.text.clear();
+        if self.carry.len() == 3 {
+            base64_into(&self.carry, &mut self.text);
+            self.carry.clear();
+        }
+        let whole = data.len() / 3 * 3;
+        let (groups, rest) = data.split_at(whole);
+        base64_into(groups, &mut self.text);
+        self.carry.extend_from_slice(rest);
+        self.out.write_all(self.text.as_bytes())?;
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Base64Writer<'_> {
+    /// Writes the last, padded group.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.text.clear();
+        base64_into(&self.carry, &mut self.text);
+        self.carry.clear();
+        self.out.write_all(self.text.as_bytes())
+    }
+}
+
 /// The scene as a binary glTF (`.glb`): the 12-byte header, the JSON chunk (padded with
 /// spaces to 4 bytes), and the BIN chunk holding the buffer (padded with zeros), left out
 /// when there is no buffer.
@@ -935,11 +1061,13 @@ mod tests {
         assert!(json["buffers"][0].get("uri").is_none());
     }
 
-    /// The streamed `.glb` is the one built in memory, byte for byte, for small scenes,
-    /// one whose buffer spans many pieces, a skin, morph targets and an empty scene;
-    /// a scene `to_glb` refuses is refused when laid out, and a failing writer fails.
+    /// The streamed `.glb` and `.gltf` are the ones built in memory, byte for byte, for
+    /// small scenes, one whose buffer spans many pieces, a skin, morph targets and an
+    /// empty scene; base64 written in pieces of any size is the base64 of the whole; a
+    /// scene the in-memory writers refuse is refused when laid out, with the same
+    /// error; a failing writer fails.
     #[test]
-    fn streamed_glb_is_the_glb() {
+    fn streamed_gltf_and_glb_are_the_files() {
         let mut big = triangle();
         let n = 30_000;
         big.positions = (0..n).map(|i| [i as f32, -(i as f32), 0.5]).collect();
@@ -959,6 +1087,30 @@ mod tests {
             scene(vec![morphs]),
         ];
         for s in &scenes {
+            let text = to_gltf(s).expect("gltf");
+            let mut streamed = Vec::new();
+            gltf(s)
+                .expect("layout")
+                .write_to(&mut streamed)
+                .expect("write");
+            assert!(streamed == text.as_bytes(), "{} bytes", text.len());
+            // In pieces of every size up to a few groups of three.
+            for piece in 1..8 {
+                let mut out = Vec::new();
+                let mut b = Base64Writer {
+                    out: &mut out,
+                    carry: Vec::new(),
+                    text: String::new(),
+                };
+                let bin = build(s).expect("build").1;
+                for chunk in bin.chunks(piece) {
+                    b.write_all(chunk).expect("write");
+                }
+                b.finish().expect("finish");
+                let mut expected = String::new();
+                base64_into(&bin, &mut expected);
+                assert!(out == expected.as_bytes(), "{piece}");
+            }
             let whole = to_glb(s).expect("glb");
             let laid_out = glb(s).expect("layout");
             assert_eq!(laid_out.len(), whole.len());
@@ -975,6 +1127,20 @@ mod tests {
             glb(&bad).err().map(|e| e.to_string()),
             to_glb(&bad).err().map(|e| e.to_string())
         );
+        assert_eq!(
+            gltf(&bad).err().map(|e| e.to_string()),
+            to_gltf(&bad).err().map(|e| e.to_string())
+        );
+        // A name holding the mark: the document is made whole, and is the same.
+        let mut marked = triangle();
+        marked.name = BASE64_MARK.into();
+        let marked = scene(vec![marked]);
+        let mut streamed = Vec::new();
+        gltf(&marked)
+            .expect("layout")
+            .write_to(&mut streamed)
+            .expect("write");
+        assert!(streamed == to_gltf(&marked).expect("gltf").as_bytes());
         struct Full;
         impl Write for Full {
             fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
