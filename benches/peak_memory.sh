@@ -53,6 +53,9 @@ measure "convert --to 2.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v2.m
 measure "convert --to 4.01 (5.00)" "$(size "$f5")" "$bin" convert "$f5" "$o/v4.mesh" --to 4.01 --allow-lossy
 measure "convert --to 6.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v6.mesh" --to 6.00
 measure "convert --to 7.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v7.mesh" --to 7.00
+# To other formats, through the format-neutral scene.
+measure "convert --to unigine-mesh:ms14 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/x.ms14.mesh" --to unigine-mesh:ms14 --allow-lossy
+measure "convert --to stf (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/x.stf" --to stf --allow-lossy
 # A Draco 7.00 file (normals quantized), and the 4.01 file made from it, whose normals lie
 # on Draco's grid: the conversions that encode and decode Draco.
 d7="$work/big-draco.mesh"
