@@ -53,8 +53,11 @@ measure "convert --to 2.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v2.m
 measure "convert --to 4.01 (5.00)" "$(size "$f5")" "$bin" convert "$f5" "$o/v4.mesh" --to 4.01 --allow-lossy
 measure "convert --to 6.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v6.mesh" --to 6.00
 measure "convert --to 7.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/v7.mesh" --to 7.00
+# To other formats, through the format-neutral scene.
+measure "convert --to unigine-mesh:ms14 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/x.ms14.mesh" --to unigine-mesh:ms14 --allow-lossy
+measure "convert --to stf (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$o/x.stf" --to stf --allow-lossy
 # A Draco 7.00 file (normals quantized), and the 4.01 file made from it, whose normals lie
-# on Draco's grid: the conversions that still read the target back or try Draco.
+# on Draco's grid: the conversions that encode and decode Draco.
 d7="$work/big-draco.mesh"
 d4="$work/big-draco-4.01.mesh"
 [ -f "$d7" ] || "$bin" convert "$f4" "$d7" --to 7.00 --coremesh draco --allow-lossy 2>/dev/null
@@ -62,6 +65,8 @@ d4="$work/big-draco-4.01.mesh"
 measure "convert --to 4.01 (7.00 Draco)" "$(size "$d7")" "$bin" convert "$d7" "$o/d4.mesh" --to 4.01
 measure "convert --to 7.00 (4.01 from Draco)" "$(size "$d4")" "$bin" convert "$d4" "$o/d7.mesh" --to 7.00
 measure "export .glb (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.glb"
+measure "export .gltf (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.gltf"
+measure "export .obj (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.obj"
 measure "render (4.01)" "$(size "$f4")" "$bin" render "$f4" "$o/big.png"
 if [ -f "$u" ]; then
   measure "info (ms13)" "$(size "$u")" "$bin" info "$u"

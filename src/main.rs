@@ -967,23 +967,37 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let file = load(input)?;
-    let scene = file
-        .to_scene(
-            &ExportOptions {
-                lod: match lod {
-                    Lod::Level(n) => n,
-                    Lod::All => 0,
-                },
-                all_lods: matches!(lod, Lod::All),
-                name,
-                keep_axes,
+    // The file and its model are dropped as the scene is built.
+    let scene = meshcodec::file::to_scene_into(
+        file,
+        &ExportOptions {
+            lod: match lod {
+                Lod::Level(n) => n,
+                Lod::All => 0,
             },
-            &limits(),
-        )
-        .map_err(|e| fail(input, e))?;
+            all_lods: matches!(lod, Lod::All),
+            name,
+            keep_axes,
+        },
+        &limits(),
+    )
+    .map_err(|e| fail(input, e))?;
     let bytes = match extension(output).as_str() {
-        "glb" => scene::gltf::to_glb(&scene),
-        "gltf" => scene::gltf::to_gltf(&scene).map(String::into_bytes),
+        "glb" => {
+            // Laid out first, then written as the buffer's arrays are made: the file's
+            // bytes are never held whole.
+            let glb = scene::gltf::glb(&scene).map_err(|e| fail(input, e))?;
+            meshcodec::output::write_atomically_with(output, |w| glb.write_to(w))
+                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+            return Ok(exported(input, output, &scene));
+        }
+        "gltf" => {
+            // As the .glb: the buffer's base64 is written as it is made.
+            let gltf = scene::gltf::gltf(&scene).map_err(|e| fail(input, e))?;
+            meshcodec::output::write_atomically_with(output, |w| gltf.write_to(w))
+                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+            return Ok(exported(input, output, &scene));
+        }
         _ if scene.meshes.is_empty() => {
             return Err(fail(
                 input,
@@ -995,17 +1009,22 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
     }
     .map_err(|e| fail(input, e))?;
     write_output(output, &bytes)?;
+    Ok(exported(input, output, &scene))
+}
+
+/// Says what an export wrote.
+fn exported(input: &Path, output: &Path, scene: &Scene) -> ExitCode {
     eprintln!(
         "meshcodec: {}: {}",
         output.display(),
-        meshcodec::file::scene_summary(&scene)
+        meshcodec::file::scene_summary(scene)
     );
     // What the export changed to fit the format (unused vertices left out, values that
     // are not finite replaced): said, not an error.
     for note in &scene.notes {
         eprintln!("meshcodec: {}: note: {note}", input.display());
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }
 
 fn import(
@@ -1094,18 +1113,30 @@ fn render(
     options: &meshcodec::render::RenderOptions,
 ) -> Result<u64, Failure> {
     let file = load(input)?;
-    let scene = file
-        .to_scene(
-            &ExportOptions {
-                lod,
-                all_lods: false,
-                name: String::new(),
-                keep_axes: false,
-            },
-            &limits(),
-        )
-        .map_err(|e| fail(input, e))?;
-    drop(file);
+    // The file and its model are dropped as the scene is built.
+    let scene = meshcodec::file::to_scene_into(
+        file,
+        &ExportOptions {
+            lod,
+            all_lods: false,
+            name: String::new(),
+            keep_axes: false,
+        },
+        &limits(),
+    )
+    .map_err(|e| fail(input, e))?;
+    let mut scene = scene;
+    // The picture is drawn from the positions and triangles alone: the rest goes before
+    // the drawing takes its own memory.
+    for p in scene.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+        p.normals = None;
+        p.uvs = None;
+        p.extra_uvs = Vec::new();
+        p.colors = None;
+        p.joints = None;
+        p.weights = None;
+        p.morph_targets = Vec::new();
+    }
     let png = meshcodec::render::render_png(&scene, options).map_err(|e| fail(input, e))?;
     write_output(output, &png)?;
     Ok(png.len() as u64)

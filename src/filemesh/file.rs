@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 
 use super::model::convert::WriteOptions;
-use super::raw::Info;
+use super::model::stored::StoredCore;
+use super::raw::chunks::{ChunkData, CoreMeshV1};
+use super::raw::{Body, Info};
 use super::{FileMesh, Mesh, Version};
 use crate::error::{Limits, Result};
 use crate::file::{
@@ -77,11 +79,7 @@ impl MeshFile for FileMesh {
     }
 
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
-        let mesh = Mesh::from_file_with_limits(self, limits)?;
-        if options.all_lods {
-            return super::scene::to_scene_all_lods(&mesh, &options.name);
-        }
-        super::scene::to_scene(&mesh, &options.name, options.lod)
+        scene_of(&Mesh::from_file_with_limits(self, limits)?, options)
     }
 
     /// The scene holds LOD 0's geometry, the skeleton and the skins: what else the mesh
@@ -143,6 +141,55 @@ impl MeshFile for FileMesh {
         }
         Ok(losses)
     }
+}
+
+/// The scene of a model, as [`MeshFile::to_scene`] gives it.
+fn scene_of(mesh: &Mesh, options: &ExportOptions) -> Result<Scene> {
+    if options.all_lods {
+        return super::scene::to_scene_all_lods(mesh, &options.name);
+    }
+    super::scene::to_scene(mesh, &options.name, options.lod)
+}
+
+/// [`MeshFile::to_scene`] of a file the caller no longer needs: the file is dropped once
+/// its model is built ([`model_of_owned`]), the model once the scene is built.
+pub(crate) fn to_scene_owned(
+    f: FileMesh,
+    options: &ExportOptions,
+    limits: &Limits,
+) -> Result<Scene> {
+    scene_of(&model_of_owned(f, limits)?, options)
+}
+
+/// [`Mesh::from_file_with_limits`] of a file the caller no longer needs, dropped once
+/// the model is built. A Draco core mesh in the first chunk (where Roblox puts it) is
+/// decoded first, as reading the chunks in order would, and its bitstream moves into
+/// the model's record of what was stored instead of being copied.
+pub(crate) fn model_of_owned(mut f: FileMesh, limits: &Limits) -> Result<Mesh> {
+    let draco = match &mut f.body {
+        Body::V6(b) => match b.chunks.first_mut() {
+            Some(c) if matches!(c.data, ChunkData::CoreMeshV2(_)) => {
+                // An empty COREMESH v1 stands in while the rest is read.
+                let empty = ChunkData::CoreMeshV1(CoreMeshV1::default());
+                match std::mem::replace(&mut c.data, empty) {
+                    ChunkData::CoreMeshV2(cm) => Some(cm),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(cm) = draco else {
+        return Mesh::from_file_with_limits(&f, limits);
+    };
+    let core = cm.decode(limits)?;
+    let mut m = Mesh::from_file_with_limits(&f, limits)?;
+    drop(f);
+    m.vertices = bytemuck::allocation::cast_vec(core.vertices.into_vec());
+    m.faces = bytemuck::allocation::cast_vec(core.faces.into_vec());
+    m.stored.core = Some(StoredCore::Draco(cm.draco.into_vec()));
+    Ok(m)
 }
 
 /// A scene as a FileMesh of version `v`.
@@ -277,4 +324,40 @@ fn text(info: &Info, version: Version) -> String {
         ));
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{model_of_owned, FileMesh, Mesh};
+    use crate::error::Limits;
+    use std::path::Path;
+
+    /// The model of a file given away (its Draco bitstream moved, not copied) is the
+    /// model read from it, or the same error, for every chunked fixture and corpus file.
+    #[test]
+    fn owned_model_is_the_model() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut checked = 0;
+        for dir in [
+            "roundtrip-fixtures/chunked",
+            "roundtrip-fixtures/filemesh",
+            "../shared/corpus/roblox",
+        ] {
+            for e in std::fs::read_dir(root.join(dir))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
+                    continue;
+                };
+                let limits = Limits::default();
+                let read = Mesh::from_file_with_limits(&f, &limits).map_err(|e| e.to_string());
+                let owned = model_of_owned(f, &limits).map_err(|e| e.to_string());
+                assert_eq!(owned, read, "{}", e.path().display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "{checked}");
+    }
 }

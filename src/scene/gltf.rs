@@ -59,6 +59,7 @@
 //! ([`Scene::prepare`](super::Scene::prepare), [`Scene::notes`](super::Scene::notes)).
 
 use std::collections::HashMap;
+use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
@@ -106,39 +107,254 @@ pub fn to_gltf(scene: &Scene) -> Result<String> {
     serde_json::to_string_pretty(&doc).map_err(json_error)
 }
 
+/// A `.gltf` laid out and checked, not yet written: [`gltf`] makes it,
+/// [`Gltf::write_to`] writes the text [`to_gltf`] gives without holding it, the
+/// buffer's base64 going out in pieces as its arrays are made from the scene.
+pub struct Gltf<'a> {
+    scene: &'a Scene,
+    /// The document's text before and after the buffer's base64 (all of it, with no
+    /// buffer).
+    before: String,
+    after: String,
+    /// The buffer's length.
+    bin_len: usize,
+}
+
+/// What stands for the buffer's base64 in the laid-out text.
+const BASE64_MARK: &str = "meshcodec-base64-of-the-buffer";
+
+/// Lays the scene out as a `.gltf` (a first pass over the scene that counts the
+/// buffer's bytes) and checks it as [`to_gltf`] does, with the same errors.
+pub fn gltf(scene: &Scene) -> Result<Gltf<'_>> {
+    let (mut doc, w) = build_into(scene, Sink::Count)?;
+    let bin_len = w.len;
+    let mut has_buffer = false;
+    if let Some(buffer) = doc
+        .get_mut("buffers")
+        .and_then(|b| b.get_mut(0))
+        .and_then(Value::as_object_mut)
+    {
+        let uri = format!("data:application/octet-stream;base64,{BASE64_MARK}");
+        buffer.insert("uri".into(), Value::String(uri));
+        has_buffer = true;
+    }
+    let text = serde_json::to_string_pretty(&doc).map_err(json_error)?;
+    let mut parts = text.split(BASE64_MARK);
+    let (before, after, bin_len) = match (has_buffer, parts.next(), parts.next(), parts.next()) {
+        (false, _, _, _) => (text.clone(), String::new(), 0),
+        (true, Some(a), Some(b), None) => (a.to_string(), b.to_string(), bin_len),
+        // The scene's own text holds the mark: the document is made whole.
+        _ => (to_gltf(scene)?, String::new(), 0),
+    };
+    Ok(Gltf {
+        scene,
+        before,
+        after,
+        bin_len,
+    })
+}
+
+impl Gltf<'_> {
+    /// Writes the document to `out`: the text of [`to_gltf`].
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(self.before.as_bytes())?;
+        if self.bin_len > 0 {
+            let mut base64 = Base64Writer {
+                out: &mut *out,
+                carry: Vec::with_capacity(3),
+                text: String::new(),
+            };
+            let sink = Sink::Stream {
+                out: &mut base64,
+                piece: Vec::with_capacity(STREAM_PIECE),
+                error: None,
+            };
+            let (_, mut w) = build_into(self.scene, sink).map_err(std::io::Error::other)?;
+            w.sink.finish()?;
+            if w.len != self.bin_len {
+                return Err(std::io::Error::other(
+                    "the glTF buffer changed between its layout and its writing",
+                ));
+            }
+            drop(w);
+            base64.finish()?;
+        }
+        out.write_all(self.after.as_bytes())
+    }
+}
+
+/// Writes the base64 of what is written to it ([`base64_into`], in pieces).
+struct Base64Writer<'a> {
+    out: &'a mut dyn Write,
+    /// Bytes short of a group of three, held for the next write.
+    carry: Vec<u8>,
+    /// The text of one piece.
+    text: String,
+}
+
+impl Write for Base64Writer<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        // Everything is taken: what does not fill a group of three is carried.
+        let taken = data.len();
+        let mut data = data;
+        // Complete the carried group first.
+        while !self.carry.is_empty() && self.carry.len() < 3 {
+            let Some((&b, rest)) = data.split_first() else {
+                return Ok(taken);
+            };
+            self.carry.push(b);
+            data = rest;
+        }
+        self.text.clear();
+        if self.carry.len() == 3 {
+            base64_into(&self.carry, &mut self.text);
+            self.carry.clear();
+        }
+        let whole = data.len() / 3 * 3;
+        let (groups, rest) = data.split_at(whole);
+        base64_into(groups, &mut self.text);
+        self.carry.extend_from_slice(rest);
+        self.out.write_all(self.text.as_bytes())?;
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Base64Writer<'_> {
+    /// Writes the last, padded group.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.text.clear();
+        base64_into(&self.carry, &mut self.text);
+        self.carry.clear();
+        self.out.write_all(self.text.as_bytes())
+    }
+}
+
 /// The scene as a binary glTF (`.glb`): the 12-byte header, the JSON chunk (padded with
 /// spaces to 4 bytes), and the BIN chunk holding the buffer (padded with zeros), left out
 /// when there is no buffer.
 ///
 /// Fails as [`to_gltf`] does, and if the file would pass the 4 GiB GLB limit.
 pub fn to_glb(scene: &Scene) -> Result<Vec<u8>> {
-    let (doc, mut bin) = build(scene)?;
-    let mut json = serde_json::to_vec(&doc).map_err(json_error)?;
-    pad(&mut json, b' ');
-    pad(&mut bin, 0);
-    let chunk = |data: &[u8]| 8 + data.len();
-    let total = 12 + chunk(&json) + if bin.is_empty() { 0 } else { chunk(&bin) };
-    let u32_len = |n: usize| {
-        u32::try_from(n).map_err(|_| {
-            Error::new(
-                "glTF export",
-                ErrorKind::Invalid(format!("{n} bytes are more than a GLB file can hold")),
-            )
-        })
-    };
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&GLB_MAGIC.to_le_bytes());
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&u32_len(total)?.to_le_bytes());
-    for (kind, data) in [(CHUNK_JSON, &json), (CHUNK_BIN, &bin)] {
-        if data.is_empty() {
-            continue;
-        }
-        out.extend_from_slice(&u32_len(data.len())?.to_le_bytes());
-        out.extend_from_slice(&kind.to_le_bytes());
-        out.extend_from_slice(data);
-    }
+    let (doc, bin) = build(scene)?;
+    let json = glb_json(&doc)?;
+    u32_len(glb_len(&json, bin.len()))?;
+    let mut out = Vec::with_capacity(glb_len(&json, bin.len()));
+    glb_start(&json, bin.len(), &mut out)
+        .and_then(|()| out.write_all(&bin))
+        .and_then(|()| glb_end(bin.len(), &mut out))
+        .map_err(|e| Error::new("glTF export", ErrorKind::Invalid(e.to_string())))?;
     Ok(out)
+}
+
+/// A `.glb` laid out and checked, not yet written: [`glb`] makes it, [`Glb::write_to`]
+/// writes the bytes [`to_glb`] gives without holding them, the buffer's arrays going out
+/// in pieces as they are made from the scene.
+pub struct Glb<'a> {
+    scene: &'a Scene,
+    /// The JSON chunk, padded.
+    json: Vec<u8>,
+    /// The buffer's length, unpadded.
+    bin_len: usize,
+}
+
+/// Lays the scene out as a `.glb` (a first pass over the scene that counts the buffer's
+/// bytes) and checks it as [`to_glb`] does, with the same errors.
+pub fn glb(scene: &Scene) -> Result<Glb<'_>> {
+    let (doc, w) = build_into(scene, Sink::Count)?;
+    let json = glb_json(&doc)?;
+    let bin_len = w.len;
+    u32_len(glb_len(&json, bin_len))?;
+    Ok(Glb {
+        scene,
+        json,
+        bin_len,
+    })
+}
+
+impl Glb<'_> {
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        glb_len(&self.json, self.bin_len)
+    }
+
+    /// Whether the file is empty (never: it has a header).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Writes the file to `out`: the bytes of [`to_glb`].
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        glb_start(&self.json, self.bin_len, out)?;
+        if self.bin_len > 0 {
+            let sink = Sink::Stream {
+                out,
+                piece: Vec::with_capacity(STREAM_PIECE),
+                error: None,
+            };
+            let (_, mut w) = build_into(self.scene, sink).map_err(std::io::Error::other)?;
+            w.sink.finish()?;
+            if w.len != self.bin_len {
+                return Err(std::io::Error::other(
+                    "the glTF buffer changed between its layout and its writing",
+                ));
+            }
+            let Sink::Stream { out, .. } = w.sink else {
+                return Ok(());
+            };
+            glb_end(self.bin_len, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// The JSON chunk of a `.glb`: the document, padded with spaces.
+fn glb_json(doc: &Value) -> Result<Vec<u8>> {
+    let mut json = serde_json::to_vec(doc).map_err(json_error)?;
+    pad(&mut json, b' ');
+    Ok(json)
+}
+
+/// The size of a `.glb` of this JSON chunk and a buffer of `bin_len` bytes.
+fn glb_len(json: &[u8], bin_len: usize) -> usize {
+    let bin = bin_len.next_multiple_of(4);
+    12 + 8 + json.len() + if bin == 0 { 0 } else { 8 + bin }
+}
+
+/// A length as the u32 a GLB holds.
+fn u32_len(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        Error::new(
+            "glTF export",
+            ErrorKind::Invalid(format!("{n} bytes are more than a GLB file can hold")),
+        )
+    })
+}
+
+/// The header, the JSON chunk and the BIN chunk's header (when there is a buffer).
+fn glb_start(json: &[u8], bin_len: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let len = |n: usize| u32_len(n).map_err(std::io::Error::other);
+    out.write_all(&GLB_MAGIC.to_le_bytes())?;
+    out.write_all(&2u32.to_le_bytes())?;
+    out.write_all(&len(glb_len(json, bin_len))?.to_le_bytes())?;
+    out.write_all(&len(json.len())?.to_le_bytes())?;
+    out.write_all(&CHUNK_JSON.to_le_bytes())?;
+    out.write_all(json)?;
+    if bin_len > 0 {
+        out.write_all(&len(bin_len.next_multiple_of(4))?.to_le_bytes())?;
+        out.write_all(&CHUNK_BIN.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// The zeros padding the buffer to 4 bytes.
+fn glb_end(bin_len: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let zeros = [0; 3];
+    let n = bin_len.next_multiple_of(4) - bin_len;
+    out.write_all(zeros.get(..n).unwrap_or_default())
 }
 
 fn json_error(e: serde_json::Error) -> Error {
@@ -154,10 +370,21 @@ fn pad(data: &mut Vec<u8>, with: u8) {
 
 /// The document (its buffer without a `uri`) and the buffer's bytes.
 fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
+    let (doc, w) = build_into(scene, Sink::Memory(Vec::new()))?;
+    let bin = match w.sink {
+        Sink::Memory(bin) => bin,
+        _ => Vec::new(),
+    };
+    Ok((doc, bin))
+}
+
+/// The document (its buffer without a `uri`), the buffer's bytes going to `sink`; the
+/// writer is given back with its sink and the buffer's length.
+fn build_into<'a>(scene: &Scene, sink: Sink<'a>) -> Result<(Value, Writer<'a>)> {
     scene.check()?;
     let skeleton = scene.skeleton.as_ref().filter(|s| !s.joints.is_empty());
     let joint_count = skeleton.map_or(0, |s| s.joints.len());
-    let mut w = Writer::default();
+    let mut w = Writer::new(sink);
     let mut meshes = Vec::new();
     let mut nodes = Vec::new();
     for mesh in &scene.meshes {
@@ -336,11 +563,15 @@ fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
         doc.insert("animations".into(), Value::Array(animations));
     }
     if !w.accessors.is_empty() {
-        doc.insert("accessors".into(), Value::Array(w.accessors));
-        doc.insert("bufferViews".into(), Value::Array(w.views));
-        doc.insert("buffers".into(), json!([{ "byteLength": w.bin.len() }]));
+        let views = std::mem::take(&mut w.views);
+        doc.insert(
+            "accessors".into(),
+            Value::Array(std::mem::take(&mut w.accessors)),
+        );
+        doc.insert("bufferViews".into(), Value::Array(views));
+        doc.insert("buffers".into(), json!([{ "byteLength": w.len }]));
     }
-    Ok((Value::Object(doc), w.bin))
+    Ok((Value::Object(doc), w))
 }
 
 /// The morph targets of a mesh's written primitives (see the module documentation).
@@ -396,15 +627,83 @@ impl<'a> MeshTargets<'a> {
     }
 }
 
+/// Where the buffer's bytes go.
+enum Sink<'a> {
+    /// Kept in memory.
+    Memory(Vec<u8>),
+    /// Only counted: the first pass of a streamed `.glb`, which lays the buffer out.
+    Count,
+    /// Written out as they come, in pieces of [`STREAM_PIECE`] bytes: the second pass
+    /// of a streamed `.glb`. The first error stops the writing and is kept.
+    Stream {
+        out: &'a mut dyn Write,
+        piece: Vec<u8>,
+        error: Option<std::io::Error>,
+    },
+}
+
+/// The size of the pieces a streamed buffer is written in.
+const STREAM_PIECE: usize = 64 * 1024;
+
+impl Sink<'_> {
+    /// Appends `bytes`; returns how many there were.
+    fn put(&mut self, bytes: impl Iterator<Item = u8>) -> usize {
+        match self {
+            Sink::Memory(bin) => {
+                let before = bin.len();
+                bin.extend(bytes);
+                bin.len() - before
+            }
+            Sink::Count => bytes.count(),
+            Sink::Stream { out, piece, error } => {
+                let mut n = 0;
+                for b in bytes {
+                    n += 1;
+                    piece.push(b);
+                    if piece.len() >= STREAM_PIECE {
+                        if error.is_none() {
+                            *error = out.write_all(piece).err();
+                        }
+                        piece.clear();
+                    }
+                }
+                n
+            }
+        }
+    }
+
+    /// Writes out what a stream holds back; the first error of the stream.
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Sink::Stream { out, piece, error } = self {
+            if let Some(e) = error.take() {
+                return Err(e);
+            }
+            out.write_all(piece)?;
+            piece.clear();
+        }
+        Ok(())
+    }
+}
+
 /// The buffer, bufferViews and accessors as they grow.
-#[derive(Default)]
-struct Writer {
-    bin: Vec<u8>,
+struct Writer<'a> {
+    sink: Sink<'a>,
+    /// The buffer's length so far.
+    len: usize,
     views: Vec<Value>,
     accessors: Vec<Value>,
 }
 
-impl Writer {
+impl<'a> Writer<'a> {
+    fn new(sink: Sink<'a>) -> Self {
+        Writer {
+            sink,
+            len: 0,
+            views: Vec::new(),
+            accessors: Vec::new(),
+        }
+    }
+
     /// Writes one primitive's arrays; returns the glTF primitive. `skin` is the joint
     /// count when the primitive's mesh is skinned; `targets` the primitive's target for
     /// each of the mesh's (`None`: zero deltas).
@@ -539,13 +838,14 @@ impl Writer {
 
     /// Appends a bufferView at a 4-byte aligned offset; returns its index.
     fn view(&mut self, bytes: impl Iterator<Item = u8>, target: Option<u32>) -> usize {
-        pad(&mut self.bin, 0);
-        let start = self.bin.len();
-        self.bin.extend(bytes);
+        let padding = (4 - self.len % 4) % 4;
+        self.len += self.sink.put(std::iter::repeat_n(0, padding));
+        let start = self.len;
+        self.len += self.sink.put(bytes);
         let mut view = json!({
             "buffer": 0,
             "byteOffset": start,
-            "byteLength": self.bin.len() - start,
+            "byteLength": self.len - start,
         });
         if let (Some(t), Some(obj)) = (target, view.as_object_mut()) {
             obj.insert("target".into(), json!(t));
@@ -759,6 +1059,99 @@ mod tests {
         let json: Value =
             serde_json::from_slice(glb.get(20..bin_at).expect("json")).expect("parse");
         assert!(json["buffers"][0].get("uri").is_none());
+    }
+
+    /// The streamed `.glb` and `.gltf` are the ones built in memory, byte for byte, for
+    /// small scenes, one whose buffer spans many pieces, a skin, morph targets and an
+    /// empty scene; base64 written in pieces of any size is the base64 of the whole; a
+    /// scene the in-memory writers refuse is refused when laid out, with the same
+    /// error; a failing writer fails.
+    #[test]
+    fn streamed_gltf_and_glb_are_the_files() {
+        let mut big = triangle();
+        let n = 30_000;
+        big.positions = (0..n).map(|i| [i as f32, -(i as f32), 0.5]).collect();
+        big.normals = Some(vec![[0.0, 1.0, 0.0]; n]);
+        big.uvs = Some(vec![[0.25, 0.75]; n]);
+        big.colors = Some(vec![[1.0, 0.0, 0.5, 1.0]; n]);
+        big.triangles = (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
+        let mut skinned_scene = scene(vec![skinned(), triangle()]);
+        skinned_scene.skeleton = Some(skeleton());
+        let mut morphs = triangle();
+        morphs.morph_targets = vec![target("up", vec![[0.0, 1.0, 0.0]; 3], 0.25)];
+        let scenes = [
+            Scene::default(),
+            scene(vec![triangle()]),
+            scene(vec![big, triangle()]),
+            skinned_scene,
+            scene(vec![morphs]),
+        ];
+        for s in &scenes {
+            let text = to_gltf(s).expect("gltf");
+            let mut streamed = Vec::new();
+            gltf(s)
+                .expect("layout")
+                .write_to(&mut streamed)
+                .expect("write");
+            assert!(streamed == text.as_bytes(), "{} bytes", text.len());
+            // In pieces of every size up to a few groups of three.
+            for piece in 1..8 {
+                let mut out = Vec::new();
+                let mut b = Base64Writer {
+                    out: &mut out,
+                    carry: Vec::new(),
+                    text: String::new(),
+                };
+                let bin = build(s).expect("build").1;
+                for chunk in bin.chunks(piece) {
+                    b.write_all(chunk).expect("write");
+                }
+                b.finish().expect("finish");
+                let mut expected = String::new();
+                base64_into(&bin, &mut expected);
+                assert!(out == expected.as_bytes(), "{piece}");
+            }
+            let whole = to_glb(s).expect("glb");
+            let laid_out = glb(s).expect("layout");
+            assert_eq!(laid_out.len(), whole.len());
+            let mut streamed = Vec::new();
+            laid_out.write_to(&mut streamed).expect("write");
+            assert!(streamed == whole, "{} bytes", whole.len());
+        }
+        let mut bad = triangle();
+        if let Some(p) = bad.positions.get_mut(1) {
+            p[0] = f32::NAN;
+        }
+        let bad = scene(vec![bad]);
+        assert_eq!(
+            glb(&bad).err().map(|e| e.to_string()),
+            to_glb(&bad).err().map(|e| e.to_string())
+        );
+        assert_eq!(
+            gltf(&bad).err().map(|e| e.to_string()),
+            to_gltf(&bad).err().map(|e| e.to_string())
+        );
+        // A name holding the mark: the document is made whole, and is the same.
+        let mut marked = triangle();
+        marked.name = BASE64_MARK.into();
+        let marked = scene(vec![marked]);
+        let mut streamed = Vec::new();
+        gltf(&marked)
+            .expect("layout")
+            .write_to(&mut streamed)
+            .expect("write");
+        assert!(streamed == to_gltf(&marked).expect("gltf").as_bytes());
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let s = scene(vec![triangle()]);
+        assert!(glb(&s).expect("layout").write_to(&mut Full).is_err());
     }
 
     #[test]

@@ -108,9 +108,10 @@ impl Mesh {
     /// going through 4.00, is reported when it would not come back). An empty report
     /// means the conversion changes nothing.
     pub fn convert_with(&self, target: Version, options: &WriteOptions) -> Result<Conversion> {
+        let warm = self.warm_draco(target);
         let mut file = self.to_file_with(target, options)?;
         let mut losses = Vec::new();
-        super::losses::compare_file(self, &mut file, target, &mut losses)?;
+        super::losses::compare_file(self, &mut file, target, &mut losses, &warm)?;
         Ok(Conversion { file, losses })
     }
 
@@ -344,75 +345,32 @@ impl Mesh {
 
     /// The COREMESH payload for a chunked target (see the module docs).
     pub(crate) fn core_for(&self, target: Version, options: &WriteOptions) -> Result<ChunkData> {
-        let vertices = self.raw_vertices();
-        // The faces as records, borrowed: copied only into a COREMESH v1.
         let faces: &[Face] = bytemuck::cast_slice(&self.faces);
-        let stored_blob = match &self.stored.core {
-            Some(StoredCore::Draco(b)) => Some(b),
-            _ => None,
-        };
-        let reuse_blob = |blob: &Vec<u8>| {
-            crate::filemesh::raw::draco::decode(blob, &Limits::default()).is_ok_and(|(v, f)| {
-                bytemuck::cast_slice::<Vertex, u8>(&v)
-                    == bytemuck::cast_slice::<Vertex, u8>(&vertices)
-                    && f == faces
-            })
-        };
-        let v1 = |vertices: Vec<Vertex>, faces: &[Face]| {
-            ChunkData::CoreMeshV1(CoreMeshV1 {
-                vertices: vertices.into(),
+        let plan = core_plan(
+            self.raw_vertex_slice(),
+            faces,
+            CoreStored::of(self.stored.core.as_ref()),
+            target,
+            options,
+            &mut DracoMemo::default(),
+        )?;
+        Ok(match plan {
+            // The arrays copied only into a COREMESH v1.
+            CorePlan::Uncompressed => ChunkData::CoreMeshV1(CoreMeshV1 {
+                vertices: self.raw_vertices().into(),
                 faces: faces.to_vec().into(),
-            })
-        };
-        match (options.core_mesh, target) {
-            (CoreMesh::Uncompressed, _) | (CoreMesh::Auto, Version::V6_00) => {
-                return Ok(v1(vertices, faces))
+            }),
+            CorePlan::Draco(Blob::Stored(b)) => draco_chunk(b.to_vec()),
+            // The memo is gone: a bitstream encoded here moves into the chunk.
+            CorePlan::Draco(Blob::Encoded(b)) => {
+                draco_chunk(std::rc::Rc::try_unwrap(b).unwrap_or_else(|b| b.to_vec()))
             }
-            (CoreMesh::Draco, _) => {
-                if let Some(b) = stored_blob.filter(|b| reuse_blob(b)) {
-                    return Ok(draco_chunk(b.clone()));
-                }
-                let mut vertices = vertices;
-                for v in &mut vertices {
-                    for x in &mut v.normal {
-                        if !x.is_finite() {
-                            *x = 0.0;
-                        }
-                    }
-                }
-                return Ok(draco_chunk(crate::filemesh::raw::draco::encode(
-                    &vertices, faces,
-                )?));
-            }
-            (CoreMesh::Auto, _) => {}
-        }
-        if let Some(b) = stored_blob.filter(|b| reuse_blob(b)) {
-            return Ok(draco_chunk(b.clone()));
-        }
-        if self.stored.core == Some(StoredCore::Uncompressed) {
-            return Ok(v1(vertices, faces));
-        }
-        // Draco only where it keeps every value (a normal that is not finite, or off the
-        // 11-bit grid, keeps the mesh uncompressed).
-        let lossless = vertices
-            .iter()
-            .all(|v| v.normal.iter().all(|x| x.is_finite()))
-            && normals_fit_the_grid(&vertices);
-        if lossless {
-            let blob = crate::filemesh::raw::draco::encode(&vertices, faces)?;
-            let exact = crate::filemesh::raw::draco::decode(&blob, &Limits::default()).is_ok_and(
-                |(v, f)| {
-                    bytemuck::cast_slice::<Vertex, u8>(&v)
-                        == bytemuck::cast_slice::<Vertex, u8>(&vertices)
-                        && f == faces
-                },
-            );
-            let v1_size = 8 + vertices.len() * 40 + faces.len() * 12;
-            if exact && (stored_blob.is_some() || 4 + blob.len() < v1_size) {
-                return Ok(draco_chunk(blob));
-            }
-        }
-        Ok(v1(vertices, faces))
+        })
+    }
+
+    /// The vertices as the file's 40-byte records (the same bytes, borrowed).
+    pub(crate) fn raw_vertex_slice(&self) -> &[Vertex] {
+        bytemuck::cast_slice(&self.vertices)
     }
 
     /// The chunks of a 6.00/7.00 target, in the source's order where there is one.
@@ -430,6 +388,21 @@ impl Mesh {
         &self,
         target: Version,
         options: &WriteOptions,
+    ) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
+        self.plan_chunks_with(&|| self.lod_offsets_for(), &|| self.skin_for(), &mut || {
+            self.core_for(target, options)
+        })
+    }
+
+    /// [`Mesh::planned_chunks`] with the parts that depend on the vertex and face arrays
+    /// given: the LOD offsets, the skin and the COREMESH payload (each asked for once,
+    /// in chunk order). The loss report plans a target's chunks with its arrays where
+    /// they lie, and the COREMESH as a [`CorePlan`].
+    pub(crate) fn plan_chunks_with<'s>(
+        &'s self,
+        lod_offsets: &dyn Fn() -> Vec<u32>,
+        skin: &dyn Fn() -> Result<Cow<'s, SkinningV1>>,
+        core: &mut dyn FnMut() -> Result<ChunkData>,
     ) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
         let stored_slots = match (self.stored.version, &self.stored.chunks) {
             (Some(v), Some(s)) if v.is_chunked() => Some(s.as_slice()),
@@ -465,7 +438,7 @@ impl Mesh {
                 ChunkSlot::Model(kind) => kind,
             };
             let data = match kind {
-                ChunkKind::CoreMesh => Some(self.core_for(target, options)?),
+                ChunkKind::CoreMesh => Some(core()?),
                 ChunkKind::Lods => {
                     let has = !self.lods.offsets.is_empty()
                         || self.lods.lod_type != 0
@@ -474,12 +447,12 @@ impl Mesh {
                         ChunkData::LodsV1(LodsV1 {
                             lod_type: self.lods.lod_type,
                             num_high_quality_lods: self.lods.num_high_quality_lods,
-                            lod_offsets: self.lod_offsets_for().into(),
+                            lod_offsets: lod_offsets().into(),
                         })
                     })
                 }
                 ChunkKind::Skinning => {
-                    let skin = self.skin_for()?;
+                    let skin = skin()?;
                     let stored = self.stored.skin.is_some()
                         && stored_slots
                             .is_some_and(|s| s.contains(&ChunkSlot::Model(ChunkKind::Skinning)));
@@ -751,6 +724,255 @@ impl Mesh {
         }
         Ok(out)
     }
+}
+
+/// What a COREMESH is written from: [`core_plan`]'s choice, without the copy of the
+/// arrays a COREMESH v1 takes.
+#[derive(Clone, Debug)]
+pub(crate) enum CorePlan<'a> {
+    /// COREMESH v1, the vertices and faces as they are.
+    Uncompressed,
+    /// COREMESH v2, this Draco bitstream.
+    Draco(Blob<'a>),
+}
+
+impl CorePlan<'_> {
+    /// The same choice (the same bitstream, byte for byte).
+    pub(crate) fn same(&self, other: &CorePlan<'_>) -> bool {
+        match (self, other) {
+            (CorePlan::Uncompressed, CorePlan::Uncompressed) => true,
+            (CorePlan::Draco(a), CorePlan::Draco(b)) => a.bytes() == b.bytes(),
+            _ => false,
+        }
+    }
+}
+
+/// A Draco bitstream: one a mesh stored, or one encoded.
+#[derive(Clone, Debug)]
+pub(crate) enum Blob<'a> {
+    /// Borrowed from where it is kept.
+    Stored(&'a [u8]),
+    /// Encoded here (shared by the [`DracoMemo`] that made it).
+    Encoded(std::rc::Rc<Vec<u8>>),
+}
+
+impl Blob<'_> {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Blob::Stored(b) => b,
+            Blob::Encoded(b) => b,
+        }
+    }
+}
+
+/// Draco work done once for the arrays it was done for: the loss report plans the
+/// COREMESH of the source and of the target, whose arrays usually hold the same values,
+/// and each plan encodes or decodes the whole mesh. Arrays are recognised by their
+/// bytes (compared where they lie), so a result is reused exactly when the work would
+/// give it again; a bitstream encoded equal to one already known is kept once.
+#[derive(Default)]
+pub(crate) struct DracoMemo<'a> {
+    /// Work done before, looked up after this memo's own.
+    parent: Option<&'a DracoMemo<'a>>,
+    /// Bitstreams stored by the meshes planned.
+    known: Vec<&'a [u8]>,
+    /// (vertices, faces, their bitstream).
+    encoded: Vec<(&'a [Vertex], &'a [Face], Blob<'a>)>,
+    /// (bitstream, vertices, faces, whether it decodes to them).
+    decoded: Vec<(Blob<'a>, &'a [Vertex], &'a [Face], bool)>,
+}
+
+/// Byte equality of two vertex arrays.
+fn same_vertices(a: &[Vertex], b: &[Vertex]) -> bool {
+    bytemuck::cast_slice::<Vertex, u8>(a) == bytemuck::cast_slice::<Vertex, u8>(b)
+}
+
+impl<'a> DracoMemo<'a> {
+    /// A memo that also looks up the work `parent` holds.
+    pub(crate) fn child(parent: &'a DracoMemo<'a>) -> Self {
+        DracoMemo {
+            parent: Some(parent),
+            ..DracoMemo::default()
+        }
+    }
+
+    /// The memos to look in: this one, then its parents.
+    fn chain(&self) -> impl Iterator<Item = &DracoMemo<'a>> {
+        std::iter::successors(Some(self), |m| m.parent)
+    }
+
+    /// Notes a bitstream a mesh stored, so that one encoded equal to it is kept once.
+    fn know(&mut self, blob: &'a [u8]) {
+        if !self.known.iter().any(|k| std::ptr::eq(*k, blob)) {
+            self.known.push(blob);
+        }
+    }
+
+    /// [`draco::encode`](crate::filemesh::raw::draco::encode) of the arrays.
+    fn encode(&mut self, vertices: &'a [Vertex], faces: &'a [Face]) -> Result<Blob<'a>> {
+        let found = self.chain().find_map(|m| {
+            m.encoded
+                .iter()
+                .find(|(v, f, _)| *f == faces && same_vertices(v, vertices))
+                .map(|(_, _, b)| b.clone())
+        });
+        if let Some(b) = found {
+            return Ok(b);
+        }
+        let blob = crate::filemesh::raw::draco::encode(vertices, faces)?;
+        let known = self
+            .chain()
+            .find_map(|m| m.known.iter().find(|k| **k == blob.as_slice()).copied());
+        let blob = match known {
+            Some(k) => Blob::Stored(k),
+            None => Blob::Encoded(std::rc::Rc::new(blob)),
+        };
+        self.encoded.push((vertices, faces, blob.clone()));
+        Ok(blob)
+    }
+
+    /// Whether the bitstream decodes to exactly these arrays.
+    fn decodes_to(&mut self, blob: &Blob<'a>, vertices: &'a [Vertex], faces: &'a [Face]) -> bool {
+        let found = self.chain().find_map(|m| {
+            m.decoded
+                .iter()
+                .find(|(b, v, f, _)| {
+                    b.bytes() == blob.bytes() && *f == faces && same_vertices(v, vertices)
+                })
+                .map(|&(_, _, _, same)| same)
+        });
+        if let Some(same) = found {
+            return same;
+        }
+        let same = crate::filemesh::raw::draco::decode(blob.bytes(), &Limits::default())
+            .is_ok_and(|(v, f)| same_vertices(&v, vertices) && f == faces);
+        self.decoded.push((blob.clone(), vertices, faces, same));
+        same
+    }
+}
+
+impl Mesh {
+    /// The Draco work the loss report of converting this mesh to `target` will ask for,
+    /// done before the target is built, while less is held: the COREMESH writing the
+    /// source's version again would give, from this mesh and from a target that holds
+    /// the same arrays but no COREMESH choice (any version but 7.00 and text). Nothing
+    /// is done for a source that is not chunked or a target that would not hold the
+    /// same arrays (2.00, whose vertices may be 36 bytes, and a target without LODs
+    /// for a mesh with several). A failure is not kept: the comparison meets it again.
+    pub(crate) fn warm_draco(&self, target: Version) -> DracoMemo<'_> {
+        let mut memo = DracoMemo::default();
+        let Some(source) = self.stored.version.filter(|v| v.is_chunked()) else {
+            return memo;
+        };
+        let same_faces = target.has_lods() || self.lod0_faces().len() == self.faces.len();
+        if target.is_text() || target == Version::V7_00 || target == Version::V2_00 || !same_faces {
+            return memo;
+        }
+        let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
+        let options = WriteOptions::default();
+        let stored = CoreStored::of(self.stored.core.as_ref());
+        for stored in [stored, CoreStored::None] {
+            if core_plan(vertices, faces, stored, source, &options, &mut memo).is_err() {
+                break;
+            }
+        }
+        memo
+    }
+}
+
+/// How the source stored its core mesh ([`StoredCore`], borrowed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CoreStored<'a> {
+    /// Not recorded (the source had no choice to make).
+    None,
+    /// COREMESH v1.
+    Uncompressed,
+    /// COREMESH v2, this Draco bitstream.
+    Draco(&'a [u8]),
+}
+
+impl<'a> CoreStored<'a> {
+    pub(crate) fn of(stored: Option<&'a StoredCore>) -> Self {
+        match stored {
+            None => CoreStored::None,
+            Some(StoredCore::Uncompressed) => CoreStored::Uncompressed,
+            Some(StoredCore::Draco(b)) => CoreStored::Draco(b),
+        }
+    }
+}
+
+/// The COREMESH of a chunked target for these arrays, given how the source stored its
+/// core mesh (see the module docs): [`Mesh::core_for`] builds it, the loss report
+/// compares it.
+pub(crate) fn core_plan<'a>(
+    vertices: &'a [Vertex],
+    faces: &'a [Face],
+    stored: CoreStored<'a>,
+    target: Version,
+    options: &WriteOptions,
+    memo: &mut DracoMemo<'a>,
+) -> Result<CorePlan<'a>> {
+    let stored_blob = match stored {
+        CoreStored::Draco(b) => {
+            memo.know(b);
+            Some(Blob::Stored(b))
+        }
+        _ => None,
+    };
+    let reuse = |memo: &mut DracoMemo<'a>| {
+        stored_blob
+            .clone()
+            .filter(|b| memo.decodes_to(b, vertices, faces))
+    };
+    match (options.core_mesh, target) {
+        (CoreMesh::Uncompressed, _) | (CoreMesh::Auto, Version::V6_00) => {
+            return Ok(CorePlan::Uncompressed)
+        }
+        (CoreMesh::Draco, _) => {
+            if let Some(b) = reuse(memo) {
+                return Ok(CorePlan::Draco(b));
+            }
+            let blob = if vertices
+                .iter()
+                .all(|v| v.normal.iter().all(|x| x.is_finite()))
+            {
+                crate::filemesh::raw::draco::encode(vertices, faces)?
+            } else {
+                let mut vertices = vertices.to_vec();
+                for v in &mut vertices {
+                    for x in &mut v.normal {
+                        if !x.is_finite() {
+                            *x = 0.0;
+                        }
+                    }
+                }
+                crate::filemesh::raw::draco::encode(&vertices, faces)?
+            };
+            return Ok(CorePlan::Draco(Blob::Encoded(std::rc::Rc::new(blob))));
+        }
+        (CoreMesh::Auto, _) => {}
+    }
+    if let Some(b) = reuse(memo) {
+        return Ok(CorePlan::Draco(b));
+    }
+    if stored == CoreStored::Uncompressed {
+        return Ok(CorePlan::Uncompressed);
+    }
+    // Draco only where it keeps every value (a normal that is not finite, or off the
+    // 11-bit grid, keeps the mesh uncompressed).
+    let lossless = vertices
+        .iter()
+        .all(|v| v.normal.iter().all(|x| x.is_finite()))
+        && normals_fit_the_grid(vertices);
+    if lossless {
+        let blob = memo.encode(vertices, faces)?;
+        let exact = memo.decodes_to(&blob, vertices, faces);
+        let v1_size = 8 + vertices.len() * 40 + faces.len() * 12;
+        if exact && (stored_blob.is_some() || 4 + blob.bytes().len() < v1_size) {
+            return Ok(CorePlan::Draco(blob));
+        }
+    }
+    Ok(CorePlan::Uncompressed)
 }
 
 /// False when the normals cannot all come back from Draco's 11-bit quantization: a

@@ -14,10 +14,10 @@
 
 use std::borrow::Cow;
 
-use super::convert::WriteOptions;
+use super::convert::{core_plan, Blob, CorePlan, CoreStored, DracoMemo, WriteOptions};
 use super::stored::{ChunkKind, StoredFacs};
 use super::{Mesh, MeshVertex, SameBits};
-use crate::error::{Error, ErrorKind, Limits, Result};
+use crate::error::{Limits, Result};
 use crate::filemesh::raw::chunks::{chunk_type_name, Chunk, ChunkData, CoreMeshV1, SkinningV1};
 use crate::filemesh::raw::facs::Facs;
 use crate::filemesh::raw::records::{Envelope, Face, Vertex, Vertex36};
@@ -41,27 +41,31 @@ pub(crate) fn read_back(file: &FileMesh) -> Result<Mesh> {
 ///
 /// The vertices, faces and envelopes of a binary target are compared where they lie in
 /// `file` (a Draco core mesh is decoded); only the small parts (skeleton, LODs, FACS,
-/// HSR flags, what the file stored) are read into a model. A text target, a chunked
-/// source (whose layout comparison writes the target's chunks again) and a target whose
+/// HSR flags, what the file stored) are read into a model. For a chunked source, the
+/// chunks writing it again would give are planned from those arrays too, the COREMESH
+/// as a choice ([`CorePlan`]) rather than a copy, the Draco work shared between the
+/// source's plan and the target's ([`DracoMemo`]). A text target and a target whose
 /// stored skin would be laid out anew are read back whole. `file` is left as it was
 /// (unless this fails).
+///
+/// `warm` holds Draco work done before the target was built ([`Mesh::warm_draco`]).
 pub(crate) fn compare_file(
     before: &Mesh,
     file: &mut FileMesh,
     target: Version,
     out: &mut Vec<Loss>,
+    warm: &DracoMemo<'_>,
 ) -> Result<()> {
-    let chunked_source = before.stored.version.is_some_and(Version::is_chunked);
-    if target.is_text() || chunked_source {
-        return compare(before, &read_back(file)?, target, out);
+    if target.is_text() {
+        return compare_with(before, &read_back(file)?, target, out, warm);
     }
     let mut arrays = Arrays::take(file);
-    let done = in_place(before, file, &mut arrays, target, out);
+    let done = in_place(before, file, &mut arrays, target, out, warm);
     arrays.put_back(file);
     if done? {
         Ok(())
     } else {
-        compare(before, &read_back(file)?, target, out)
+        compare_with(before, &read_back(file)?, target, out, warm)
     }
 }
 
@@ -73,6 +77,7 @@ fn in_place(
     arrays: &mut Arrays,
     target: Version,
     out: &mut Vec<Loss>,
+    warm: &DracoMemo<'_>,
 ) -> Result<bool> {
     // The small parts, read as the whole model would read them.
     let mut light = Mesh::from_file(file)?;
@@ -81,6 +86,13 @@ fn in_place(
         s.envelopes = std::mem::take(&mut arrays.envelopes);
     }
     let decoded;
+    let core_blob = match &arrays.core {
+        Core::Chunk(_, data) => match data.as_ref() {
+            ChunkData::CoreMeshV2(c) => Some(c.draco.as_slice()),
+            _ => None,
+        },
+        _ => None,
+    };
     let (vertices, faces): (Verts<'_>, &[[u32; 3]]) = match &arrays.core {
         Core::None => (Verts::V40(&[]), &[]),
         Core::V2(v, f) => (
@@ -111,10 +123,11 @@ fn in_place(
         light,
         vertices,
         faces,
+        core_blob,
     };
     let done = view.describes_its_skin();
     if done {
-        compare(before, &view, target, out)?;
+        compare_with(before, &view, target, out, warm)?;
     }
     let mut light = view.light;
     if let Some(s) = light.stored.skin.as_mut() {
@@ -255,6 +268,9 @@ struct View<'a> {
     faces: &'a [[u32; 3]],
     /// Whether the file's skinning is the source's.
     same_skinning: bool,
+    /// The Draco bitstream of the file's COREMESH, if it has one (`light` was read
+    /// without it).
+    core_blob: Option<&'a [u8]>,
 }
 
 impl View<'_> {
@@ -300,9 +316,22 @@ pub(crate) trait Back {
     fn lod_offsets(&self) -> Vec<u32>;
     /// [`Mesh::skin_for`].
     fn skin(&self) -> Result<Cow<'_, SkinningV1>>;
-    /// [`Mesh::planned_chunks`].
-    fn chunks(&self, v: Version, options: &WriteOptions)
-        -> Result<Vec<(Option<ChunkKind>, Chunk)>>;
+    /// [`Mesh::planned_chunks`], the COREMESH as a [`CorePlan`] beside the chunks (where
+    /// the list holds an empty COREMESH).
+    fn plan<'s>(
+        &'s self,
+        v: Version,
+        options: &WriteOptions,
+        memo: &mut DracoMemo<'s>,
+    ) -> Result<Planned<'s>>;
+}
+
+/// Planned chunks, and the plan of their COREMESH.
+pub(crate) type Planned<'s> = (Vec<(Option<ChunkKind>, Chunk)>, Option<CorePlan<'s>>);
+
+/// What stands in the chunk list for a planned COREMESH.
+fn planned_core() -> ChunkData {
+    ChunkData::CoreMeshV1(CoreMeshV1::default())
 }
 
 impl Back for Mesh {
@@ -330,12 +359,28 @@ impl Back for Mesh {
     fn skin(&self) -> Result<Cow<'_, SkinningV1>> {
         self.skin_for()
     }
-    fn chunks(
-        &self,
+    fn plan<'s>(
+        &'s self,
         v: Version,
         options: &WriteOptions,
-    ) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
-        self.planned_chunks(v, options)
+        memo: &mut DracoMemo<'s>,
+    ) -> Result<Planned<'s>> {
+        let faces: &[Face] = bytemuck::cast_slice(&self.faces);
+        let mut core = None;
+        let chunks =
+            self.plan_chunks_with(&|| self.lod_offsets_for(), &|| self.skin_for(), &mut || {
+                let stored = CoreStored::of(self.stored.core.as_ref());
+                core = Some(core_plan(
+                    self.raw_vertex_slice(),
+                    faces,
+                    stored,
+                    v,
+                    options,
+                    memo,
+                )?);
+                Ok(planned_core())
+            })?;
+        Ok((chunks, core))
     }
 }
 
@@ -378,22 +423,66 @@ impl Back for View<'_> {
             None => self.light.skin_for(),
         }
     }
-    fn chunks(&self, _: Version, _: &WriteOptions) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
-        // A chunked source is compared with the whole model (see `compare_file`).
-        Err(Error::new(
-            "Mesh",
-            ErrorKind::Inconsistent("the chunks of a target compared in place".into()),
-        ))
+    fn plan<'s>(
+        &'s self,
+        v: Version,
+        options: &WriteOptions,
+        memo: &mut DracoMemo<'s>,
+    ) -> Result<Planned<'s>> {
+        let faces: &[Face] = bytemuck::cast_slice(self.faces);
+        // The file's own COREMESH choice, as reading it would record it.
+        let stored = match self.core_blob {
+            Some(b) => CoreStored::Draco(b),
+            None => CoreStored::of(self.light.stored.core.as_ref()),
+        };
+        let mut core = None;
+        let chunks =
+            self.light
+                .plan_chunks_with(&|| self.lod_offsets(), &|| self.skin(), &mut || {
+                    let plan = match self.vertices {
+                        Verts::V40(vertices) => {
+                            core_plan(vertices, faces, stored, v, options, memo)?
+                        }
+                        Verts::V36(v36) => {
+                            // 36-byte vertices widened for the plan, which keeps no reference
+                            // to them.
+                            let vertices: Vec<Vertex> = v36.iter().map(|&x| x.into()).collect();
+                            let mut local = DracoMemo::default();
+                            match core_plan(&vertices, faces, stored, v, options, &mut local)? {
+                                CorePlan::Uncompressed => CorePlan::Uncompressed,
+                                CorePlan::Draco(b) => CorePlan::Draco(match (stored, b) {
+                                    (CoreStored::Draco(s), b) if s == b.bytes() => Blob::Stored(s),
+                                    (_, b) => Blob::Encoded(std::rc::Rc::new(b.bytes().to_vec())),
+                                }),
+                            }
+                        }
+                    };
+                    core = Some(plan);
+                    Ok(planned_core())
+                })?;
+        Ok((chunks, core))
     }
 }
 
 /// Appends to `out` what converting `before` to `target` lost, `after` being the target
 /// read back.
+#[cfg(test)]
 pub(crate) fn compare(
     before: &Mesh,
     after: &impl Back,
     target: Version,
     out: &mut Vec<Loss>,
+) -> Result<()> {
+    compare_with(before, after, target, out, &DracoMemo::default())
+}
+
+/// [`compare`] reusing the Draco work in `warm`.
+fn compare_with(
+    before: &Mesh,
+    after: &impl Back,
+    target: Version,
+    out: &mut Vec<Loss>,
+    warm: &DracoMemo<'_>,
 ) -> Result<()> {
     let mut loss = |kind, detail: String| out.push(Loss { kind, detail });
     let faces_kept = geometry(before, after, target, &mut loss);
@@ -469,7 +558,7 @@ pub(crate) fn compare(
         facs: facs_kept,
         hsr: hsr_kept,
     };
-    layout(before, after, source, target, &kept, &mut loss)
+    layout(before, after, source, target, &kept, &mut loss, warm)
 }
 
 /// Which values survived, so their layout is worth comparing.
@@ -646,6 +735,7 @@ fn layout(
     target: Version,
     kept: &Kept,
     loss: &mut impl FnMut(LossKind, String),
+    warm: &DracoMemo<'_>,
 ) -> Result<()> {
     let back = format!("writing {source} again from {target}");
     if !source.has_skinning() && !source.is_chunked() {
@@ -759,10 +849,9 @@ fn layout(
         }
     }
     let options = WriteOptions::default();
-    let (b, a) = (
-        before.planned_chunks(source, &options)?,
-        after.chunks(source, &options)?,
-    );
+    let mut memo = DracoMemo::child(warm);
+    let (b, b_core) = before.plan(source, &options, &mut memo)?;
+    let (a, a_core) = after.plan(source, &options, &mut memo)?;
     // Chunks kept whole: each one the target's file does not give back is lost.
     let kept_of = |p: &[(Option<ChunkKind>, Chunk)]| -> Vec<Chunk> {
         p.iter()
@@ -807,21 +896,17 @@ fn layout(
             ),
         );
     }
-    let core = |p: &[(Option<ChunkKind>, Chunk)]| {
-        p.iter()
-            .find(|(k, _)| *k == Some(ChunkKind::CoreMesh))
-            .map(|(_, c)| match &c.data {
-                ChunkData::CoreMeshV2(d) => Some(d.draco.clone()),
-                _ => None,
-            })
+    let same_core = match (&b_core, &a_core) {
+        (Some(b), Some(a)) => b.same(a),
+        (b, a) => b.is_none() && a.is_none(),
     };
-    if kept.faces && core(&b) != core(&a) {
+    if kept.faces && !same_core {
         loss(
             LossKind::Layout,
             format!(
                 "the COREMESH encoding as stored ({}; {back} gives {})",
-                core_name(&b),
-                core_name(&a)
+                core_name(b_core.as_ref()),
+                core_name(a_core.as_ref())
             ),
         );
     }
@@ -841,15 +926,12 @@ fn names(chunks: &[(Option<ChunkKind>, Chunk)]) -> String {
         .join(", ")
 }
 
-fn core_name(chunks: &[(Option<ChunkKind>, Chunk)]) -> String {
-    chunks
-        .iter()
-        .find_map(|(_, c)| match &c.data {
-            ChunkData::CoreMeshV1(_) => Some("COREMESH v1".to_string()),
-            ChunkData::CoreMeshV2(d) => Some(format!("a {}-byte Draco bitstream", d.draco.len())),
-            _ => None,
-        })
-        .unwrap_or_else(|| "no COREMESH".to_string())
+fn core_name(core: Option<&CorePlan<'_>>) -> String {
+    match core {
+        Some(CorePlan::Uncompressed) => "COREMESH v1".to_string(),
+        Some(CorePlan::Draco(b)) => format!("a {}-byte Draco bitstream", b.bytes().len()),
+        None => "no COREMESH".to_string(),
+    }
 }
 
 /// Byte equality of two skins (floats by their bits).

@@ -467,10 +467,11 @@ fn read_chunk(m: &mut Mesh, c: &Chunk, version: Version, limits: &Limits) -> Res
             }
         }
         ChunkData::CoreMeshV2(cm) => {
+            // The decoded arrays have the model's layout: they move, not a copy.
             let core = cm.decode(limits)?;
-            m.vertices = core.vertices.iter().map(vertex).collect();
-            m.faces = core.faces.iter().map(|f| f.indices).collect();
-            m.stored.core = Some(StoredCore::Draco(cm.draco.clone().into()));
+            m.vertices = bytemuck::allocation::cast_vec(core.vertices.into_vec());
+            m.faces = bytemuck::allocation::cast_vec(core.faces.into_vec());
+            m.stored.core = Some(StoredCore::Draco(cm.draco.to_vec()));
         }
         ChunkData::LodsV1(l) => {
             m.lods = Lods {

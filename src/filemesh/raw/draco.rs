@@ -32,7 +32,7 @@
 
 use draco_core::{
     DataType, DecodeLimits, DecoderBuffer, EncoderBuffer, EncoderOptions, GeometryAttributeType,
-    Mesh, MeshDecoder, MeshEncoder, PointAttribute, PointIndex,
+    Mesh, MeshDecoder, MeshEncoder, PointAttribute, PointCloud, PointIndex,
 };
 
 use super::records::{Face, Vertex};
@@ -329,6 +329,16 @@ pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Fac
         )));
     }
 
+    // The faces first, so that the decoder's copy of them is gone before the vertices
+    // are built (the decoded mesh, its faces and the vertices are never held at once).
+    let faces: Vec<Face> = mesh
+        .faces()
+        .iter()
+        .map(|f| Face {
+            indices: f.map(|p| p.0),
+        })
+        .collect();
+    let mesh = mesh.into_point_cloud();
     let position = find(&mesh, UID_POSITION, "position", DataType::Float32, 3)?;
     let normal = find(&mesh, UID_NORMAL, "normal", DataType::Float32, 3)?;
     let uv = find(&mesh, UID_UV, "texture coordinate", DataType::Float32, 2)?;
@@ -369,15 +379,9 @@ pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Fac
             vertices
         }
     };
+    drop(mesh);
     canonicalize_normals(bitstream, &mut vertices);
 
-    let faces: Vec<Face> = mesh
-        .faces()
-        .iter()
-        .map(|f| Face {
-            indices: f.map(|p| p.0),
-        })
-        .collect();
     let out_of_range = |f: &Face| f.indices.iter().any(|&p| p as usize >= num_points);
     if let Some(i) = faces.iter().position(out_of_range) {
         return Err(invalid(format!(
@@ -718,7 +722,7 @@ struct Found<'a> {
 }
 
 fn find<'a>(
-    mesh: &'a Mesh,
+    mesh: &'a PointCloud,
     uid: u32,
     what: &'static str,
     data_type: DataType,
