@@ -1015,6 +1015,23 @@ fn swar_digits(word: u64, n: usize) -> u32 {
     (v.wrapping_mul(10_000 << 32 | 1) >> 32) as u32
 }
 
+/// The place of the first `,` or `]` in 16 bytes (`low` first), if there is one.
+///
+/// A byte equal to the one sought becomes 0 under the XOR, and subtracting 1 sets its
+/// top bit; no other byte gets a mark (top bit set by the subtraction and clear before
+/// it) unless a borrow reaches it, and borrows start only at a 0 byte and move towards
+/// later bytes. So the first mark of each search is exact, and so is the first of
+/// their union.
+#[inline(always)]
+fn separator(low: u64, high: u64) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;
+    let marks = |w: u64| zero(w ^ (ONES * u64::from(b','))) | zero(w ^ (ONES * u64::from(b']')));
+    let marks = u128::from(marks(low)) | u128::from(marks(high)) << 64;
+    (marks != 0).then(|| (marks.trailing_zeros() / 8) as usize)
+}
+
 /// 10ⁿ for n in 0..=7.
 const POW10_U32: [u32; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
 
@@ -1057,10 +1074,14 @@ fn scale(m: u32, exp: i32) -> Option<f32> {
 /// 0), `d….d…` or `d.d…e±dd` (exponent below −4 or above 5), at most six significant
 /// digits, no trailing zero after a point. These are the tokens
 /// [`canonical_g6`] accepts (with the value the general scan gives), read with a few
-/// word operations; `None` for anything else, including a number too close to the end
-/// of the data to load eight bytes.
+/// word operations; `None` for anything else, including a number that starts within
+/// sixteen bytes of the end of the data.
 #[inline(always)]
 fn canonical_number(rest: &[u8]) -> Option<Canonical> {
+    // Where the number ends, found first and apart from the parse below (which must
+    // end there too): the next number's start then depends on two loads and a few word
+    // operations, not on the whole parse, so consecutive numbers overlap.
+    let len = separator(load8(rest, 0)?, load8(rest, 8)?)?;
     let negative = *rest.first()? == b'-';
     let start = usize::from(negative);
     let word = load8(rest, start)?;
@@ -1106,7 +1127,7 @@ fn canonical_number(rest: &[u8]) -> Option<Canonical> {
         i = at + run;
         next = (frac >> (8 * run)) as u8;
     }
-    let (value, len, significant, exponent) = match next {
+    let (value, end, significant, exponent) = match next {
         b',' | b']' => {
             if frac_len == 0 && int != 0 {
                 // Zeros at the end of the integer are not significant.
@@ -1144,6 +1165,9 @@ fn canonical_number(rest: &[u8]) -> Option<Canonical> {
         }
         _ => return None,
     };
+    if len != end {
+        return None;
+    }
     Some(Canonical {
         value: if negative { -value } else { value },
         len,
@@ -1591,7 +1615,7 @@ mod tests {
     /// general scan: the same value (bits), length and statistics, and a token the
     /// general scan calls canonical. Returns whether the fast path took it.
     fn check_canonical_number(token: &str) -> bool {
-        let padded = format!("{token},[0,0,0]");
+        let padded = format!("{token},[0,0,0][0,0,0]");
         let Some(n) = canonical_number(padded.as_bytes()) else {
             return false;
         };
@@ -1731,7 +1755,7 @@ mod tests {
             if token.parse::<f32>().is_ok() && !int.is_empty() {
                 check_canonical_number(&token);
             } else {
-                let padded = format!("{token},[0,0,0]");
+                let padded = format!("{token},[0,0,0][0,0,0]");
                 if let Some(n) = canonical_number(padded.as_bytes()) {
                     proptest::prop_assert!(false, "{} read as {}", token, n.value);
                 }
