@@ -1032,9 +1032,6 @@ fn separator(low: u64, high: u64) -> Option<usize> {
     (marks != 0).then(|| (marks.trailing_zeros() / 8) as usize)
 }
 
-/// 10ⁿ for n in 0..=7.
-const POW10_U32: [u32; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
-
 /// Exact powers of ten in `f64`, 10⁰ to 10²² (5²² < 2⁵³).
 const POW10_F64: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
@@ -1097,57 +1094,64 @@ fn canonical_number(rest: &[u8]) -> Option<Canonical> {
     if int_len == 0 || int_len > 6 || first == b'0' && int_len > 1 {
         return None;
     }
-    let int = swar_digits(word, int_len);
-    let mut i = start + int_len;
+    // With no leading zeros, the integer part is 0 exactly when its first digit is.
+    let zero_int = first == b'0';
     // The byte after the integer digits (int_len ≤ 6, so within the word).
-    let mut next = (word >> (8 * int_len)) as u8;
-    let (mut m, mut frac_len, mut significant) = (int, 0, 0);
-    if next == b'.' {
-        let mut at = i + 1;
-        let mut frac = load8(rest, at)?;
-        let mut leading = 0;
-        if int == 0 {
-            // Zeros after the point, before the first significant digit: at most three
-            // (a fifth place would print in scientific notation); then the
-            // significant digits start a word.
-            leading = ((frac ^ ZEROS).trailing_zeros() / 8) as usize;
-            if leading > 3 {
-                return None;
-            }
-            if leading > 0 {
-                at += leading;
-                frac = load8(rest, at)?;
+    let after_int = (word >> (8 * int_len)) as u8;
+    let (m, frac_len, significant, i, next) = if after_int != b'.' {
+        // Integer digits only; zeros at their end are not significant.
+        let int = swar_digits(word, int_len);
+        let mut significant = 0;
+        if int != 0 {
+            let mut x = int;
+            significant = int_len;
+            while x.is_multiple_of(10) {
+                x /= 10;
+                significant -= 1;
             }
         }
-        // The digits after the point (after its leading zeros): at least one, the last
-        // not 0, at most six significant digits in all (so the byte after them is in
-        // the word).
-        let run = digit_run(frac);
-        significant = run + if int != 0 { int_len } else { 0 };
-        if run == 0 || significant > 6 || (frac >> (8 * (run - 1))) as u8 == b'0' {
+        (int, 0, significant, start + int_len, after_int)
+    } else if !zero_int {
+        // `d….d…`: at most six digits in all, so the mantissa and the byte after it are
+        // in the word. Without the point (the bytes after it moved down one, a 0 byte
+        // coming in at the top) the digits read as one number.
+        let keep = (1u64 << (8 * int_len)) - 1;
+        let merged = (word & keep) | ((word >> 8) & !keep);
+        let n = digit_run(merged);
+        // A digit after the point, at most six in all, the last not 0.
+        if n == int_len || n > 6 || (merged >> (8 * (n - 1))) as u8 == b'0' {
             return None;
         }
-        m = int * *POW10_U32.get(run)? + swar_digits(frac, run);
-        frac_len = leading + run;
-        i = at + run;
-        next = (frac >> (8 * run)) as u8;
-    }
-    let (value, end, significant, exponent) = match next {
-        b',' | b']' => {
-            if frac_len == 0 && int != 0 {
-                // Zeros at the end of the integer are not significant.
-                let mut x = int;
-                significant = int_len;
-                while x.is_multiple_of(10) {
-                    x /= 10;
-                    significant -= 1;
-                }
-            }
-            (scale(m, -(frac_len as i32))?, i, significant, false)
+        let next = (merged >> (8 * n)) as u8;
+        (swar_digits(merged, n), n - int_len, n, start + n + 1, next)
+    } else {
+        // `0.…`: zeros after the point, before the first significant digit, at most
+        // three (a fifth place would print in scientific notation); then the significant
+        // digits start a word.
+        let mut at = start + 2;
+        let mut frac = load8(rest, at)?;
+        let leading = ((frac ^ ZEROS).trailing_zeros() / 8) as usize;
+        if leading > 3 {
+            return None;
         }
+        if leading > 0 {
+            at += leading;
+            frac = load8(rest, at)?;
+        }
+        // At least one significant digit, at most six (so the byte after them is in the
+        // word), the last not 0.
+        let run = digit_run(frac);
+        if run == 0 || run > 6 || (frac >> (8 * (run - 1))) as u8 == b'0' {
+            return None;
+        }
+        let next = (frac >> (8 * run)) as u8;
+        (swar_digits(frac, run), leading + run, run, at + run, next)
+    };
+    let (value, end, significant, exponent) = match next {
+        b',' | b']' => (scale(m, -(frac_len as i32))?, i, significant, false),
         b'e' => {
             // `d.d…e±dd`: one integer digit, not 0.
-            if int_len != 1 || int == 0 {
+            if int_len != 1 || zero_int {
                 return None;
             }
             let &[sign, d1, d2, end] = rest.get(i + 1..i + 5)? else {
@@ -1165,7 +1169,6 @@ fn canonical_number(rest: &[u8]) -> Option<Canonical> {
             if (-4..=5).contains(&e) {
                 return None;
             }
-            let significant = if frac_len == 0 { 1 } else { significant };
             (scale(m, e - frac_len as i32)?, i + 4, significant, true)
         }
         _ => return None,
