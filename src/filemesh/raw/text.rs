@@ -1071,13 +1071,14 @@ fn scale(m: u32, exp: i32) -> Option<f32> {
 
 /// A number exactly as the canonical format ([`TextFormat::canonical`]: `%g`, six
 /// significant digits, two-digit exponent) prints its value, at the start of `rest`,
-/// followed by a byte that ends a number: `-?` then `0`, `0.ddd` (first significant
-/// digit at most four places after the point), `d…` (up to 6 digits, the first not
-/// 0), `d….d…` or `d.d…e±dd` (exponent below −4 or above 5), at most six significant
-/// digits, no trailing zero after a point. These are the tokens
-/// [`canonical_g6`] accepts (with the value the general scan gives), read with a few
-/// word operations; `None` for anything else, including a number that starts within
-/// sixteen bytes of the end of the data.
+/// followed by `,` or `]`: `-?` then `0`, `0.ddd` (first significant digit at most
+/// four places after the point), `d…` (up to 6 digits, the first not 0), `d….d…` or
+/// `d.d…e±dd` (exponent below −4 or above 5), at most six significant digits, no
+/// trailing zero after a point. Such tokens are ones [`canonical_g6`] accepts; they are
+/// read with a few word operations into the value the general scan gives. `None` for
+/// anything else, and for the few such tokens [`scale`] leaves (a power of ten beyond
+/// 10²², an `f64` halfway case) or that start within sixteen bytes of the end of the
+/// data.
 #[inline(always)]
 fn canonical_number(rest: &[u8]) -> Option<Canonical> {
     // Where the number ends, found first and apart from the parse below (which must
