@@ -118,7 +118,7 @@ fn bench_file<M: RbxMesh>(group: &mut BenchmarkGroup<'_, WallTime>, mesh: &FileM
     });
 }
 
-/// A 1.00 text mesh of 100,000 faces (900,000 numbers written with Roblox's six
+/// A 1.00 text mesh of 100,000 faces (2,700,000 numbers written with Roblox's six
 /// significant digits), read by meshcodec (raw and model) and by `rbx_mesh`.
 fn text(c: &mut Criterion) {
     use meshcodec::filemesh::raw::text::VertexV1;

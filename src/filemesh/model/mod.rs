@@ -515,24 +515,31 @@ pub(crate) fn vertex(v: &Vertex) -> MeshVertex {
 /// 1.x: one vertex per face corner; 1.00 positions halved; V flipped. Done in f32.
 fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
     let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
-    let mut m = Mesh::default();
+    let n = b.faces.len() * 3;
+    // Every array sized once, filled in one pass over the faces.
+    let mut vertices = Vec::with_capacity(n);
+    let mut w = Vec::with_capacity(n);
+    for v in b.faces.iter().flatten() {
+        vertices.push(MeshVertex {
+            position: v.position.map(|x| x * scale),
+            normal: v.normal,
+            uv: [v.uvw[0], 1.0 - v.uvw[1]],
+            tangent_bytes: Tangent::ABSENT_BYTES,
+            color: [255; 4],
+        });
+        w.push(v.uvw[2]);
+    }
+    let mut m = Mesh {
+        vertices,
+        faces: (0..b.faces.len() as u32)
+            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+            .collect(),
+        ..Mesh::default()
+    };
     m.stored.text = Some(StoredText {
         format: b.format,
-        w: b.faces.iter().flatten().map(|v| v.uvw[2]).collect(),
+        w,
     });
-    for (i, face) in b.faces.iter().enumerate() {
-        let base = (i * 3) as u32;
-        m.faces.push([base, base + 1, base + 2]);
-        for v in face {
-            m.vertices.push(MeshVertex {
-                position: v.position.map(|x| x * scale),
-                normal: v.normal,
-                uv: [v.uvw[0], 1.0 - v.uvw[1]],
-                tangent_bytes: Tangent::ABSENT_BYTES,
-                color: [255; 4],
-            });
-        }
-    }
     m
 }
 
