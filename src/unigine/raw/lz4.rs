@@ -8,8 +8,8 @@
 //! cannot be configured to match, so this module carries its own compressor.
 //! Decompression is `lz4_flex`'s.
 //!
-//! The compressor is safe code, a few percent behind `lz4_flex`'s (unsafe) encoder on a
-//! mesh payload (best of 40 interleaved runs; see the README's UNIGINE benchmarks) while
+//! The compressor is safe code, 5–9% behind `lz4_flex`'s (unsafe) encoder on a mesh
+//! payload (best of 40 interleaved runs; see the README's UNIGINE benchmarks) while
 //! doing liblz4's extra work (slower skipping, a probe for an immediate match after each
 //! match, a 32 KiB table, and the more matches a 5-byte hash finds): each probe takes
 //! one branch (window and 4-byte compare joined into one word), and the probe after a
