@@ -236,6 +236,15 @@ impl UnigineMesh {
         if target == self.version {
             return Ok(self.clone());
         }
+        if target == MeshVersion::Ms14 && self.version != MeshVersion::Ms10 {
+            // Nothing in the body changes (ms14 drops embedded animations itself): the
+            // blocks are built from it as it is, without copying it first.
+            let body = self.classic_view(&Limits::default())?;
+            return Ok(UnigineMesh {
+                version: target,
+                body: MeshBody::Ms14(Ms14Mesh::from_classic_ref(&body, None)?),
+            });
+        }
         let mut body = self.to_classic(&Limits::default())?;
         if !target.embeds_animations() {
             body.animation_names.clear();
@@ -286,7 +295,7 @@ impl UnigineMesh {
 /// memory estimate with the one written without a source (its formula is unknown).
 fn ms14_losses(m: &Ms14Mesh, body: &ClassicMesh, target: MeshVersion) -> Result<Vec<Loss>> {
     let limits = Limits::default();
-    let rebuilt = Ms14Mesh::from_classic(body.clone(), None)?;
+    let rebuilt = Ms14Mesh::from_classic_ref(body, None)?;
     let mut parts = Vec::new();
     // Per surface: whether its tree differs, and how many of its blocks hold the same
     // payload as the rebuilt one but compressed otherwise (a stored block, another LZ4

@@ -8,16 +8,21 @@
 //! cannot be configured to match, so this module carries its own compressor.
 //! Decompression is `lz4_flex`'s.
 //!
-//! The compressor is safe code, about 5% behind `lz4_flex`'s (unsafe) encoder on a
-//! mesh payload (best of 40 interleaved runs) while doing liblz4's extra work (slower
-//! skipping, a probe for an immediate match after each match, a 32 KiB table): each
-//! probe takes one branch (window and 4-byte compare joined into one word); words are read as `u64`/`u32`
-//! from slices (one bounds check each, and only where the algorithm keeps them inside
-//! the input), matches are extended 8 bytes at a time (XOR, trailing zeros), the hash
-//! table is a fixed-size array of `u32` positions indexed through a mask, and the block
-//! is written through a cursor into a buffer of LZ4's worst-case size (short literal
-//! runs copied 16 bytes at a time). Its output is the same as the plain byte loop it
-//! replaced (kept as the tests' reference, `lz4/reference.rs`).
+//! The compressor is safe code, 5–9% behind `lz4_flex`'s (unsafe) encoder on a mesh
+//! payload (best of 40 interleaved runs; see the README's UNIGINE benchmarks) while
+//! doing liblz4's extra work (slower skipping, a probe for an immediate match after each
+//! match, a 32 KiB table, and the more matches a 5-byte hash finds): each probe takes
+//! one branch (window and 4-byte compare joined into one word), and the probe after a
+//! match does not read a candidate beyond the window (on a large input, a cache miss);
+//! that probe is made before the match's sequence is written, so its loads overlap the
+//! writing. Words are read as `u64`/`u32` from slices (one bounds check each, and only
+//! where the algorithm keeps them inside the input), matches are extended 8 bytes at a
+//! time over two pre-sliced windows (XOR, trailing zeros), the hash table is a
+//! fixed-size array of `u32` positions indexed through a mask, and the block is written
+//! through a cursor into a buffer of LZ4's worst-case size (a sequence with fewer than
+//! 15 literals and a short match as one 19-byte window, other short literal runs copied
+//! 16 bytes at a time). Its output is the same as the plain byte loop it replaced (kept
+//! as the tests' reference, `lz4/reference.rs`).
 
 /// Shortest match.
 const MIN_MATCH: usize = 4;
@@ -60,22 +65,31 @@ fn hash(word: u64) -> usize {
 
 /// Where the match between `src[a..]` and `src[b..]` (`b < a`) ends, at most `limit`:
 /// 8 bytes compared at a time (XOR, the first differing byte from the trailing zeros),
-/// then the tail byte by byte.
+/// then the tail byte by byte. Both sides are sliced once, so the word loop has no
+/// bounds checks.
 #[inline(always)]
-fn match_end(src: &[u8], mut a: usize, mut b: usize, limit: usize) -> usize {
-    while a + 8 <= limit {
-        let diff = u64_at(src, a) ^ u64_at(src, b);
+fn match_end(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
+    let (Some(x), Some(y)) = (src.get(a..limit), src.get(b..)) else {
+        return a;
+    };
+    let mut n = 0;
+    for (p, q) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
+        let (Some(p), Some(q)) = (p.first_chunk::<8>(), q.first_chunk::<8>()) else {
+            break;
+        };
+        let diff = u64::from_le_bytes(*p) ^ u64::from_le_bytes(*q);
         if diff != 0 {
-            return a + (diff.trailing_zeros() / 8) as usize;
+            return a + n + (diff.trailing_zeros() / 8) as usize;
         }
-        a += 8;
-        b += 8;
+        n += 8;
     }
-    while a < limit && src.get(a) == src.get(b) {
-        a += 1;
-        b += 1;
-    }
-    a
+    let tail = x.get(n..).unwrap_or_default();
+    let same = tail
+        .iter()
+        .zip(y.get(n..).unwrap_or_default())
+        .take_while(|(p, q)| p == q)
+        .count();
+    a + n + same
 }
 
 /// The output block: a buffer of LZ4's worst-case size for the input, written through a
@@ -166,7 +180,40 @@ impl Out {
         }
     }
 
+    /// A sequence with a match: literals `src[anchor..ip]`, then the match. The common
+    /// case (fewer than 15 literals, a match code below 15, 16 bytes left after `anchor`)
+    /// is written as one 19-byte window: token, 16 literal bytes (the ones past the run
+    /// overwritten next), offset.
+    #[inline(always)]
+    fn matched(&mut self, src: &[u8], anchor: usize, ip: usize, offset: usize, len: usize) {
+        let lit = ip - anchor;
+        let code = len - MIN_MATCH;
+        if lit < 15 && code < 15 {
+            let chunk = src.get(anchor..).and_then(<[u8]>::first_chunk::<16>);
+            let dst = self
+                .buf
+                .get_mut(self.pos..)
+                .and_then(<[u8]>::first_chunk_mut::<19>);
+            if let (Some(chunk), Some((token, rest))) =
+                (chunk, dst.and_then(|d| d.split_first_mut()))
+            {
+                *token = ((lit as u8) << 4) | code as u8;
+                if let Some(l) = rest.first_chunk_mut::<16>() {
+                    *l = *chunk;
+                }
+                if let Some(o) = rest.get_mut(lit..lit + 2) {
+                    o.copy_from_slice(&(offset as u16).to_le_bytes());
+                }
+                self.pos += 3 + lit;
+                return;
+            }
+        }
+        self.sequence(src, anchor, ip, Some((offset, len)));
+    }
+
     /// The last sequence (literals `src[anchor..]`), and the block.
+    #[cold]
+    #[inline(never)]
     fn finish(mut self, src: &[u8], anchor: usize) -> Vec<u8> {
         self.sequence(src, anchor, src.len(), None);
         self.buf.truncate(self.pos);
@@ -281,19 +328,23 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
             found -= 1;
         }
         loop {
-            // Extend forwards and emit.
-            let len = match_end(src, ip + MIN_MATCH, found + MIN_MATCH, match_limit) - ip;
-            out.sequence(src, anchor, ip, Some((ip - found, len)));
-            ip += len;
-            anchor = ip;
+            // Extend forwards. The table is updated and the next position probed before
+            // the sequence is written, so the probe's loads overlap the writing.
+            let start = ip;
+            let offset = ip - found;
+            ip = match_end(src, ip + MIN_MATCH, found + MIN_MATCH, match_limit);
             if ip >= mflimit_plus_one {
-                return out.finish(src, anchor);
+                out.matched(src, anchor, start, offset, ip - start);
+                return out.finish(src, ip);
             }
             table.swap(hash(u64_at(src, ip - 2)), ip - 2);
             // An immediate match at the new position: no literals in between.
             let word = u64_at(src, ip);
             found = table.swap(hash(word), ip);
-            if usable(src, found, ip, word) {
+            let again = usable_near(src, found, ip, word);
+            out.matched(src, anchor, start, offset, ip - start);
+            anchor = ip;
+            if again {
                 continue;
             }
             ip += 1;
@@ -312,6 +363,18 @@ fn usable(src: &[u8], found: usize, ip: usize, word: u64) -> bool {
     // `MAX_DISTANCE` is 2^16 − 1: a distance within it has nothing above bit 15.
     let far = ip.wrapping_sub(found) >> MAX_DISTANCE.count_ones();
     let diff = (u32_at(src, found) ^ word as u32) as usize;
+    far | diff == 0
+}
+
+/// [`usable`], without reading a candidate beyond the window: the bytes at `ip` are
+/// read instead (chosen without a branch), and the window test fails the probe. For the
+/// probe after a match, whose candidate is often far back: on a large input that read
+/// would be a cache miss with nothing else to overlap it.
+#[inline(always)]
+fn usable_near(src: &[u8], found: usize, ip: usize, word: u64) -> bool {
+    let far = ip.wrapping_sub(found) >> MAX_DISTANCE.count_ones();
+    let at = std::hint::select_unpredictable(far == 0, found, ip);
+    let diff = (u32_at(src, at) ^ word as u32) as usize;
     far | diff == 0
 }
 

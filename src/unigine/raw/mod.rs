@@ -163,7 +163,12 @@ impl UnigineMesh {
     pub fn write(&self) -> Result<Vec<u8>> {
         let magic = self.version.magic();
         match (&self.body, self.version) {
-            (MeshBody::Ms14(m), MeshVersion::Ms14) => write_all(&magic, m, 1024, ()),
+            (MeshBody::Ms14(m), MeshVersion::Ms14) => {
+                // The blocks are nearly all of the file: one allocation, not a growing one.
+                let blocks = m.blocks.geometry.iter().chain(&m.blocks.trees);
+                let capacity = blocks.map(|b| b.data.len() + 16).sum::<usize>() + 4096;
+                write_all(&magic, m, capacity, ())
+            }
             (MeshBody::Classic(c), v) if v != MeshVersion::Ms14 => {
                 c.check_fits(v)
                     .map_err(|e| crate::error::from_binrw(e, None))?;

@@ -523,9 +523,26 @@ impl Ms14Mesh {
         write_all(
             &[],
             g,
-            1024,
+            g.size_bound(),
             (counts, h.coordinate_index_count, h.triangle_index_count),
         )
+    }
+}
+
+impl Ms14Geometry {
+    /// At least the size of the serialised payload: the buffer it is written into is
+    /// allocated once, not grown.
+    fn size_bound(&self) -> usize {
+        self.targets
+            .iter()
+            .map(|t| 12 * t.positions.len() + 8 * t.tangents.len() + 5)
+            .sum::<usize>()
+            + size_bound(
+                &self.weights,
+                self.uv0.len() + self.uv1.len(),
+                self.colors.len(),
+                self.coordinate_indices.len() + self.triangle_indices.len(),
+            )
     }
 }
 
@@ -641,7 +658,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
         ..Ms14Tree::default()
     };
     let mut order: Vec<u32> = (0..n as u32).collect();
-    let mut right: Vec<u32> = Vec::with_capacity(n);
+    let mut right: Vec<u32> = vec![0; n];
     let mut root = EMPTY;
     for b in &boxes {
         grow(&mut root, b);
@@ -718,26 +735,29 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
             }
             Some((_, a, mid)) => {
                 // Stable partition: the triangles below go to the front in order, the
-                // others through `right` to the back in order.
-                let (mut lbb, mut rbb) = (EMPTY, EMPTY);
-                let mut w = start;
-                right.clear();
+                // others through `right` to the back in order. Without branches (which
+                // side a triangle falls on is often unpredictable): each triangle is
+                // written to both places and one cursor moves, and each child's box grows
+                // by the triangle's box or by the empty box, which changes nothing.
+                let (mut lbb, mut rbb) = (Grow::EMPTY, Grow::EMPTY);
+                let (mut w, mut r) = (start, 0);
                 for i in start..end {
                     let Some(&t) = order.get(i) else { break };
                     let below = centroids.get(t as usize).is_some_and(|c| c[a] < mid);
-                    if below {
-                        if let Some(slot) = order.get_mut(w) {
-                            *slot = t;
-                        }
-                        w += 1;
-                        grow(&mut lbb, boxes.get(t as usize).unwrap_or(&EMPTY));
-                    } else {
-                        right.push(t);
-                        grow(&mut rbb, boxes.get(t as usize).unwrap_or(&EMPTY));
+                    if let Some(slot) = order.get_mut(w) {
+                        *slot = t;
                     }
+                    if let Some(slot) = right.get_mut(r) {
+                        *slot = t;
+                    }
+                    w += usize::from(below);
+                    r += usize::from(!below);
+                    let b = boxes.get(t as usize).unwrap_or(&EMPTY);
+                    lbb.add(std::hint::select_unpredictable(below, b, &EMPTY));
+                    rbb.add(std::hint::select_unpredictable(below, &EMPTY, b));
                 }
-                if let Some(back) = order.get_mut(w..end) {
-                    back.copy_from_slice(&right);
+                if let (Some(back), Some(moved)) = (order.get_mut(w..end), right.get(..r)) {
+                    back.copy_from_slice(moved);
                 }
                 tree.nodes.push(TreeNode {
                     axis: a as u8,
@@ -748,13 +768,13 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                 stack.push(Task {
                     start: w,
                     end,
-                    bb: rbb,
+                    bb: rbb.get(),
                     parent: Some((index, false)),
                 });
                 stack.push(Task {
                     start,
                     end: w,
-                    bb: lbb,
+                    bb: lbb.get(),
                     parent: Some((index, true)),
                 });
             }
@@ -788,6 +808,50 @@ fn grow(bb: &mut [f32; 6], b: &[f32; 6]) {
         if b[a + 3] > bb[a + 3] {
             bb[a + 3] = b[a + 3];
         }
+    }
+}
+
+/// A box being grown in a loop: minima and maxima as four lanes each (the last lane
+/// repeats the third), so each side is one vector minimum or maximum. On x86-64,
+/// `if x < m { x } else { m }` is exactly what `minps x, m` computes, NaN and ±0 ties
+/// included, which is [`grow`]'s rule.
+#[derive(Clone, Copy)]
+struct Grow {
+    lo: [f32; 4],
+    hi: [f32; 4],
+}
+
+impl Grow {
+    const EMPTY: Grow = Grow {
+        lo: [f32::INFINITY; 4],
+        hi: [f32::NEG_INFINITY; 4],
+    };
+
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)] // fixed-size arrays, constant indices
+    fn add(&mut self, b: &[f32; 6]) {
+        let lo = [b[0], b[1], b[2], b[2]];
+        let hi = [b[3], b[4], b[5], b[5]];
+        for k in 0..4 {
+            self.lo[k] = if lo[k] < self.lo[k] {
+                lo[k]
+            } else {
+                self.lo[k]
+            };
+            self.hi[k] = if hi[k] > self.hi[k] {
+                hi[k]
+            } else {
+                self.hi[k]
+            };
+        }
+    }
+
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)] // fixed-size arrays, constant indices
+    fn get(self) -> [f32; 6] {
+        [
+            self.lo[0], self.lo[1], self.lo[2], self.hi[0], self.hi[1], self.hi[2],
+        ]
     }
 }
 
@@ -918,11 +982,17 @@ impl Ms14Mesh {
     /// formula is unknown, so without one the sum of the decompressed payload sizes is
     /// written. Embedded animations (which ms14 cannot hold) are left out.
     pub fn from_classic(c: ClassicMesh, memory_estimate: Option<i64>) -> Result<Ms14Mesh> {
+        Ms14Mesh::from_classic_ref(&c, memory_estimate)
+    }
+
+    /// [`Ms14Mesh::from_classic`] from a borrowed mesh: the geometry is written straight
+    /// from `c` ([`Ms14Mesh::surface_geometry_bytes`]), nothing but the skeleton copied.
+    pub fn from_classic_ref(c: &ClassicMesh, memory_estimate: Option<i64>) -> Result<Ms14Mesh> {
         let mut m = Ms14Mesh {
             tree_leaf_triangles: CInt(TREE_LEAF_TRIANGLES),
             bounds: c.bounds,
-            bones: c.bones,
-            bind_pose: c.bind_pose,
+            bones: c.bones.clone(),
+            bind_pose: c.bind_pose.clone(),
             surfaces: c
                 .surfaces
                 .iter()
@@ -932,7 +1002,7 @@ impl Ms14Mesh {
             ..Ms14Mesh::default()
         };
         let mut total = 0u64;
-        for (i, d) in c.data.into_iter().enumerate() {
+        for (i, d) in c.data.iter().enumerate() {
             let tree = build_tree(
                 d.targets
                     .first()
@@ -942,13 +1012,119 @@ impl Ms14Mesh {
                 TREE_LEAF_TRIANGLES as usize,
             );
             let tree = tree.to_bytes()?;
-            let geometry = m.geometry_bytes(i, &Ms14Geometry::from(d))?;
+            let geometry = m.surface_geometry_bytes(i, d)?;
             total += (geometry.len() + tree.len()) as u64;
             m.blocks.geometry.push(Lz4Block::compress(&geometry));
+            drop(geometry);
             m.blocks.trees.push(Lz4Block::compress(&tree));
         }
         m.memory_estimate = memory_estimate.unwrap_or(total as i64);
         Ok(m)
+    }
+
+    /// The geometry payload of surface `i` from its data in the ms10–ms13 layout, written
+    /// straight from `d`: the bytes [`Ms14Mesh::geometry_bytes`] gives for
+    /// `Ms14Geometry::from(d.clone())`, without the copy.
+    pub fn surface_geometry_bytes(&self, i: usize, d: &SurfaceData) -> Result<Vec<u8>> {
+        let h = self.surfaces.get(i).ok_or_else(|| {
+            Error::new(
+                "ms14",
+                ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
+            )
+        })?;
+        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
+        let bound = d
+            .targets
+            .iter()
+            .map(|t| 12 * t.positions.len() + 8 * t.tangents.len() + 5)
+            .sum::<usize>()
+            + size_bound(
+                &d.weights,
+                d.uv0.len() + d.uv1.len(),
+                d.colors.len(),
+                d.coordinate_indices.len() + d.triangle_indices.len(),
+            );
+        write_all(
+            &[],
+            &GeometryOf(d),
+            bound,
+            (counts, h.coordinate_index_count, h.triangle_index_count),
+        )
+    }
+}
+
+/// At least the size of the part of a geometry payload after the targets (each count
+/// as 5 bytes, each index as 4), so the buffer it is written into is allocated once.
+fn size_bound(weights: &Weights, uvs: usize, colors: usize, indices: usize) -> usize {
+    weights.counts.len()
+        + std::mem::size_of::<super::mesh::BoneWeight>() * weights.entries.len()
+        + 8 * uvs
+        + 4 * colors
+        + 4 * indices
+        + 64
+}
+
+/// A surface in the ms10–ms13 layout written as an ms14 geometry payload: field for
+/// field what [`Ms14Geometry`]'s `BinWrite` writes for the same arrays (same checks,
+/// same writers), from borrowed data.
+struct GeometryOf<'a>(&'a SurfaceData);
+
+impl BinWrite for GeometryOf<'_> {
+    type Args<'a> = (Vec<u32>, u32, u32);
+
+    fn write_options<W: Write + Seek>(
+        &self,
+        writer: &mut W,
+        endian: Endian,
+        (counts, ci, ti): (Vec<u32>, u32, u32),
+    ) -> BinResult<()> {
+        let d = self.0;
+        if d.targets.len() != counts.len() {
+            return Err(inconsistent(format!(
+                "the header names {} morph targets, the geometry has {}",
+                counts.len(),
+                d.targets.len()
+            )));
+        }
+        for (t, n) in d.targets.iter().zip(counts) {
+            if t.positions.len() != n as usize {
+                return Err(inconsistent(format!(
+                    "the header says {n} vertices, the geometry has {}",
+                    t.positions.len()
+                )));
+            }
+            pod_write(t.positions.as_slice(), writer, endian, ())?;
+            Count::of(t.tangents.len(), "tangents")?.write_options(writer, endian, ())?;
+            pod_write(t.tangents.as_slice(), writer, endian, ())?;
+        }
+        d.weights.write_options(writer, endian, ())?;
+        for (uvs, what) in [(&d.uv0, "first UV set"), (&d.uv1, "second UV set")] {
+            Count::of(uvs.len(), what)?.write_options(writer, endian, ())?;
+            pod_write(uvs.as_slice(), writer, endian, ())?;
+        }
+        Count::of(d.colors.len(), "colours")?.write_options(writer, endian, ())?;
+        pod_write(d.colors.as_slice(), writer, endian, ())?;
+        let first = d.targets.first();
+        write_indices(
+            &d.coordinate_indices,
+            writer,
+            endian,
+            (
+                Some(ci),
+                first.map_or(0, |t| t.positions.len()),
+                "coordinate indices",
+            ),
+        )?;
+        write_indices(
+            &d.triangle_indices,
+            writer,
+            endian,
+            (
+                Some(ti),
+                first.map_or(0, |t| t.tangents.len()),
+                "triangle indices",
+            ),
+        )
     }
 }
 
