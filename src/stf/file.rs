@@ -175,10 +175,12 @@ impl MeshFile for StfContainer {
 /// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
 /// does not get is reported by [`crate::import`] (skins, animations, other LODs).
 pub(crate) fn import(scene: &Scene) -> Result<Converted> {
-    let out = super::from_scene(scene, "")?;
+    // Counted from the meshes as they are written (not decoded back from the file), and
+    // the container's buffers dropped as its bytes are made.
+    let (out, [meshes, vertices, faces]) = super::import::from_scene_counted(scene, "")?;
     Ok(Converted {
-        summary: line(&out)?,
-        bytes: out.write()?,
+        summary: format!("STF, {meshes} meshes, {vertices} vertices, {faces} triangles"),
+        bytes: out.into_bytes()?,
         losses: Vec::new(),
     })
 }
