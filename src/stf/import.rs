@@ -31,6 +31,8 @@
 //! [`Scene::to_y_up`]); UVs as stored (STF's UV origin is the image's top left, as the
 //! scene's: `stf_blender` turns V into `1 − V`).
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map};
 
 use super::model::{StfBlendshape, StfMesh};
@@ -60,17 +62,34 @@ pub(crate) type Counts = [usize; 3];
 /// [`from_scene`], and what the file holds, counted from the meshes before they are
 /// written (each mesh's arrays are dropped as their buffers are made).
 pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContainer, Counts)> {
+    from_scene_cow(Cow::Borrowed(scene), name)
+}
+
+/// [`from_scene_counted`] taking the scene: each primitive's arrays are dropped once
+/// they are in the mesh's model.
+pub(crate) fn from_scene_owned(scene: Scene, name: &str) -> Result<(StfContainer, Counts)> {
+    from_scene_cow(Cow::Owned(scene), name)
+}
+
+fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer, Counts)> {
     scene.check()?;
-    let turned;
-    let scene = if scene.up == UpAxis::Y {
-        scene
-    } else {
-        let mut s = scene.clone();
-        s.to_y_up();
-        turned = s;
-        &turned
+    if scene.up != UpAxis::Y {
+        scene.to_mut().to_y_up();
+    }
+    let meshes: Vec<Cow<'_, ExportMesh>> = match scene {
+        Cow::Borrowed(s) => s
+            .meshes
+            .iter()
+            .filter(|m| m.lod == 0)
+            .map(Cow::Borrowed)
+            .collect(),
+        Cow::Owned(s) => s
+            .meshes
+            .into_iter()
+            .filter(|m| m.lod == 0)
+            .map(Cow::Owned)
+            .collect(),
     };
-    let meshes: Vec<&ExportMesh> = scene.meshes.iter().filter(|m| m.lod == 0).collect();
     if meshes.is_empty() {
         return Err(Error::new(
             "STF",
@@ -87,6 +106,7 @@ pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContai
         }
     }
     let mut ids = IdSource::seeded(fnv(&hash));
+    drop(hash);
     let asset = if name.is_empty() {
         meshes.first().map(|m| m.name.clone()).unwrap_or_default()
     } else {
@@ -96,7 +116,7 @@ pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContai
     let prefab_id = ids.next();
     let mut node_ids = Vec::new();
     let mut models = Vec::new();
-    for (k, m) in meshes.iter().enumerate() {
+    for (k, m) in meshes.into_iter().enumerate() {
         let mesh_name = if m.name.is_empty() {
             format!("Mesh {k}")
         } else {
@@ -124,7 +144,7 @@ pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContai
             }),
         );
         resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
-        let mut model = mesh_model(m);
+        let mut model = mesh_model_cow(m);
         model.id = mesh;
         model.name = mesh_name;
         models.push(model);
@@ -205,6 +225,12 @@ fn timestamp_at(secs: u64) -> String {
 
 /// One scene mesh as an [`StfMesh`] (id and name left to the caller).
 pub fn mesh_model(m: &ExportMesh) -> StfMesh {
+    mesh_model_cow(Cow::Borrowed(m))
+}
+
+/// [`mesh_model`]; an owned mesh gives up each primitive's arrays once they are in the
+/// model (what is kept: the names and default weights of the morph targets).
+fn mesh_model_cow(mut m: Cow<'_, ExportMesh>) -> StfMesh {
     let prims = &m.primitives;
     let has_normals = prims.iter().any(|p| p.normals.is_some());
     let has_colors = prims.iter().any(|p| p.colors.is_some());
@@ -234,7 +260,10 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
     let mut uvs: Vec<Vec<[f64; 2]>> = (0..uv_sets).map(|_| Vec::with_capacity(n_splits)).collect();
     let mut corners_split = Vec::with_capacity(3 * n_tris);
     let mut material = Vec::with_capacity(if several { n_tris } else { 0 });
-    for (pi, p) in prims.iter().enumerate() {
+    for pi in 0..m.primitives.len() {
+        let Some(p) = m.primitives.get(pi) else {
+            continue;
+        };
         let base = split_pos.len() as u64;
         let n = p.positions.len();
         split_pos.extend(p.positions.iter().map(|v| v.map(f)));
@@ -267,7 +296,23 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
                 material.push(pi as u64);
             }
         }
+        if let Cow::Owned(m) = &mut m {
+            if let Some(p) = m.primitives.get_mut(pi) {
+                p.positions = Vec::new();
+                p.normals = None;
+                p.colors = None;
+                p.uvs = None;
+                p.extra_uvs = Vec::new();
+                p.triangles = Vec::new();
+                p.joints = None;
+                p.weights = None;
+                for t in &mut p.morph_targets {
+                    t.position_deltas = Vec::new();
+                }
+            }
+        }
     }
+    let prims = &m.primitives;
     // Vertices: splits with the same position and morph deltas (bits) share one, the
     // vertices numbered in the order of their first split. Found by sorting the splits
     // by those bits (not hashing them): an index per split rather than a table of keys.
