@@ -595,22 +595,43 @@ pub fn import_with_files(
         .filter(|m| m.lod > 0 && !keeps_lods)
         .map(|m| m.name.as_str())
         .collect();
-    if !coarse.is_empty() {
-        losses.insert(
-            0,
-            Loss {
-                kind: crate::loss::LossKind::NotImported,
-                detail: format!(
-                    "{} coarser levels of detail ({}): {target} has no LODs",
-                    coarse.len(),
-                    coarse.join(", ")
-                ),
-            },
-        );
-    }
+    losses.splice(0..0, coarse_loss(&coarse, target));
     losses.append(&mut converted.losses);
     converted.losses = losses;
     Ok((converted, extra))
+}
+
+/// The loss of the coarser levels of detail named, if any, for a target without LODs.
+fn coarse_loss(coarse: &[&str], target: &Target) -> Option<Loss> {
+    (!coarse.is_empty()).then(|| Loss {
+        kind: crate::loss::LossKind::NotImported,
+        detail: format!(
+            "{} coarser levels of detail ({}): {target} has no LODs",
+            coarse.len(),
+            coarse.join(", ")
+        ),
+    })
+}
+
+/// [`import`] into STF taking the scene, with the same result: the scene's arrays are
+/// dropped as the meshes' models are made, so the scene, the model and the file are
+/// not held whole together.
+fn import_stf_owned(mut scene: Scene) -> Result<Converted> {
+    let target = Target::Stf;
+    let coarse: Vec<String> = scene
+        .meshes
+        .iter()
+        .filter(|m| m.lod > 0)
+        .map(|m| m.name.clone())
+        .collect();
+    scene.meshes.retain(|m| m.lod == 0);
+    let mut losses = scene_losses(&scene, &target);
+    let names: Vec<&str> = coarse.iter().map(String::as_str).collect();
+    losses.splice(0..0, coarse_loss(&names, &target));
+    let mut converted = crate::stf::file::import_owned(scene)?;
+    losses.append(&mut converted.losses);
+    converted.losses = losses;
+    Ok(converted)
 }
 
 /// What writing `scene` as `target` leaves behind before the target's own conversion:
@@ -806,8 +827,11 @@ pub fn convert_into(
             let mut losses = f.scene_losses(limits)?;
             let scene =
                 crate::filemesh::file::to_scene_owned(f, &ExportOptions::default(), limits)?;
-            let mut c = import(&scene, &t, options)?;
-            drop(scene);
+            let mut c = if t == Target::Stf {
+                import_stf_owned(scene)?
+            } else {
+                import(&scene, &t, options)?
+            };
             losses.append(&mut c.losses);
             c.losses = losses;
             Ok(c)

@@ -982,21 +982,19 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
         &limits(),
     )
     .map_err(|e| fail(input, e))?;
-    let bytes = match extension(output).as_str() {
+    match extension(output).as_str() {
         "glb" => {
             // Laid out first, then written as the buffer's arrays are made: the file's
             // bytes are never held whole.
             let glb = scene::gltf::glb(&scene).map_err(|e| fail(input, e))?;
             meshcodec::output::write_atomically_with(output, |w| glb.write_to(w))
                 .map_err(|e| fail(output, format!("cannot write: {e}")))?;
-            return Ok(exported(input, output, &scene));
         }
         "gltf" => {
             // As the .glb: the buffer's base64 is written as it is made.
             let gltf = scene::gltf::gltf(&scene).map_err(|e| fail(input, e))?;
             meshcodec::output::write_atomically_with(output, |w| gltf.write_to(w))
                 .map_err(|e| fail(output, format!("cannot write: {e}")))?;
-            return Ok(exported(input, output, &scene));
         }
         _ if scene.meshes.is_empty() => {
             return Err(fail(
@@ -1005,10 +1003,13 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
                  export it to .gltf or .glb",
             ))
         }
-        _ => scene::obj::to_obj(&scene).map(String::into_bytes),
+        _ => {
+            // Checked first, then written as its lines are made.
+            let obj = scene::obj::obj(&scene).map_err(|e| fail(input, e))?;
+            meshcodec::output::write_atomically_with(output, |w| obj.write_to(w))
+                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+        }
     }
-    .map_err(|e| fail(input, e))?;
-    write_output(output, &bytes)?;
     Ok(exported(input, output, &scene))
 }
 

@@ -1496,6 +1496,54 @@ fn check_obj(text: &str, scene: &Scene, label: &str) {
 
 // ---------------------------------------------------------------- the tests
 
+/// The OBJ export written to a file as it is made (what `meshcodec export` does) is the
+/// text made whole, on every fixture and corpus file; a writer that fails is an error.
+#[test]
+fn streamed_obj_is_the_whole_text() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("out.obj");
+    let mut n = 0;
+    for case in &cases() {
+        let label = &case.label;
+        let (Ok(whole), Ok(checked)) = (obj::to_obj(&case.scene), obj::obj(&case.scene)) else {
+            assert_eq!(
+                obj::to_obj(&case.scene).err().map(|e| e.to_string()),
+                obj::obj(&case.scene).err().map(|e| e.to_string()),
+                "{label}"
+            );
+            continue;
+        };
+        meshcodec::output::write_atomically_with(&path, |w| checked.write_to(w))
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let streamed = std::fs::read(&path).expect("read");
+        assert!(
+            streamed == whole.as_bytes(),
+            "{label}: streamed OBJ differs"
+        );
+        n += 1;
+    }
+    assert!(n >= 20, "{n} scenes");
+    let case = cases().into_iter().next().expect("a case");
+    let failed = meshcodec::output::write_atomically_with(&path, |w| {
+        obj::obj(&case.scene).expect("check").write_to(w)?;
+        Err(std::io::Error::other("disk full"))
+    });
+    assert!(failed.is_err());
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    assert!(obj::obj(&case.scene)
+        .expect("check")
+        .write_to(&mut Full)
+        .is_err());
+}
+
 #[test]
 fn exports_decode_back_to_the_scene() {
     let cases = cases();

@@ -431,3 +431,23 @@ proptest! {
         }
     }
 }
+
+/// `into_bytes` (the container given away, each buffer dropped once copied) gives the
+/// bytes `write` gives, which are the file's.
+#[test]
+fn into_bytes_is_write() {
+    for path in fixture_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let c = StfContainer::read(&bytes).unwrap();
+        assert!(c.write().unwrap() == bytes, "{}", path.display());
+        let mut with_tail = c.clone();
+        with_tail.trailing = b"tail".to_vec();
+        let expected = with_tail.write().unwrap();
+        assert!(
+            with_tail.into_bytes().unwrap() == expected,
+            "{}",
+            path.display()
+        );
+        assert!(c.into_bytes().unwrap() == bytes, "{}", path.display());
+    }
+}

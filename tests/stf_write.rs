@@ -901,6 +901,15 @@ fn conversion_reports_say_what_stf_keeps_and_leaves() {
     };
     let c = meshcodec::import(&scene, &Target::Stf, &Default::default()).unwrap();
     assert!(c.losses.is_empty(), "{:?}", c.losses);
+    // The summary, counted as the meshes are written, is what the file holds.
+    let info = stf::StfContainer::read(&c.bytes).unwrap().info().unwrap();
+    assert_eq!(
+        c.summary,
+        format!(
+            "STF, {} meshes, {} vertices, {} triangles",
+            info.meshes, info.vertices, info.faces
+        )
+    );
     scene.meshes.push(ExportMesh {
         lod: 1,
         ..scene.meshes[0].clone()

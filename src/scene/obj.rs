@@ -13,7 +13,8 @@
 //! the primitives' joints and weights, and their morph targets are ignored (the base
 //! shape is written).
 
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::Write;
 
 use super::{Primitive, Scene};
 use crate::error::{Error, ErrorKind, Result};
@@ -23,66 +24,106 @@ use crate::error::{Error, ErrorKind, Result};
 /// Fails if a primitive is inconsistent ([`Primitive::check`]) or holds a NaN or
 /// infinite value.
 pub fn to_obj(scene: &Scene) -> Result<String> {
-    let mut out = String::new();
-    let _ = writeln!(out, "# Wavefront OBJ written by meshcodec");
-    let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
-    for (mi, mesh) in scene.meshes.iter().enumerate() {
-        for (pi, p) in mesh.primitives.iter().enumerate() {
-            p.check()?;
-            finite(p)?;
-            if p.triangles.is_empty() {
-                continue;
-            }
-            let name = format!(
-                "{}/{}",
-                clean(&mesh.name, || format!("mesh{mi}")),
-                clean(&p.name, || format!("primitive{pi}"))
-            );
-            let _ = writeln!(out, "o {name}");
-            let _ = writeln!(out, "g {name}");
-            match &p.colors {
-                Some(colors) => {
-                    for ([x, y, z], [r, g, b, _]) in p.positions.iter().zip(colors) {
-                        let _ = writeln!(out, "v {x} {y} {z} {r} {g} {b}");
-                    }
-                }
-                None => {
-                    for [x, y, z] in &p.positions {
-                        let _ = writeln!(out, "v {x} {y} {z}");
-                    }
-                }
-            }
-            for [u, v] in p.uvs.iter().flatten() {
-                // OBJ's V runs up from the image's bottom, glTF's down from its top.
-                let _ = writeln!(out, "vt {u} {}", flip_v(*v));
-            }
-            for [x, y, z] in p.normals.iter().flatten() {
-                let _ = writeln!(out, "vn {x} {y} {z}");
-            }
-            let (base_v, base_vt, base_vn) = (nv + 1, nvt + 1, nvn + 1);
-            let has_uv = p.uvs.is_some();
-            let has_n = p.normals.is_some();
-            for t in &p.triangles {
-                out.push('f');
-                for &i in t {
-                    let i = i as usize;
-                    let _ = match (has_uv, has_n) {
-                        (false, false) => write!(out, " {}", base_v + i),
-                        (true, false) => write!(out, " {}/{}", base_v + i, base_vt + i),
-                        (false, true) => write!(out, " {}//{}", base_v + i, base_vn + i),
-                        (true, true) => {
-                            write!(out, " {}/{}/{}", base_v + i, base_vt + i, base_vn + i)
-                        }
-                    };
-                }
-                out.push('\n');
-            }
-            nv += p.positions.len();
-            nvt += p.uvs.as_ref().map_or(0, Vec::len);
-            nvn += p.normals.as_ref().map_or(0, Vec::len);
-        }
+    let obj = obj(scene)?;
+    let mut out = Vec::new();
+    obj.write_to(&mut out)
+        .map_err(|e| Error::new("OBJ export", ErrorKind::Io(e)))?;
+    String::from_utf8(out).map_err(|e| Error::new("OBJ export", ErrorKind::Invalid(e.to_string())))
+}
+
+/// An OBJ export checked, not yet written: [`obj`] makes it, [`Obj::write_to`] writes
+/// the text of [`to_obj`] as it is made, never holding it whole.
+pub struct Obj<'a> {
+    scene: &'a Scene,
+}
+
+/// Checks the scene as [`to_obj`] does, with the same errors, for [`Obj::write_to`].
+pub fn obj(scene: &Scene) -> Result<Obj<'_>> {
+    for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
+        p.check()?;
+        finite(p)?;
     }
-    Ok(out)
+    Ok(Obj { scene })
+}
+
+/// How much text is gathered before it goes to the writer.
+const PIECE: usize = 1 << 16;
+
+impl Obj<'_> {
+    /// Writes the text of [`to_obj`] to `out`, in pieces of about 64 KiB.
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut text = String::with_capacity(PIECE + 256);
+        // Writes what is gathered once it fills a piece.
+        let flush = |text: &mut String, out: &mut dyn Write| -> std::io::Result<()> {
+            if text.len() >= PIECE {
+                out.write_all(text.as_bytes())?;
+                text.clear();
+            }
+            Ok(())
+        };
+        let _ = writeln!(text, "# Wavefront OBJ written by meshcodec");
+        let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
+        for (mi, mesh) in self.scene.meshes.iter().enumerate() {
+            for (pi, p) in mesh.primitives.iter().enumerate() {
+                if p.triangles.is_empty() {
+                    continue;
+                }
+                let name = format!(
+                    "{}/{}",
+                    clean(&mesh.name, || format!("mesh{mi}")),
+                    clean(&p.name, || format!("primitive{pi}"))
+                );
+                let _ = writeln!(text, "o {name}");
+                let _ = writeln!(text, "g {name}");
+                match &p.colors {
+                    Some(colors) => {
+                        for ([x, y, z], [r, g, b, _]) in p.positions.iter().zip(colors) {
+                            let _ = writeln!(text, "v {x} {y} {z} {r} {g} {b}");
+                            flush(&mut text, out)?;
+                        }
+                    }
+                    None => {
+                        for [x, y, z] in &p.positions {
+                            let _ = writeln!(text, "v {x} {y} {z}");
+                            flush(&mut text, out)?;
+                        }
+                    }
+                }
+                for [u, v] in p.uvs.iter().flatten() {
+                    // OBJ's V runs up from the image's bottom, glTF's down from its top.
+                    let _ = writeln!(text, "vt {u} {}", flip_v(*v));
+                    flush(&mut text, out)?;
+                }
+                for [x, y, z] in p.normals.iter().flatten() {
+                    let _ = writeln!(text, "vn {x} {y} {z}");
+                    flush(&mut text, out)?;
+                }
+                let (base_v, base_vt, base_vn) = (nv + 1, nvt + 1, nvn + 1);
+                let has_uv = p.uvs.is_some();
+                let has_n = p.normals.is_some();
+                for t in &p.triangles {
+                    text.push('f');
+                    for &i in t {
+                        let i = i as usize;
+                        let _ = match (has_uv, has_n) {
+                            (false, false) => write!(text, " {}", base_v + i),
+                            (true, false) => write!(text, " {}/{}", base_v + i, base_vt + i),
+                            (false, true) => write!(text, " {}//{}", base_v + i, base_vn + i),
+                            (true, true) => {
+                                write!(text, " {}/{}/{}", base_v + i, base_vt + i, base_vn + i)
+                            }
+                        };
+                    }
+                    text.push('\n');
+                    flush(&mut text, out)?;
+                }
+                nv += p.positions.len();
+                nvt += p.uvs.as_ref().map_or(0, Vec::len);
+                nvn += p.normals.as_ref().map_or(0, Vec::len);
+            }
+        }
+        out.write_all(text.as_bytes())
+    }
 }
 
 /// A name that fits on one `o`/`g` line: control characters and `#` (a comment to many
@@ -249,6 +290,140 @@ mod tests {
             uv[0] = f32::INFINITY;
         }
         assert!(to_obj(&scene(p)).is_err());
+    }
+
+    /// The text as the export made it before it was streamed: built whole in a `String`.
+    fn reference(scene: &Scene) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# Wavefront OBJ written by meshcodec");
+        let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
+        for (mi, mesh) in scene.meshes.iter().enumerate() {
+            for (pi, p) in mesh.primitives.iter().enumerate() {
+                if p.triangles.is_empty() {
+                    continue;
+                }
+                let name = format!(
+                    "{}/{}",
+                    clean(&mesh.name, || format!("mesh{mi}")),
+                    clean(&p.name, || format!("primitive{pi}"))
+                );
+                let _ = writeln!(out, "o {name}\ng {name}");
+                for (i, [x, y, z]) in p.positions.iter().enumerate() {
+                    let _ = match p.colors.as_ref().map(|c| c[i]) {
+                        Some([r, g, b, _]) => writeln!(out, "v {x} {y} {z} {r} {g} {b}"),
+                        None => writeln!(out, "v {x} {y} {z}"),
+                    };
+                }
+                for [u, v] in p.uvs.iter().flatten() {
+                    let _ = writeln!(out, "vt {u} {}", flip_v(*v));
+                }
+                for [x, y, z] in p.normals.iter().flatten() {
+                    let _ = writeln!(out, "vn {x} {y} {z}");
+                }
+                for t in &p.triangles {
+                    out.push('f');
+                    for &i in t {
+                        let i = i as usize;
+                        let v = nv + 1 + i;
+                        let _ = match (&p.uvs, &p.normals) {
+                            (None, None) => write!(out, " {v}"),
+                            (Some(_), None) => write!(out, " {v}/{}", nvt + 1 + i),
+                            (None, Some(_)) => write!(out, " {v}//{}", nvn + 1 + i),
+                            (Some(_), Some(_)) => {
+                                write!(out, " {v}/{}/{}", nvt + 1 + i, nvn + 1 + i)
+                            }
+                        };
+                    }
+                    out.push('\n');
+                }
+                nv += p.positions.len();
+                nvt += p.uvs.as_ref().map_or(0, Vec::len);
+                nvn += p.normals.as_ref().map_or(0, Vec::len);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn streamed_text_is_the_whole_text() {
+        let mut big = prim("big", true, true, true);
+        let n = 30_000;
+        big.positions = (0..n).map(|i| [i as f32 * 0.1, -(i as f32), 0.5]).collect();
+        big.normals = Some(vec![[0.0, 1.0, 0.0]; n]);
+        big.uvs = Some((0..n).map(|i| [0.25, i as f32 / n as f32]).collect());
+        big.colors = Some(vec![[1.0, 0.0, 0.5, 1.0]; n]);
+        big.triangles = (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
+        let scene = |primitives| Scene {
+            meshes: vec![ExportMesh {
+                lod: 0,
+                name: "m".into(),
+                primitives,
+            }],
+            skeleton: None,
+            notes: Vec::new(),
+            animations: Vec::new(),
+            up: Default::default(),
+        };
+        let scenes = [
+            Scene::default(),
+            scene(vec![prim("p", false, false, false)]),
+            scene(vec![
+                prim("a", true, false, true),
+                big,
+                prim("b", false, true, false),
+            ]),
+        ];
+        for s in &scenes {
+            let expected = reference(s);
+            assert!(to_obj(s).expect("obj") == expected);
+            // Through a writer that takes a few bytes at a time.
+            struct Trickle(Vec<u8>);
+            impl Write for Trickle {
+                fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+                    let n = data.len().min(7);
+                    self.0.extend_from_slice(&data[..n]);
+                    Ok(n)
+                }
+                fn flush(&mut self) -> std::io::Result<()> {
+                    Ok(())
+                }
+            }
+            let mut out = Trickle(Vec::new());
+            obj(s).expect("check").write_to(&mut out).expect("write");
+            assert!(out.0 == expected.as_bytes(), "{} bytes", expected.len());
+        }
+        assert!(reference(&scenes[2]).len() > 4 * PIECE);
+
+        // A writer that fails: an error, after the pieces it took.
+        struct FullAfter(usize);
+        impl Write for FullAfter {
+            fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+                if self.0 < data.len() {
+                    return Err(std::io::Error::other("full"));
+                }
+                self.0 -= data.len();
+                Ok(data.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        for room in [0, 10, PIECE * 2] {
+            let err = obj(&scenes[2])
+                .expect("check")
+                .write_to(&mut FullAfter(room))
+                .expect_err("full");
+            assert_eq!(err.to_string(), "full");
+        }
+        // What fails the check fails before anything is written, as to_obj fails.
+        let mut bad = prim("p", true, false, false);
+        bad.positions[1][2] = f32::NAN;
+        let bad = scene(vec![prim("q", false, false, false), bad]);
+        assert_eq!(
+            obj(&bad).err().map(|e| e.to_string()),
+            to_obj(&bad).err().map(|e| e.to_string())
+        );
+        assert!(obj(&bad).is_err());
     }
 
     #[test]

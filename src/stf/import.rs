@@ -31,13 +31,13 @@
 //! [`Scene::to_y_up`]); UVs as stored (STF's UV origin is the image's top left, as the
 //! scene's: `stf_blender` turns V into `1 − V`).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 use serde_json::{json, Map};
 
 use super::model::{StfBlendshape, StfMesh};
 use super::raw::StfContainer;
-use super::write::{fnv, replace_meshes, IdSource};
+use super::write::{fnv, replace_meshes_owned, IdSource};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scene::{ExportMesh, Scene, UpAxis};
 
@@ -52,17 +52,44 @@ pub const DOCUMENT_VERSION: [u32; 2] = [0, 1];
 /// ([`crate::import`] reports them as losses). Errors: a scene that does not pass
 /// [`Scene::check`], or one without a mesh of level 0.
 pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
+    from_scene_counted(scene, name).map(|(c, _)| c)
+}
+
+/// What a new file holds, as [`super::StfContainer::info`] counts it: meshes, vertices
+/// and triangles.
+pub(crate) type Counts = [usize; 3];
+
+/// [`from_scene`], and what the file holds, counted from the meshes before they are
+/// written (each mesh's arrays are dropped as their buffers are made).
+pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContainer, Counts)> {
+    from_scene_cow(Cow::Borrowed(scene), name)
+}
+
+/// [`from_scene_counted`] taking the scene: each primitive's arrays are dropped once
+/// they are in the mesh's model.
+pub(crate) fn from_scene_owned(scene: Scene, name: &str) -> Result<(StfContainer, Counts)> {
+    from_scene_cow(Cow::Owned(scene), name)
+}
+
+fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer, Counts)> {
     scene.check()?;
-    let turned;
-    let scene = if scene.up == UpAxis::Y {
-        scene
-    } else {
-        let mut s = scene.clone();
-        s.to_y_up();
-        turned = s;
-        &turned
+    if scene.up != UpAxis::Y {
+        scene.to_mut().to_y_up();
+    }
+    let meshes: Vec<Cow<'_, ExportMesh>> = match scene {
+        Cow::Borrowed(s) => s
+            .meshes
+            .iter()
+            .filter(|m| m.lod == 0)
+            .map(Cow::Borrowed)
+            .collect(),
+        Cow::Owned(s) => s
+            .meshes
+            .into_iter()
+            .filter(|m| m.lod == 0)
+            .map(Cow::Owned)
+            .collect(),
     };
-    let meshes: Vec<&ExportMesh> = scene.meshes.iter().filter(|m| m.lod == 0).collect();
     if meshes.is_empty() {
         return Err(Error::new(
             "STF",
@@ -79,6 +106,7 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
         }
     }
     let mut ids = IdSource::seeded(fnv(&hash));
+    drop(hash);
     let asset = if name.is_empty() {
         meshes.first().map(|m| m.name.clone()).unwrap_or_default()
     } else {
@@ -88,7 +116,7 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
     let prefab_id = ids.next();
     let mut node_ids = Vec::new();
     let mut models = Vec::new();
-    for (k, m) in meshes.iter().enumerate() {
+    for (k, m) in meshes.into_iter().enumerate() {
         let mesh_name = if m.name.is_empty() {
             format!("Mesh {k}")
         } else {
@@ -116,7 +144,7 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
             }),
         );
         resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
-        let mut model = mesh_model(m);
+        let mut model = mesh_model_cow(m);
         model.id = mesh;
         model.name = mesh_name;
         models.push(model);
@@ -151,7 +179,12 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
         json: json.into(),
         ..StfContainer::default()
     };
-    replace_meshes(&skeleton, &models)
+    let counts = [
+        models.len(),
+        models.iter().map(|m| m.vertices.len()).sum(),
+        models.iter().map(|m| m.tris.len()).sum(),
+    ];
+    Ok((replace_meshes_owned(&skeleton, models)?, counts))
 }
 
 /// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`), or the time
@@ -192,6 +225,12 @@ fn timestamp_at(secs: u64) -> String {
 
 /// One scene mesh as an [`StfMesh`] (id and name left to the caller).
 pub fn mesh_model(m: &ExportMesh) -> StfMesh {
+    mesh_model_cow(Cow::Borrowed(m))
+}
+
+/// [`mesh_model`]; an owned mesh gives up each primitive's arrays once they are in the
+/// model (what is kept: the names and default weights of the morph targets).
+fn mesh_model_cow(mut m: Cow<'_, ExportMesh>) -> StfMesh {
     let prims = &m.primitives;
     let has_normals = prims.iter().any(|p| p.normals.is_some());
     let has_colors = prims.iter().any(|p| p.colors.is_some());
@@ -207,14 +246,24 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
         .unwrap_or(0);
     let f = f64::from;
     // Splits: every primitive's vertices, in order.
-    let mut split_pos: Vec<[f64; 3]> = Vec::new();
-    let mut split_deltas: Vec<Vec<[f64; 3]>> = vec![Vec::new(); targets];
-    let mut normals = Vec::new();
-    let mut colors = Vec::new();
-    let mut uvs: Vec<Vec<[f64; 2]>> = vec![Vec::new(); uv_sets];
-    let mut corners_split = Vec::new();
-    let mut material = Vec::new();
-    for (pi, p) in prims.iter().enumerate() {
+    // Each array made to its size at once (one grown piece by piece can take twice its
+    // length); the material indices only where they are written.
+    let n_splits: usize = prims.iter().map(|p| p.positions.len()).sum();
+    let n_tris: usize = prims.iter().map(|p| p.triangles.len()).sum();
+    let several = prims.len() > 1;
+    let mut split_pos: Vec<[f64; 3]> = Vec::with_capacity(n_splits);
+    let mut split_deltas: Vec<Vec<[f64; 3]>> =
+        (0..targets).map(|_| Vec::with_capacity(n_splits)).collect();
+    // Normals and colours only when some primitive has them (else none are written).
+    let mut normals = Vec::with_capacity(if has_normals { n_splits } else { 0 });
+    let mut colors = Vec::with_capacity(if has_colors { n_splits } else { 0 });
+    let mut uvs: Vec<Vec<[f64; 2]>> = (0..uv_sets).map(|_| Vec::with_capacity(n_splits)).collect();
+    let mut corners_split = Vec::with_capacity(3 * n_tris);
+    let mut material = Vec::with_capacity(if several { n_tris } else { 0 });
+    for pi in 0..m.primitives.len() {
+        let Some(p) = m.primitives.get(pi) else {
+            continue;
+        };
         let base = split_pos.len() as u64;
         let n = p.positions.len();
         split_pos.extend(p.positions.iter().map(|v| v.map(f)));
@@ -226,11 +275,13 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
         }
         match &p.normals {
             Some(ns) => normals.extend(ns.iter().map(|v| v.map(f))),
-            None => normals.extend(std::iter::repeat_n([0.0; 3], n)),
+            None if has_normals => normals.extend(std::iter::repeat_n([0.0; 3], n)),
+            None => {}
         }
         match &p.colors {
             Some(cs) => colors.extend(cs.iter().map(|v| v.map(f))),
-            None => colors.extend(std::iter::repeat_n([1.0; 4], n)),
+            None if has_colors => colors.extend(std::iter::repeat_n([1.0; 4], n)),
+            None => {}
         }
         let sets: Vec<&Vec<[f32; 2]>> = p.uvs.iter().chain(&p.extra_uvs).collect();
         for (k, out) in uvs.iter_mut().enumerate() {
@@ -241,41 +292,128 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
         }
         for t in &p.triangles {
             corners_split.extend(t.iter().map(|&i| base + u64::from(i)));
-            material.push(pi as u64);
+            if several {
+                material.push(pi as u64);
+            }
+        }
+        if let Cow::Owned(m) = &mut m {
+            if let Some(p) = m.primitives.get_mut(pi) {
+                p.positions = Vec::new();
+                p.normals = None;
+                p.colors = None;
+                p.uvs = None;
+                p.extra_uvs = Vec::new();
+                p.triangles = Vec::new();
+                p.joints = None;
+                p.weights = None;
+                for t in &mut p.morph_targets {
+                    t.position_deltas = Vec::new();
+                }
+            }
         }
     }
-    // Vertices: splits with the same position and morph deltas (bits) share one.
-    let mut vertices: Vec<[f64; 3]> = Vec::new();
-    let mut vertex_deltas: Vec<Vec<[f64; 3]>> = vec![Vec::new(); targets];
-    let mut splits: Vec<u64> = Vec::with_capacity(split_pos.len());
-    let mut seen: HashMap<Vec<u64>, u64> = HashMap::new();
-    for (s, pos) in split_pos.iter().enumerate() {
-        let mut key: Vec<u64> = pos.iter().map(|x| x.to_bits()).collect();
-        for d in &split_deltas {
-            key.extend(d.get(s).copied().unwrap_or_default().map(f64::to_bits));
+    let prims = &m.primitives;
+    // Vertices: splits with the same position and morph deltas (bits) share one, the
+    // vertices numbered in the order of their first split. Found by sorting the splits
+    // by those bits (not hashing them): an index per split rather than a table of keys.
+    let split_key = |s: usize| {
+        let pos = split_pos
+            .get(s)
+            .copied()
+            .unwrap_or_default()
+            .map(f64::to_bits);
+        let deltas = split_deltas
+            .iter()
+            .map(move |d| d.get(s).copied().unwrap_or_default().map(f64::to_bits));
+        std::iter::once(pos).chain(deltas)
+    };
+    let mut order: Vec<usize> = (0..split_pos.len()).collect();
+    order.sort_unstable_by(|&a, &b| split_key(a).cmp(split_key(b)).then(a.cmp(&b)));
+    // The first split of each group of equal splits, for every split.
+    let mut first: Vec<usize> = (0..split_pos.len()).collect();
+    for w in order.windows(2) {
+        if let [a, b] = *w {
+            if split_key(a).eq(split_key(b)) {
+                let f = first.get(a).copied().unwrap_or(a);
+                if let Some(x) = first.get_mut(b) {
+                    *x = f;
+                }
+            }
         }
-        let v = *seen.entry(key).or_insert_with(|| {
+    }
+    drop(order);
+    // Arrays made to their size (a vector grown by pushing can take twice its length).
+    let heads = first.iter().enumerate().filter(|&(s, &f)| f == s).count();
+    let mut vertices: Vec<[f64; 3]> = Vec::with_capacity(heads);
+    let mut vertex_deltas: Vec<Vec<[f64; 3]>> =
+        (0..targets).map(|_| Vec::with_capacity(heads)).collect();
+    let mut splits: Vec<u64> = Vec::with_capacity(split_pos.len());
+    for (s, pos) in split_pos.iter().enumerate() {
+        let f = first.get(s).copied().unwrap_or(s);
+        let v = if f == s {
             vertices.push(*pos);
             for (out, d) in vertex_deltas.iter_mut().zip(&split_deltas) {
                 out.push(d.get(s).copied().unwrap_or_default());
             }
             vertices.len() as u64 - 1
-        });
+        } else {
+            splits.get(f).copied().unwrap_or(0)
+        };
         splits.push(v);
     }
-    // Triangles that Blender's validation would remove get vertices of their own.
-    let mut faces_seen = std::collections::HashSet::new();
-    for tri in corners_split.chunks_exact_mut(3) {
-        let v: Vec<u64> = tri
-            .iter()
-            .map(|&s| splits.get(s as usize).copied().unwrap_or(0))
-            .collect();
-        let mut sorted = v.clone();
-        sorted.sort_unstable();
-        let distinct = sorted.windows(2).all(|w| w.first() != w.get(1));
-        if distinct && faces_seen.insert(sorted) {
-            continue;
+    drop(first);
+    drop(split_pos);
+    drop(split_deltas);
+    // Triangles that Blender's validation would remove get vertices of their own: one
+    // that names a vertex twice, and one with the vertices of an earlier triangle (found,
+    // as the vertices were, by sorting the triangles by their sorted vertices).
+    let tri_vertices = |t: usize| {
+        let mut v = [0u64; 3];
+        for (k, x) in v.iter_mut().enumerate() {
+            let s = corners_split.get(3 * t + k).copied().unwrap_or(0);
+            *x = splits.get(s as usize).copied().unwrap_or(0);
         }
+        v.sort_unstable();
+        v
+    };
+    let distinct = |v: [u64; 3]| v[0] != v[1] && v[1] != v[2];
+    let mut order: Vec<usize> = (0..corners_split.len() / 3)
+        .filter(|&t| distinct(tri_vertices(t)))
+        .collect();
+    order.sort_unstable_by(|&a, &b| tri_vertices(a).cmp(&tri_vertices(b)).then(a.cmp(&b)));
+    let mut own = vec![true; corners_split.len() / 3];
+    for (k, &t) in order.iter().enumerate() {
+        let earlier = k
+            .checked_sub(1)
+            .and_then(|j| order.get(j))
+            .is_some_and(|&e| tri_vertices(e) == tri_vertices(t));
+        if !earlier {
+            if let Some(x) = own.get_mut(t) {
+                *x = false;
+            }
+        }
+    }
+    drop(order);
+    let extra = 3 * own.iter().filter(|&&o| o).count();
+    vertices.reserve_exact(extra);
+    for d in vertex_deltas.iter_mut() {
+        d.reserve_exact(extra);
+    }
+    splits.reserve_exact(extra);
+    if has_normals {
+        normals.reserve_exact(extra);
+    }
+    if has_colors {
+        colors.reserve_exact(extra);
+    }
+    for uv in uvs.iter_mut() {
+        uv.reserve_exact(extra);
+    }
+    for (tri, _) in corners_split
+        .chunks_exact_mut(3)
+        .zip(&own)
+        .filter(|(_, &own)| own)
+    {
         for s in tri.iter_mut() {
             let old = *s as usize;
             let new_split = splits.len() as u64;
@@ -286,10 +424,14 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
                 out.push(d);
             }
             splits.push(vertices.len() as u64 - 1);
-            let n = normals.get(old).copied().unwrap_or_default();
-            normals.push(n);
-            let c = colors.get(old).copied().unwrap_or([1.0; 4]);
-            colors.push(c);
+            if has_normals {
+                let n = normals.get(old).copied().unwrap_or_default();
+                normals.push(n);
+            }
+            if has_colors {
+                let c = colors.get(old).copied().unwrap_or([1.0; 4]);
+                colors.push(c);
+            }
             for uv in uvs.iter_mut() {
                 let x = uv.get(old).copied().unwrap_or_default();
                 uv.push(x);
@@ -297,6 +439,7 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
             *s = new_split;
         }
     }
+    drop(own);
     let tri_count = corners_split.len() / 3;
     let blendshapes = (0..targets)
         .map(|t| {
@@ -329,7 +472,6 @@ pub fn mesh_model(m: &ExportMesh) -> StfMesh {
             }
         })
         .collect();
-    let several = prims.len() > 1;
     StfMesh {
         id: String::new(),
         name: m.name.clone(),

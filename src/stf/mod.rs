@@ -47,6 +47,48 @@ impl StfContainer {
         )
     }
 
+    /// The bytes of [`StfContainer::write`], each buffer dropped once it is copied: the
+    /// container and its bytes are not held whole together.
+    pub fn into_bytes(self) -> Result<Vec<u8>> {
+        let StfContainer {
+            version_major,
+            version_minor,
+            json,
+            buffers,
+            trailing,
+        } = self;
+        let count = u32::try_from(buffers.len() + 1).map_err(|_| {
+            crate::error::Error::new(
+                "STF",
+                crate::error::ErrorKind::Inconsistent(format!(
+                    "{} buffers do not fit the count field",
+                    buffers.len() + 1
+                )),
+            )
+        })?;
+        let size = 16
+            + 8 * (buffers.len() + 1)
+            + json.len()
+            + buffers.iter().map(Vec::len).sum::<usize>()
+            + trailing.len();
+        let mut out = Vec::with_capacity(size);
+        out.extend_from_slice(b"STF0");
+        for n in [version_major, version_minor, count] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        let lengths = std::iter::once(json.len()).chain(buffers.iter().map(Vec::len));
+        for n in lengths {
+            out.extend_from_slice(&(n as u64).to_le_bytes());
+        }
+        out.extend_from_slice(&json);
+        drop(json);
+        for b in buffers {
+            out.extend_from_slice(&b);
+        }
+        out.extend_from_slice(&trailing);
+        Ok(out)
+    }
+
     /// Counts for `meshcodec info` (parses the JSON and decodes every mesh).
     pub fn info(&self) -> Result<StfInfo> {
         let meshes = model::meshes(self)?;

@@ -464,22 +464,29 @@ impl StfMesh {
     /// of the wrong length (empty: the mesh is consistent).
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let mut check = |what: &str, values: Vec<u64>, len: usize| {
-            if let Some(bad) = values.into_iter().find(|&v| v >= len as u64) {
+        // The arrays are looked through where they lie, not copied.
+        let beyond = |values: &mut dyn Iterator<Item = &u64>, len: usize| {
+            values.map(|&v| (v, len)).find(|&(v, len)| v >= len as u64)
+        };
+        let bad = [
+            (
+                "triangle corner",
+                beyond(&mut self.tris.iter().flatten(), self.face_corners.len()),
+            ),
+            (
+                "face corner split",
+                beyond(&mut self.face_corners.iter(), self.splits.len()),
+            ),
+            (
+                "split vertex",
+                beyond(&mut self.splits.iter(), self.vertices.len()),
+            ),
+        ];
+        for (what, bad) in bad {
+            if let Some((bad, len)) = bad {
                 out.push(format!("{what} {bad} is out of range (of {len})"));
             }
-        };
-        check(
-            "triangle corner",
-            self.tris.iter().flatten().copied().collect(),
-            self.face_corners.len(),
-        );
-        check(
-            "face corner split",
-            self.face_corners.clone(),
-            self.splits.len(),
-        );
-        check("split vertex", self.splits.clone(), self.vertices.len());
+        }
         let total: u64 = self.faces.iter().sum();
         if total != self.tris.len() as u64 {
             out.push(format!(

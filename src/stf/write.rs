@@ -27,6 +27,7 @@
 //!   `material_indices_width` are the model's (or the resource's) unless an index does
 //!   not fit, then the smallest of 1, 2, 4, 8 bytes that holds every index.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
@@ -76,12 +77,25 @@ const NOT_BUFFER_KEYS: &[&str] = &[
 /// kept. An id that names no `stf.mesh`, or a mesh with [`StfMesh::problems`], is an
 /// error (nothing is written that would not read back).
 pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContainer> {
+    replace(c, meshes.iter().map(Cow::Borrowed))
+}
+
+/// [`replace_meshes`] taking the meshes: each array of a mesh is dropped once its
+/// buffer is made, so the model and the new buffers are not held whole together.
+pub(crate) fn replace_meshes_owned(c: &StfContainer, meshes: Vec<StfMesh>) -> Result<StfContainer> {
+    replace(c, meshes.into_iter().map(Cow::Owned))
+}
+
+fn replace<'m>(
+    c: &StfContainer,
+    meshes: impl Iterator<Item = Cow<'m, StfMesh>>,
+) -> Result<StfContainer> {
     let mut doc = model::document(c)?;
     let original = serde_json::to_vec(&doc).ok();
     let mut new_buffers: Vec<(String, Vec<u8>)> = Vec::new();
     let mut released = HashSet::new();
     let mut ids = IdSource::new(&doc, c);
-    for m in meshes {
+    for mut m in meshes {
         if let Some(p) = m.problems().first() {
             return Err(Error::new(
                 "STF",
@@ -105,7 +119,7 @@ pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContain
             fresh: Vec::new(),
             reused: BTreeSet::new(),
         }
-        .write(m)?;
+        .write(&mut m)?;
         if let Some(r) = doc.get_mut("resources").and_then(Value::as_object_mut) {
             r.insert(m.id.clone(), Value::Object(resource));
         }
@@ -450,7 +464,14 @@ impl MeshWriter<'_> {
         }
     }
 
-    fn write(mut self, m: &StfMesh) -> Result<Map<String, Value>> {
+    fn write(mut self, cow: &mut Cow<'_, StfMesh>) -> Result<Map<String, Value>> {
+        // An owned mesh gives up each array once it is written.
+        fn spend(cow: &mut Cow<'_, StfMesh>, take: impl FnOnce(&mut StfMesh)) {
+            if let Cow::Owned(m) = cow {
+                take(m);
+            }
+        }
+        let m: &StfMesh = cow;
         self.release_all();
         if !matches!(m.float_width, 4 | 8) {
             return Err(bad(format!(
@@ -509,14 +530,17 @@ impl MeshWriter<'_> {
         }
         let v = self.reference(
             old.get("vertices"),
-            float_bytes(m.vertices.iter().flatten(), fw),
+            float_bytes(cow.vertices.iter().flatten(), fw),
         );
         set(&mut r, "vertices", v);
-        let v = self.reference(old.get("face_corners"), uint_bytes(&m.face_corners, iw));
+        spend(cow, |m| m.vertices = Vec::new());
+        let v = self.reference(old.get("face_corners"), uint_bytes(&cow.face_corners, iw));
         set(&mut r, "face_corners", v);
-        let v = self.reference(old.get("splits"), uint_bytes(&m.splits, iw));
+        spend(cow, |m| m.face_corners = Vec::new());
+        let v = self.reference(old.get("splits"), uint_bytes(&cow.splits, iw));
         set(&mut r, "splits", v);
-        match &m.split_normals {
+        spend(cow, |m| m.splits = Vec::new());
+        match &cow.split_normals {
             Some(n) => {
                 let v = self.reference(
                     old.get("split_normals"),
@@ -528,7 +552,8 @@ impl MeshWriter<'_> {
                 r.shift_remove("split_normals");
             }
         }
-        match &m.split_colors {
+        spend(cow, |m| m.split_normals = None);
+        match &cow.split_colors {
             Some(cs) => {
                 let v = self.reference(
                     old.get("split_colors"),
@@ -540,12 +565,13 @@ impl MeshWriter<'_> {
                 r.shift_remove("split_colors");
             }
         }
-        if m.uvs.is_empty() {
+        spend(cow, |m| m.split_colors = None);
+        if cow.uvs.is_empty() {
             r.shift_remove("uvs");
         } else {
             let old_uvs = old.get("uvs").and_then(Value::as_array);
             let mut list = Vec::new();
-            for (k, (name, uv)) in m.uvs.iter().enumerate() {
+            for (k, (name, uv)) in cow.uvs.iter().enumerate() {
                 let prev = old_uvs.and_then(|l| l.get(k)).and_then(Value::as_object);
                 let mut e = prev.cloned().unwrap_or_default();
                 if prev.is_none_or(|p| p.contains_key("name")) || !name.is_empty() {
@@ -560,11 +586,14 @@ impl MeshWriter<'_> {
             }
             set(&mut r, "uvs", Value::Array(list));
         }
-        let v = self.reference(old.get("tris"), uint_bytes(m.tris.iter().flatten(), iw));
+        spend(cow, |m| m.uvs = Vec::new());
+        let v = self.reference(old.get("tris"), uint_bytes(cow.tris.iter().flatten(), iw));
         set(&mut r, "tris", v);
-        let v = self.reference(old.get("faces"), uint_bytes(&m.faces, iw));
+        spend(cow, |m| m.tris = Vec::new());
+        let v = self.reference(old.get("faces"), uint_bytes(&cow.faces, iw));
         set(&mut r, "faces", v);
-        match &m.material_indices {
+        spend(cow, |m| m.faces = Vec::new());
+        match &cow.material_indices {
             Some(mi) => {
                 // The resource's width (the default 4 when it had material indices but no
                 // width); for new material indices, the smallest that fits.
@@ -589,12 +618,12 @@ impl MeshWriter<'_> {
                 r.shift_remove("material_indices_width");
             }
         }
-        if m.blendshapes.is_empty() {
+        if cow.blendshapes.is_empty() {
             r.shift_remove("blendshapes");
         } else {
             let old_list = old.get("blendshapes").and_then(Value::as_array);
             let mut list = Vec::new();
-            for (k, b) in m.blendshapes.iter().enumerate() {
+            for (k, b) in cow.blendshapes.iter().enumerate() {
                 let prev = old_list.and_then(|l| l.get(k)).and_then(Value::as_object);
                 list.push(Value::Object(self.blendshape(prev, b, fw, iw)));
             }
