@@ -222,6 +222,26 @@ fn through(scene: &Scene, version: MeshVersion, label: &str) -> (UnigineMesh, Sc
         .unwrap_or_else(|e| panic!("{label}: write: {e}"));
     let back = UnigineMesh::read(&bytes).unwrap_or_else(|e| panic!("{label}: read: {e}"));
     assert_eq!(back.version, version, "{label}");
+    // The counts taken while importing (the conversion's summary) are the written file's.
+    let info = back.info(&Limits::default()).expect("info");
+    let c = imported.counts;
+    assert_eq!(
+        (
+            c.surfaces,
+            c.vertices,
+            c.faces,
+            c.bones,
+            c.embedded_animations
+        ),
+        (
+            info.surfaces,
+            info.vertices,
+            info.faces,
+            info.bones,
+            info.animations.len()
+        ),
+        "{label}: counts"
+    );
     assert_eq!(
         back.write().expect("rewrite"),
         bytes,

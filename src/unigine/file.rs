@@ -207,13 +207,20 @@ fn anim_text(info: &AnimInfo) -> String {
 /// A scene as a UNIGINE mesh of `version` ([`super::import::import`]), with its `.anim`
 /// files (ms13, ms14), for [`crate::file::import_with_files`].
 pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
-    let imported = super::import::import(scene, version)?;
-    let bytes = imported.mesh.write()?;
-    let info = imported.mesh.info(&Limits::default())?;
+    let super::import::Imported {
+        mesh,
+        animations,
+        losses,
+        counts,
+    } = super::import::import(scene, version)?;
+    let bytes = mesh.write()?;
+    // The mesh is done with once written (an ms14 mesh holds its compressed geometry):
+    // the summary comes from the counts taken when it was built, not from decoding it.
+    drop(mesh);
     let mut extra = Vec::new();
     let mut taken = std::collections::HashSet::new();
-    let several = imported.animations.len() > 1;
-    for (k, (name, anim)) in imported.animations.iter().enumerate() {
+    let several = animations.len() > 1;
+    for (k, (name, anim)) in animations.iter().enumerate() {
         let suffix = if several {
             let mut stem: String = name
                 .chars()
@@ -243,19 +250,19 @@ pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, 
             bytes: anim.write()?,
         });
     }
-    let embedded = if info.animations.is_empty() {
+    let embedded = if counts.embedded_animations == 0 {
         String::new()
     } else {
-        format!(", {} embedded animation(s)", info.animations.len())
+        format!(", {} embedded animation(s)", counts.embedded_animations)
     };
     let summary = format!(
         "UNIGINE mesh {version}, {} surface(s), {} vertices, {} triangles, {} bone(s){embedded}",
-        info.surfaces, info.vertices, info.faces, info.bones
+        counts.surfaces, counts.vertices, counts.faces, counts.bones
     );
     Ok((
         Converted {
             bytes,
-            losses: imported.losses,
+            losses,
             summary,
         },
         extra,

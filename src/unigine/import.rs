@@ -48,6 +48,24 @@ pub struct Imported {
     pub animations: Vec<(String, UnigineAnim)>,
     /// What the mesh and animation files do not hold of the scene (empty: nothing).
     pub losses: Vec<Loss>,
+    /// The mesh's counts, taken before an ms14 mesh compresses its geometry (the same
+    /// as its `info`'s).
+    pub counts: Counts,
+}
+
+/// How much an imported mesh holds ([`Imported::counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Surfaces.
+    pub surfaces: usize,
+    /// Vertices (tangent frames of the base target), over every surface.
+    pub vertices: usize,
+    /// Triangles, over every surface.
+    pub faces: usize,
+    /// Bones.
+    pub bones: usize,
+    /// Animations the mesh embeds (ms10–ms12).
+    pub embedded_animations: usize,
 }
 
 /// The most bones a UNIGINE mesh can index: bone indices and parents are `i16`.
@@ -149,6 +167,21 @@ pub fn import(scene: &Scene, version: MeshVersion) -> Result<Imported> {
         animations: embedded,
         data,
     };
+    let counts = Counts {
+        surfaces: classic.surfaces.len(),
+        vertices: classic
+            .data
+            .iter()
+            .map(|d| d.targets.first().map_or(0, |t| t.tangents.len()))
+            .sum(),
+        faces: classic
+            .data
+            .iter()
+            .map(|d| d.triangle_indices.len() / 3)
+            .sum(),
+        bones: classic.bones.len(),
+        embedded_animations: classic.animation_names.len(),
+    };
     let body = if version == MeshVersion::Ms14 {
         MeshBody::Ms14(Ms14Mesh::from_classic(classic, None)?)
     } else {
@@ -158,6 +191,7 @@ pub fn import(scene: &Scene, version: MeshVersion) -> Result<Imported> {
         mesh: UnigineMesh { version, body },
         animations: animation_files,
         losses,
+        counts,
     })
 }
 
