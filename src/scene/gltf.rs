@@ -164,19 +164,7 @@ impl Gltf<'_> {
                 carry: Vec::with_capacity(3),
                 text: String::new(),
             };
-            let sink = Sink::Stream {
-                out: &mut base64,
-                piece: Vec::with_capacity(STREAM_PIECE),
-                error: None,
-            };
-            let (_, mut w) = build_into(self.scene, sink).map_err(std::io::Error::other)?;
-            w.sink.finish()?;
-            if w.len != self.bin_len {
-                return Err(std::io::Error::other(
-                    "the glTF buffer changed between its layout and its writing",
-                ));
-            }
-            drop(w);
+            stream_buffer(self.scene, &mut base64, self.bin_len)?;
             base64.finish()?;
         }
         out.write_all(self.after.as_bytes())
@@ -290,21 +278,7 @@ impl Glb<'_> {
     pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
         glb_start(&self.json, self.bin_len, out)?;
         if self.bin_len > 0 {
-            let sink = Sink::Stream {
-                out,
-                piece: Vec::with_capacity(STREAM_PIECE),
-                error: None,
-            };
-            let (_, mut w) = build_into(self.scene, sink).map_err(std::io::Error::other)?;
-            w.sink.finish()?;
-            if w.len != self.bin_len {
-                return Err(std::io::Error::other(
-                    "the glTF buffer changed between its layout and its writing",
-                ));
-            }
-            let Sink::Stream { out, .. } = w.sink else {
-                return Ok(());
-            };
+            let out = stream_buffer(self.scene, out, self.bin_len)?;
             glb_end(self.bin_len, out)?;
         }
         Ok(())
@@ -640,6 +614,32 @@ enum Sink<'a> {
         piece: Vec<u8>,
         error: Option<std::io::Error>,
     },
+}
+
+/// Writes the scene's binary buffer to `out` in pieces (the second pass of a streamed
+/// `.glb` or `.gltf`), checking that it has the length the first pass laid out; gives
+/// `out` back for what follows the buffer.
+fn stream_buffer<'a>(
+    scene: &Scene,
+    out: &'a mut dyn Write,
+    bin_len: usize,
+) -> std::io::Result<&'a mut dyn Write> {
+    let sink = Sink::Stream {
+        out,
+        piece: Vec::with_capacity(STREAM_PIECE),
+        error: None,
+    };
+    let (_, mut w) = build_into(scene, sink).map_err(std::io::Error::other)?;
+    w.sink.finish()?;
+    if w.len != bin_len {
+        return Err(std::io::Error::other(
+            "the glTF buffer changed between its layout and its writing",
+        ));
+    }
+    match w.sink {
+        Sink::Stream { out, .. } => Ok(out),
+        _ => Err(std::io::Error::other("the glTF buffer was not streamed")),
+    }
 }
 
 /// The size of the pieces a streamed buffer is written in.

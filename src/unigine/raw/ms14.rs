@@ -533,16 +533,15 @@ impl Ms14Geometry {
     /// At least the size of the serialised payload: the buffer it is written into is
     /// allocated once, not grown.
     fn size_bound(&self) -> usize {
-        self.targets
-            .iter()
-            .map(|t| 12 * t.positions.len() + 8 * t.tangents.len() + 5)
-            .sum::<usize>()
-            + size_bound(
-                &self.weights,
-                self.uv0.len() + self.uv1.len(),
-                self.colors.len(),
-                self.coordinate_indices.len() + self.triangle_indices.len(),
-            )
+        size_bound(
+            self.targets
+                .iter()
+                .map(|t| (t.positions.len(), t.tangents.len())),
+            &self.weights,
+            self.uv0.len() + self.uv1.len(),
+            self.colors.len(),
+            self.coordinate_indices.len() + self.triangle_indices.len(),
+        )
     }
 }
 
@@ -1033,17 +1032,15 @@ impl Ms14Mesh {
             )
         })?;
         let counts = h.targets.iter().map(|t| t.vertex_count).collect();
-        let bound = d
-            .targets
-            .iter()
-            .map(|t| 12 * t.positions.len() + 8 * t.tangents.len() + 5)
-            .sum::<usize>()
-            + size_bound(
-                &d.weights,
-                d.uv0.len() + d.uv1.len(),
-                d.colors.len(),
-                d.coordinate_indices.len() + d.triangle_indices.len(),
-            );
+        let bound = size_bound(
+            d.targets
+                .iter()
+                .map(|t| (t.positions.len(), t.tangents.len())),
+            &d.weights,
+            d.uv0.len() + d.uv1.len(),
+            d.colors.len(),
+            d.coordinate_indices.len() + d.triangle_indices.len(),
+        );
         write_all(
             &[],
             &GeometryOf(d),
@@ -1053,10 +1050,20 @@ impl Ms14Mesh {
     }
 }
 
-/// At least the size of the part of a geometry payload after the targets (each count
-/// as 5 bytes, each index as 4), so the buffer it is written into is allocated once.
-fn size_bound(weights: &Weights, uvs: usize, colors: usize, indices: usize) -> usize {
-    weights.counts.len()
+/// At least the size of a geometry payload whose targets have these numbers of
+/// positions and tangents (each count as 5 bytes, each index as 4), so the buffer it is
+/// written into is allocated once.
+fn size_bound(
+    targets: impl Iterator<Item = (usize, usize)>,
+    weights: &Weights,
+    uvs: usize,
+    colors: usize,
+    indices: usize,
+) -> usize {
+    targets
+        .map(|(positions, tangents)| 12 * positions + 8 * tangents + 5)
+        .sum::<usize>()
+        + weights.counts.len()
         + std::mem::size_of::<super::mesh::BoneWeight>() * weights.entries.len()
         + 8 * uvs
         + 4 * colors
