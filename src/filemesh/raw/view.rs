@@ -8,8 +8,8 @@
 //! [`FileMeshView::info`] for a file already in memory costs the headers and one pass
 //! over the vertices (for the non-finite counts), not a copy of the file.
 //!
-//! The layouts below mirror the owned ones field for field, with [`Span`] where those
-//! have a counted array of records.
+//! The layouts below mirror the owned ones field for field, with a span (where the
+//! records lie, checked to be there) where those have a counted array of records.
 
 use binrw::binread;
 
