@@ -523,16 +523,9 @@ impl MeshFile for AnyFile {
 /// returns them.
 pub fn import(scene: &Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
     let (mut converted, extra) = import_with_files(scene, target, options)?;
-    if !extra.is_empty() {
-        converted.losses.push(Loss {
-            kind: crate::loss::LossKind::UnigineAnimations,
-            detail: format!(
-                "{} animation(s): {target} keeps them in .anim files beside the mesh, which \
-                 are not written here",
-                extra.len()
-            ),
-        });
-    }
+    converted
+        .losses
+        .extend(unwritten_animations(&extra, target));
     Ok(converted)
 }
 
@@ -613,11 +606,10 @@ fn coarse_loss(coarse: &[&str], target: &Target) -> Option<Loss> {
     })
 }
 
-/// [`import`] into STF taking the scene, with the same result: the scene's arrays are
-/// dropped as the meshes' models are made, so the scene, the model and the file are
-/// not held whole together.
-fn import_stf_owned(mut scene: Scene) -> Result<Converted> {
-    let target = Target::Stf;
+/// [`import`] into STF or UNIGINE taking the scene, with the same result: the scene is
+/// not copied (UNIGINE turns it in place), and STF drops its arrays as the meshes'
+/// models are made, so the scene, the model and the file are not held whole together.
+fn import_owned(mut scene: Scene, target: &Target) -> Result<Converted> {
     let coarse: Vec<String> = scene
         .meshes
         .iter()
@@ -625,13 +617,35 @@ fn import_stf_owned(mut scene: Scene) -> Result<Converted> {
         .map(|m| m.name.clone())
         .collect();
     scene.meshes.retain(|m| m.lod == 0);
-    let mut losses = scene_losses(&scene, &target);
+    let mut losses = scene_losses(&scene, target);
     let names: Vec<&str> = coarse.iter().map(String::as_str).collect();
-    losses.splice(0..0, coarse_loss(&names, &target));
-    let mut converted = crate::stf::file::import_owned(scene)?;
+    losses.splice(0..0, coarse_loss(&names, target));
+    let mut converted = match *target {
+        Target::UnigineMesh(v) => {
+            let (mut c, extra) = crate::unigine::file::import_owned(scene, v)?;
+            if let Some(l) = unwritten_animations(&extra, target) {
+                c.losses.push(l);
+            }
+            c
+        }
+        _ => crate::stf::file::import_owned(scene)?,
+    };
     losses.append(&mut converted.losses);
     converted.losses = losses;
     Ok(converted)
+}
+
+/// The loss of the `.anim` files an import writes beside its output, for a conversion,
+/// which writes only the one file.
+fn unwritten_animations(extra: &[ExtraFile], target: &Target) -> Option<Loss> {
+    (!extra.is_empty()).then(|| Loss {
+        kind: crate::loss::LossKind::UnigineAnimations,
+        detail: format!(
+            "{} animation(s): {target} keeps them in .anim files beside the mesh, which \
+             are not written here",
+            extra.len()
+        ),
+    })
 }
 
 /// What writing `scene` as `target` leaves behind before the target's own conversion:
@@ -827,8 +841,8 @@ pub fn convert_into(
             let mut losses = f.scene_losses(limits)?;
             let scene =
                 crate::filemesh::file::to_scene_owned(f, &ExportOptions::default(), limits)?;
-            let mut c = if t == Target::Stf {
-                import_stf_owned(scene)?
+            let mut c = if matches!(t, Target::Stf | Target::UnigineMesh(_)) {
+                import_owned(scene, &t)?
             } else {
                 import(&scene, &t, options)?
             };

@@ -207,12 +207,28 @@ fn anim_text(info: &AnimInfo) -> String {
 /// A scene as a UNIGINE mesh of `version` ([`super::import::import`]), with its `.anim`
 /// files (ms13, ms14), for [`crate::file::import_with_files`].
 pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
+    written(super::import::import(scene, version)?, version)
+}
+
+/// [`import`] taking the scene (see [`super::import::import_owned`]).
+pub(crate) fn import_owned(
+    scene: Scene,
+    version: MeshVersion,
+) -> Result<(Converted, Vec<ExtraFile>)> {
+    written(super::import::import_owned(scene, version)?, version)
+}
+
+/// The file, summary and `.anim` files of an imported mesh.
+fn written(
+    imported: super::import::Imported,
+    version: MeshVersion,
+) -> Result<(Converted, Vec<ExtraFile>)> {
     let super::import::Imported {
         mesh,
         animations,
         losses,
         counts,
-    } = super::import::import(scene, version)?;
+    } = imported;
     let bytes = mesh.write()?;
     // The mesh is done with once written (an ms14 mesh holds its compressed geometry):
     // the summary comes from the counts taken when it was built, not from decoding it.

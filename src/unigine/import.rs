@@ -80,7 +80,13 @@ pub const MAX_BONES: usize = 1 << 15;
 /// (frames × animated bones), or counts beyond what the format stores.
 pub fn import(scene: &Scene, version: MeshVersion) -> Result<Imported> {
     scene.check()?;
-    let mut scene = scene.clone();
+    import_owned(scene.clone(), version)
+}
+
+/// [`import`] taking the scene, which it turns in place instead of copying: for a
+/// conversion that has no further use for the scene.
+pub fn import_owned(mut scene: Scene, version: MeshVersion) -> Result<Imported> {
+    scene.check()?;
     if scene.up == UpAxis::Y {
         to_z_up(&mut scene);
     }
