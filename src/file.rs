@@ -902,13 +902,12 @@ mod tests {
             "roundtrip-fixtures/filemesh",
             "roundtrip-fixtures/chunked",
             "roundtrip-fixtures/text",
-            "../shared/corpus/roblox",
-        ] {
-            for e in std::fs::read_dir(root.join(dir))
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
+        ]
+        .map(|d| root.join(d))
+        .into_iter()
+        .chain([crate::test_corpus_roblox()])
+        {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let bytes = std::fs::read(e.path()).unwrap_or_default();
                 let Ok(file) = open(&bytes) else {
                     continue;

@@ -16,6 +16,26 @@ pub mod stf;
 pub mod unigine;
 
 pub use error::{Error, ErrorKind, Limits, Result};
+
+/// The corpus's Roblox FileMeshes for the library's own tests: `MESHCODEC_CORPUS`, else
+/// `../shared/corpus` beside the repository. A test reads what is there (nothing when it
+/// is absent, so `cargo test` works on a clone alone); under `CI=true` a missing corpus
+/// fails instead, so CI cannot pass by skipping.
+#[cfg(test)]
+pub(crate) fn test_corpus_roblox() -> std::path::PathBuf {
+    let dir = std::env::var_os("MESHCODEC_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+        });
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !ci || dir.join("MANIFEST.tsv").is_file(),
+        "CI=true but the corpus is missing at {} (set MESHCODEC_CORPUS)",
+        dir.display()
+    );
+    dir.join("roblox")
+}
 pub use file::{
     convert_into, convert_to, detect, import, open, open_reader, open_reader_with,
     open_with_limits, AnyFile, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary,

@@ -1225,12 +1225,11 @@ mod tests {
     fn decoded_draco_normals_fit_the_grid() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut blobs = Vec::new();
-        for dir in ["roundtrip-fixtures/chunked", "../shared/corpus/roblox"] {
-            for e in std::fs::read_dir(root.join(dir))
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
+        for dir in [
+            root.join("roundtrip-fixtures/chunked"),
+            crate::test_corpus_roblox(),
+        ] {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
                     continue;
                 };

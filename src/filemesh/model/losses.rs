@@ -972,7 +972,7 @@ mod tests {
             .iter()
             .map(|s| root.join("roundtrip-fixtures").join(s))
             .collect();
-        dirs.push(root.join("../shared/corpus/roblox"));
+        dirs.push(crate::test_corpus_roblox());
         let mut out: Vec<PathBuf> = dirs
             .iter()
             .filter_map(|d| std::fs::read_dir(d).ok())
