@@ -87,8 +87,11 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
     let Some(blender) = blender() else { return };
     let mut paths =
         common::files_below(&Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures"));
+    // The fixtures give 53 exports; the corpus, when it is there, more than 25 more.
+    let mut want = 50;
     if let Some(c) = common::corpus() {
         paths.extend(common::files_below(&c));
+        want = 80;
     }
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits::default();
@@ -159,7 +162,7 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
             "bbox_max": bbox.map(|b| b.1),
         }));
     }
-    assert!(manifest.len() >= 80, "{} exports", manifest.len());
+    assert!(manifest.len() >= want, "{} exports", manifest.len());
     let list = dir.path().join("manifest.json");
     std::fs::write(&list, serde_json::to_vec(&manifest).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/check_exports.py");
