@@ -502,30 +502,31 @@ impl Ms14Mesh {
         i: usize,
         blocks: &'a [Lz4Block],
     ) -> Result<(&'a Ms14SurfaceHeader, &'a Lz4Block)> {
-        self.surfaces.get(i).zip(blocks.get(i)).ok_or_else(|| {
-            Error::new(
-                "ms14",
-                ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
-            )
-        })
+        self.surfaces
+            .get(i)
+            .zip(blocks.get(i))
+            .ok_or_else(|| self.no_surface(i))
+    }
+
+    fn no_surface(&self, i: usize) -> Error {
+        Error::new(
+            "ms14",
+            ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
+        )
+    }
+
+    /// The arguments a geometry payload of surface `i` is written with: its targets'
+    /// vertex counts and its index counts, from the surface header.
+    fn payload_args(&self, i: usize) -> Result<(Vec<u32>, u32, u32)> {
+        let h = self.surfaces.get(i).ok_or_else(|| self.no_surface(i))?;
+        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
+        Ok((counts, h.coordinate_index_count, h.triangle_index_count))
     }
 
     /// Serialises a geometry payload for surface `i` (uncompressed bytes, ready to be
     /// stored in an [`Lz4Block`]), checking it against the surface header's counts.
     pub fn geometry_bytes(&self, i: usize, g: &Ms14Geometry) -> Result<Vec<u8>> {
-        let h = self.surfaces.get(i).ok_or_else(|| {
-            Error::new(
-                "ms14",
-                ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
-            )
-        })?;
-        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
-        write_all(
-            &[],
-            g,
-            g.size_bound(),
-            (counts, h.coordinate_index_count, h.triangle_index_count),
-        )
+        write_all(&[], g, g.size_bound(), self.payload_args(i)?)
     }
 }
 
@@ -1025,13 +1026,7 @@ impl Ms14Mesh {
     /// straight from `d`: the bytes [`Ms14Mesh::geometry_bytes`] gives for
     /// `Ms14Geometry::from(d.clone())`, without the copy.
     pub fn surface_geometry_bytes(&self, i: usize, d: &SurfaceData) -> Result<Vec<u8>> {
-        let h = self.surfaces.get(i).ok_or_else(|| {
-            Error::new(
-                "ms14",
-                ErrorKind::Invalid(format!("no surface {i} (of {})", self.surfaces.len())),
-            )
-        })?;
-        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
+        let args = self.payload_args(i)?;
         let bound = size_bound(
             d.targets
                 .iter()
@@ -1041,12 +1036,7 @@ impl Ms14Mesh {
             d.colors.len(),
             d.coordinate_indices.len() + d.triangle_indices.len(),
         );
-        write_all(
-            &[],
-            &GeometryOf(d),
-            bound,
-            (counts, h.coordinate_index_count, h.triangle_index_count),
-        )
+        write_all(&[], &GeometryOf(d), bound, args)
     }
 }
 
