@@ -1022,26 +1022,42 @@ fn odd_documents_never_panic() {
 }
 
 /// With `SOURCE_DATE_EPOCH` set, the same input gives the same bytes (the document's
-/// timestamp is the one thing that would differ), and the timestamp is that time.
+/// timestamp is the one thing that would differ), and the timestamp is that time; at
+/// another time, the timestamp is all that changes.
 #[test]
 fn source_date_epoch_makes_the_output_reproducible() {
     let fixture = common::fixture_dir("filemesh").join("v2.00-36b.mesh");
-    let run = |name: &str| {
+    let run = |name: &str, time: &str| {
         let out = tmp(name);
         let o = bin()
             .arg("convert")
             .arg(&fixture)
             .arg(&out)
             .args(["--to", "stf", "--allow-lossy"])
-            .env("SOURCE_DATE_EPOCH", "86400")
+            .env("SOURCE_DATE_EPOCH", time)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         std::fs::read(&out).unwrap()
     };
-    let (a, b) = (run("repro-a.stf"), run("repro-b.stf"));
+    let (a, b) = (run("repro-a.stf", "86400"), run("repro-b.stf", "86400"));
     assert_eq!(a, b);
     let c = StfContainer::read(&a).unwrap();
     let doc: Value = serde_json::from_slice(&c.json).unwrap();
     assert_eq!(doc["stf"]["timestamp"], "1970-01-02T00:00:00+00:00");
+
+    // Written a second later, only the timestamp differs: the new resources' ids come
+    // from the content, not from the time of writing.
+    let later = run("repro-c.stf", "86401");
+    let timeless = |bytes: &[u8]| {
+        let c = StfContainer::read(bytes).unwrap();
+        let mut doc: Value = serde_json::from_slice(&c.json).unwrap();
+        let stamp = doc["stf"].as_object_mut().unwrap().remove("timestamp");
+        (doc, c.buffers, stamp)
+    };
+    let (doc_a, buffers_a, stamp_a) = timeless(&a);
+    let (doc_c, buffers_c, stamp_c) = timeless(&later);
+    assert_ne!(stamp_a, stamp_c);
+    assert_eq!(doc_a, doc_c);
+    assert!(buffers_a == buffers_c);
 }

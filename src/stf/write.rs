@@ -250,7 +250,15 @@ impl IdSource {
     pub(crate) fn new(doc: &Value, c: &StfContainer) -> Self {
         let mut taken = HashSet::new();
         collect_ids(doc, &mut taken);
-        let seed = fnv(&c.json) ^ (c.buffers.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // The time of writing is not content: two conversions of one input a second
+        // apart must give the same ids.
+        let timeless = doc.pointer("/stf/timestamp").and_then(|_| {
+            let mut d = doc.clone();
+            d.get_mut("stf")?.as_object_mut()?.remove("timestamp");
+            serde_json::to_vec(&d).ok()
+        });
+        let json = timeless.as_deref().unwrap_or(&c.json);
+        let seed = fnv(json) ^ (c.buffers.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         IdSource { taken, state: seed }
     }
 
