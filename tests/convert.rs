@@ -254,7 +254,7 @@ fn many_bones_are_split_into_subsets_of_at_most_26() {
                 ..MeshBone::default()
             })
             .collect(),
-        skinning: Some(skinning),
+        skinning: Some(skinning.into()),
         ..Mesh::default()
     };
     for target in [Version::V4_01, Version::V5_00, Version::V6_00] {

@@ -254,7 +254,7 @@ pub fn from_scene(scene: &Scene) -> Result<crate::filemesh::model::Mesh> {
                 s.joints.len()
             )));
         }
-        mesh.skinning = Some(skins);
+        mesh.skinning = Some(skins.into());
         split_for_subsets(&mut mesh);
         mesh.skeleton = bones(s, &mesh);
     }
@@ -431,5 +431,5 @@ fn split_for_subsets(mesh: &mut crate::filemesh::model::Mesh) {
     }
     mesh.vertices = vertices;
     mesh.faces = faces;
-    mesh.skinning = Some(skins);
+    mesh.skinning = Some(skins.into());
 }

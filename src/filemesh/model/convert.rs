@@ -276,21 +276,28 @@ impl Mesh {
         if !model::bones(&s.bones, &s.bone_names).same_bits(&self.skeleton) {
             return false;
         }
-        let skinning = if s.bones.is_empty() {
-            if !s.envelopes.is_empty() {
-                return false;
-            }
-            None
+        let same = if s.bones.is_empty() {
+            s.envelopes.is_empty() && self.skinning.is_none()
+        } else if s.envelopes.len() != self.vertices.len() {
+            false
         } else {
-            if s.envelopes.len() != self.vertices.len() {
-                return false;
-            }
-            match model::skinning(&s.envelopes, &s.subsets, s.bones.len()) {
-                Ok(k) => Some(k),
-                Err(_) => return false,
+            match &self.skinning {
+                // Still the resolution of these very envelopes: nothing to compare.
+                Some(k) if k.source().is_some_and(|src| std::ptr::eq(&**src, s)) => true,
+                Some(k) => {
+                    let k = k.as_slice();
+                    let mut same = k.len() == s.envelopes.len();
+                    let mut at = 0;
+                    let fits = model::each_skin(&s.envelopes, &s.subsets, s.bones.len(), |v| {
+                        same = same && k.get(at) == Some(&v);
+                        at += 1;
+                    });
+                    same && fits.is_ok()
+                }
+                None => false,
             }
         };
-        if skinning != self.skinning {
+        if !same {
             return false;
         }
         subsets_fit(&s.subsets, &self.faces, self.vertices.len())

@@ -81,9 +81,11 @@ fn in_place(
 ) -> Result<bool> {
     // The small parts, read as the whole model would read them.
     let mut light = Mesh::from_file(file)?;
+    // Dropped first, so the stored skin it shares is the light mesh's alone and
+    // takes the envelopes in place.
     light.skinning = None;
     if let Some(s) = light.stored.skin.as_mut() {
-        s.envelopes = std::mem::take(&mut arrays.envelopes);
+        std::sync::Arc::make_mut(s).envelopes = std::mem::take(&mut arrays.envelopes);
     }
     let decoded;
     let core_blob = match &arrays.core {
@@ -131,7 +133,7 @@ fn in_place(
     }
     let mut light = view.light;
     if let Some(s) = light.stored.skin.as_mut() {
-        arrays.envelopes = std::mem::take(&mut s.envelopes);
+        arrays.envelopes = std::mem::take(&mut std::sync::Arc::make_mut(s).envelopes);
     }
     Ok(done)
 }
@@ -142,6 +144,16 @@ fn same_skinning(before: &Mesh, light: &Mesh) -> Result<bool> {
     let Some(s) = light.stored.skin.as_ref().filter(|s| !s.bones.is_empty()) else {
         return Ok(before.skinning.is_none());
     };
+    // The same stored envelopes, subsets and bone count resolve alike: no need to
+    // resolve either.
+    if let Some(src) = before.skinning.as_ref().and_then(|k| k.source()) {
+        if src.bones.len() == s.bones.len()
+            && src.envelopes == s.envelopes
+            && src.subsets == s.subsets
+        {
+            return Ok(true);
+        }
+    }
     let b = before.skinning.as_deref();
     let mut same = b.is_some_and(|b| b.len() == s.envelopes.len());
     let mut k = 0;
@@ -508,7 +520,7 @@ fn compare_with(
     }
     let skinning_kept = after.same_skinning(before);
     if !skinning_kept {
-        let n = before.skinning.as_ref().map_or(0, Vec::len);
+        let n = before.skinning.as_ref().map_or(0, |s| s.len());
         loss(LossKind::Skinning, format!("skinning of {n} vertices"));
     }
     let facs_kept = before.facs.same_bits(&a.facs);

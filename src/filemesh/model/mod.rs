@@ -5,7 +5,8 @@
 //! - halves 1.00 positions;
 //! - flips V in 1.x (`v → 1 − v`);
 //! - decodes tangent bytes as unsigned with a bias of 127;
-//! - resolves envelope bone bytes through the subset that holds the vertex;
+//! - resolves envelope bone bytes through the subset that holds the vertex (checked at
+//!   the read, resolved when first looked at: [`Skinning`]);
 //! - decodes Draco;
 //! - dequantizes FACS matrices.
 //!
@@ -19,7 +20,10 @@
 pub mod convert;
 pub mod facs_eval;
 mod losses;
+pub mod skinning;
 pub mod stored;
+
+pub use skinning::Skinning;
 
 use serde::Serialize;
 
@@ -44,8 +48,9 @@ pub struct Mesh {
     pub lods: Lods,
     /// Bones, in file order (indices in [`Influence::bone`] and parents refer to it).
     pub skeleton: Vec<MeshBone>,
-    /// Per-vertex skinning, one entry per vertex, when the mesh is skinned.
-    pub skinning: Option<Vec<VertexSkin>>,
+    /// Per-vertex skinning, one entry per vertex, when the mesh is skinned. Read from
+    /// a file, it is resolved to skeleton bones when first looked at ([`Skinning`]).
+    pub skinning: Option<Skinning>,
     /// Facial animation (FACS) data.
     pub facs: Option<FacsRig>,
     /// HSR "always visible" flag per face (6.00+ `HSRAVIS`).
@@ -253,10 +258,15 @@ impl Mesh {
             self.vertices,
         ));
         spare.put(bytemuck::allocation::cast_vec::<[u32; 3], Face>(self.faces));
-        if let Some(s) = self.skinning {
+        // The skinning first: it may share the stored skin.
+        if let Some(s) = self.skinning.and_then(Skinning::into_resolved) {
             spare.put(s);
         }
-        if let Some(skin) = self.stored.skin {
+        if let Some(skin) = self
+            .stored
+            .skin
+            .and_then(|s| std::sync::Arc::try_unwrap(s).ok())
+        {
             spare.put(skin.envelopes.into_vec());
             spare.put(skin.subsets.into_vec());
         }
@@ -420,7 +430,7 @@ fn v4_model(
         },
         ..Mesh::default()
     };
-    read_skin(&mut m, &skin)?;
+    read_skin(&mut m, skin)?;
     if let Facs::Data(d) = &b.facs {
         m.facs = Some(facs(d)?);
     }
@@ -428,7 +438,7 @@ fn v4_model(
         header_tail: tail(layout, &b.header_tail),
         padding: Some(b.unused_padding),
         trailing: b.trailing.clone(),
-        skin: Some(skin),
+        skin: m.stored.skin.take(),
         facs: version.has_facs().then(|| StoredFacs {
             format: Some(b.facs_data_format),
             facs: b.facs.clone(),
@@ -446,12 +456,17 @@ fn tail(layout: HeaderLayout, bytes: &[u8]) -> Option<HeaderTail> {
     })
 }
 
-/// Bones and skinning from a stored skin (4.00+ body or SKINNING chunk).
-fn read_skin(m: &mut Mesh, s: &SkinningV1) -> Result<()> {
+/// Bones and skinning from a stored skin (4.00+ body or SKINNING chunk), which the
+/// model keeps as stored: the skinning is checked now and resolved from it when first
+/// looked at ([`Skinning`]).
+fn read_skin(m: &mut Mesh, s: SkinningV1) -> Result<()> {
     m.skeleton = bones(&s.bones, &s.bone_names);
+    let s = std::sync::Arc::new(s);
     if !s.bones.is_empty() {
-        m.skinning = Some(skinning(&s.envelopes, &s.subsets, s.bones.len())?);
+        check_skinning(&s.envelopes, &s.subsets, s.bones.len())?;
+        m.skinning = Some(Skinning::stored(std::sync::Arc::clone(&s)));
     }
+    m.stored.skin = Some(s);
     Ok(())
 }
 
@@ -481,8 +496,7 @@ fn read_chunk(m: &mut Mesh, c: &Chunk, version: Version, limits: &Limits) -> Res
             };
         }
         ChunkData::SkinningV1(s) => {
-            read_skin(m, s)?;
-            m.stored.skin = Some(s.clone());
+            read_skin(m, s.clone())?;
         }
         ChunkData::FacsV1(f) => {
             if let Facs::Data(d) = &f.facs {
@@ -573,13 +587,22 @@ pub(crate) fn skinning(
     Ok(out)
 }
 
-/// [`skinning`]'s checks, keeping nothing.
+/// [`skinning`]'s checks, keeping nothing: the same error for the same file, from a
+/// pass that only looks for a bad influence (and resolves the run that holds one, to
+/// name it).
 pub(crate) fn check_skinning(
     envelopes: &[Envelope],
     subsets: &[Subset],
     num_bones: usize,
 ) -> Result<()> {
-    each_skin(envelopes, subsets, num_bones, |_| ())
+    let mut table = BoneTable::new();
+    runs(envelopes.len(), subsets, |range, subset| {
+        if BoneTable::all_resolve(envelopes, range.clone(), subset, num_bones) {
+            Ok(())
+        } else {
+            table.resolve(envelopes, range, subset, num_bones, &mut |_| ())
+        }
+    })
 }
 
 /// Each vertex's resolved skin, in order, to `each`; an error for an influence whose
@@ -596,14 +619,22 @@ pub(crate) fn each_skin(
     num_bones: usize,
     mut each: impl FnMut(VertexSkin),
 ) -> Result<()> {
-    let n = envelopes.len();
+    let mut table = BoneTable::new();
+    runs(envelopes.len(), subsets, |range, subset| {
+        table.resolve(envelopes, range, subset, num_bones, &mut each)
+    })
+}
+
+/// The runs of `n` vertices that belong to one subset (or to none), in vertex order, to
+/// `run`: see [`each_skin`].
+fn runs(
+    n: usize,
+    subsets: &[Subset],
+    mut run: impl FnMut(std::ops::Range<usize>, Option<&Subset>) -> Result<()>,
+) -> Result<()> {
     let range_of = |s: &Subset| {
         let start = (s.verts_begin as usize).min(n);
         start..start.saturating_add(s.verts_length as usize).min(n)
-    };
-    let mut table = BoneTable::new();
-    let mut run = |range: std::ops::Range<usize>, subset: Option<&Subset>| {
-        table.resolve(envelopes, range, subset, num_bones, &mut each)
     };
     let mut end = 0;
     if subsets.iter().all(|s| {
@@ -652,6 +683,30 @@ impl BoneTable {
 
     fn new() -> BoneTable {
         BoneTable([Self::NONE; 256])
+    }
+
+    /// Whether every influence of the envelopes of `range` (of `subset`, or of none)
+    /// names a bone: one pass with no branch per vertex, for [`check_skinning`].
+    fn all_resolve(
+        envelopes: &[Envelope],
+        range: std::ops::Range<usize>,
+        subset: Option<&Subset>,
+        num_bones: usize,
+    ) -> bool {
+        let used = subset.map_or(&[][..], |s| &s.bone_indices[..]);
+        // Which bone bytes name a bone, as a byte per value.
+        let mut names = [0u8; 256];
+        for (slot, &g) in names.iter_mut().zip(used) {
+            *slot = u8::from(usize::from(g) < num_bones);
+        }
+        let mut bad = 0u8;
+        for e in envelopes.get(range).unwrap_or_default() {
+            for (&b, &w) in e.bones.iter().zip(&e.weights) {
+                // A weighted influence whose byte names nothing.
+                bad |= u8::from(w != 0) & (names.get(usize::from(b)).copied().unwrap_or(0) ^ 1);
+            }
+        }
+        bad == 0
     }
 
     /// Resolves the envelopes of `range`, which belong to `subset` (or to none).
@@ -971,6 +1026,31 @@ mod tests {
                     ErrorKind::Invalid(m) => m.clone(),
                     other => format!("{other:?}"),
                 });
+            let message = |e: Error| match e.kind() {
+                ErrorKind::Invalid(m) => m.clone(),
+                other => format!("{other:?}"),
+            };
+            // The check alone gives the same verdict and the same error.
+            let checked = check_skinning(&envelopes, &subsets, num_bones).map_err(message);
+            prop_assert_eq!(&checked, &got.as_ref().map(|_| ()).map_err(Clone::clone));
+            // A checked stored skin reads as what resolving it gives.
+            if let Ok(resolved) = &got {
+                let stored = Skinning::stored(std::sync::Arc::new(SkinningV1 {
+                    envelopes: envelopes.clone().into(),
+                    bones: vec![Bone::default(); num_bones].into(),
+                    bone_names: Default::default(),
+                    subsets: subsets.clone().into(),
+                }));
+                prop_assert_eq!(stored.len(), resolved.len());
+                prop_assert_eq!(&stored, resolved);
+                prop_assert_eq!(stored.clone().into_vec(), resolved.clone());
+                let mut changed = stored.clone();
+                if let Some(first) = changed.first_mut() {
+                    first.influences[0].weight ^= 1;
+                    prop_assert!(changed != stored);
+                    prop_assert!(changed.source().is_none());
+                }
+            }
             prop_assert_eq!(got, reference(&envelopes, &subsets, num_bones));
         }
     }

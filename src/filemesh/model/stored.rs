@@ -66,7 +66,8 @@ pub struct Stored {
     /// 6.00/7.00: how the core mesh was stored.
     pub core: Option<StoredCore>,
     /// 4.00+: bones, bone name table, subsets and envelopes as stored.
-    pub skin: Option<SkinningV1>,
+    /// Shared with the mesh's [`super::Skinning`] while that is the stored one.
+    pub skin: Option<std::sync::Arc<SkinningV1>>,
     /// 5.00+: the FACS section as stored.
     pub facs: Option<StoredFacs>,
     /// 6.00/7.00: the HSRAVIS payload as stored.
