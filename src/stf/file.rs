@@ -175,24 +175,25 @@ impl MeshFile for StfContainer {
 /// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
 /// does not get is reported by [`crate::import`] (skins, animations, other LODs).
 pub(crate) fn import(scene: &Scene) -> Result<Converted> {
-    converted(super::import::from_scene_counted(scene, "")?)
+    let (out, counts) = super::import::from_scene_counted(scene, "")?;
+    // The container's buffers dropped as its bytes are made.
+    Ok(converted(out.into_bytes()?, counts))
 }
 
-/// [`import`] taking the scene: its arrays are dropped as the meshes' models are made.
+/// [`import`] taking the scene: the same bytes, written straight from the scene's
+/// arrays (each dropped once its buffer is in the file), without the model.
 pub(crate) fn import_owned(scene: Scene) -> Result<Converted> {
-    converted(super::import::from_scene_owned(scene, "")?)
+    let (bytes, counts) = super::import::from_scene_owned(scene, "")?;
+    Ok(converted(bytes, counts))
 }
 
-fn converted(
-    (out, [meshes, vertices, faces]): (StfContainer, super::import::Counts),
-) -> Result<Converted> {
-    // Counted from the meshes as they are written (not decoded back from the file), and
-    // the container's buffers dropped as its bytes are made.
-    Ok(Converted {
+fn converted(bytes: Vec<u8>, [meshes, vertices, faces]: super::import::Counts) -> Converted {
+    // Counted from the meshes as they are written (not decoded back from the file).
+    Converted {
         summary: format!("STF, {meshes} meshes, {vertices} vertices, {faces} triangles"),
-        bytes: out.into_bytes()?,
+        bytes,
         losses: Vec::new(),
-    })
+    }
 }
 
 /// The one-line summary of a written file.

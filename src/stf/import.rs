@@ -62,16 +62,48 @@ pub(crate) type Counts = [usize; 3];
 /// [`from_scene`], and what the file holds, counted from the meshes before they are
 /// written (each mesh's arrays are dropped as their buffers are made).
 pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContainer, Counts)> {
-    from_scene_cow(Cow::Borrowed(scene), name)
+    match from_scene_cow(Cow::Borrowed(scene), name, false, timestamp())? {
+        (Written::Container(c), counts) => Ok((c, counts)),
+        (Written::Bytes(_), _) => Err(Error::new(
+            "STF",
+            ErrorKind::Inconsistent("a borrowed scene is written through the model".into()),
+        )),
+    }
 }
 
-/// [`from_scene_counted`] taking the scene: each primitive's arrays are dropped once
-/// they are in the mesh's model.
-pub(crate) fn from_scene_owned(scene: Scene, name: &str) -> Result<(StfContainer, Counts)> {
-    from_scene_cow(Cow::Owned(scene), name)
+/// [`from_scene_counted`] taking the scene, as the file's bytes
+/// ([`StfContainer::into_bytes`] of [`from_scene`]'s container): each mesh is written
+/// straight from the scene's arrays ([`super::direct`]), without the model, and each
+/// array is dropped once its buffer is in the file.
+pub(crate) fn from_scene_owned(scene: Scene, name: &str) -> Result<(Vec<u8>, Counts)> {
+    from_scene_bytes(scene, name, timestamp())
 }
 
-fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer, Counts)> {
+/// [`from_scene_owned`] with the time stamp given.
+fn from_scene_bytes(scene: Scene, name: &str, stamp: String) -> Result<(Vec<u8>, Counts)> {
+    let (written, counts) = from_scene_cow(Cow::Owned(scene), name, true, stamp)?;
+    let bytes = match written {
+        Written::Container(c) => c.into_bytes()?,
+        Written::Bytes(b) => b,
+    };
+    Ok((bytes, counts))
+}
+
+/// What [`from_scene_cow`] gives: a container (through the model), or the file's bytes
+/// (written directly).
+enum Written {
+    Container(StfContainer),
+    Bytes(Vec<u8>),
+}
+
+/// The new file; `direct`: an owned scene whose meshes [`super::direct`] holds is
+/// written straight to bytes, any other through the model.
+fn from_scene_cow(
+    mut scene: Cow<'_, Scene>,
+    name: &str,
+    direct: bool,
+    stamp: String,
+) -> Result<(Written, Counts)> {
     scene.check()?;
     if scene.up != UpAxis::Y {
         scene.to_mut().to_y_up();
@@ -112,10 +144,15 @@ fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer
     } else {
         name.to_string()
     };
+    let direct = direct
+        && meshes
+            .iter()
+            .all(|m| matches!(m, Cow::Owned(_)) && super::direct::fits(m));
     let mut resources = Map::new();
     let prefab_id = ids.next();
     let mut node_ids = Vec::new();
     let mut models = Vec::new();
+    let mut narrows = Vec::new();
     for (k, m) in meshes.into_iter().enumerate() {
         let mesh_name = if m.name.is_empty() {
             format!("Mesh {k}")
@@ -144,11 +181,16 @@ fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer
             }),
         );
         resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
-        let mut model = mesh_model_cow(m);
-        model.id = mesh;
-        model.name = mesh_name;
-        models.push(model);
         node_ids.push(node);
+        match m {
+            Cow::Owned(m) if direct => narrows.push(super::direct::narrow(m, mesh, mesh_name)),
+            m => {
+                let mut model = mesh_model_cow(m);
+                model.id = mesh;
+                model.name = mesh_name;
+                models.push(model);
+            }
+        }
     }
     resources.insert(
         prefab_id.clone(),
@@ -167,7 +209,7 @@ fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer
             "asset_info": {"asset_name": asset},
             "generator": "meshcodec",
             "generator_version": env!("CARGO_PKG_VERSION"),
-            "timestamp": timestamp(),
+            "timestamp": stamp,
             "metric_multiplier": 1,
         },
         "resources": resources,
@@ -179,12 +221,26 @@ fn from_scene_cow(mut scene: Cow<'_, Scene>, name: &str) -> Result<(StfContainer
         json: json.into(),
         ..StfContainer::default()
     };
+    if direct {
+        let counts = [
+            narrows.len(),
+            narrows.iter().map(|m| m.counts().0).sum(),
+            narrows.iter().map(|m| m.counts().1).sum(),
+        ];
+        return Ok((
+            Written::Bytes(super::direct::write(&skeleton, narrows)?),
+            counts,
+        ));
+    }
     let counts = [
         models.len(),
         models.iter().map(|m| m.vertices.len()).sum(),
         models.iter().map(|m| m.tris.len()).sum(),
     ];
-    Ok((replace_meshes_owned(&skeleton, models)?, counts))
+    Ok((
+        Written::Container(replace_meshes_owned(&skeleton, models)?),
+        counts,
+    ))
 }
 
 /// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`), or the time
@@ -522,5 +578,169 @@ mod tests {
         );
         assert_eq!(timestamp_at(1_764_028_800), "2025-11-25T00:00:00+00:00");
         assert_eq!(timestamp_at(4_102_444_799), "2099-12-31T23:59:59+00:00");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod direct_tests {
+    use super::*;
+    use crate::file::{open, ExportOptions, MeshFile};
+    use crate::scene::{MorphTarget, Primitive};
+    use crate::Limits;
+
+    /// The model's bytes and the direct writer's for one scene (name `name`).
+    fn both(scene: &Scene, name: &str) -> (Result<Vec<u8>>, Result<Vec<u8>>) {
+        let stamp = "2026-01-02T03:04:05+00:00".to_string();
+        let model =
+            from_scene_cow(Cow::Borrowed(scene), name, false, stamp.clone()).and_then(|(w, _)| {
+                match w {
+                    Written::Container(c) => c.into_bytes(),
+                    Written::Bytes(b) => Ok(b),
+                }
+            });
+        let direct = from_scene_bytes(scene.clone(), name, stamp).map(|(b, _)| b);
+        (model, direct)
+    }
+
+    fn assert_same(scene: &Scene, what: &str) {
+        for name in ["", "asset"] {
+            match both(scene, name) {
+                (Ok(a), Ok(b)) => assert!(a == b, "{what}: the direct bytes differ"),
+                (a, b) => assert_eq!(
+                    a.map_err(|e| e.to_string()),
+                    b.map_err(|e| e.to_string()),
+                    "{what}"
+                ),
+            }
+        }
+    }
+
+    /// Every fixture and corpus file that gives a scene is written the same by the direct
+    /// writer as through the model (both +Z-up and +Y-up scenes).
+    #[test]
+    fn direct_writer_gives_the_model_bytes_on_fixtures_and_corpus() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let corpus = crate::test_corpus_roblox();
+        let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("roundtrip-fixtures"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        if let Some(c) = corpus.parent() {
+            dirs.extend(
+                std::fs::read_dir(c)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+        let mut checked = 0;
+        for dir in dirs {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let Ok(bytes) = std::fs::read(e.path()) else {
+                    continue;
+                };
+                let Ok(file) = open(&bytes) else {
+                    continue;
+                };
+                let Ok(scene) = file.to_scene(&ExportOptions::default(), &Limits::default()) else {
+                    continue;
+                };
+                let what = e.path().display().to_string();
+                assert_same(&scene, &what);
+                let mut y_up = scene;
+                y_up.to_y_up();
+                assert_same(&y_up, &what);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 40, "{checked} files");
+    }
+
+    fn prim(n: usize, seed: u32) -> Primitive {
+        let f = |i: usize, k: u32| ((i as u32 * 7 + k * 3 + seed) % 5) as f32 * 0.5;
+        Primitive {
+            name: format!("p{seed}"),
+            positions: (0..n).map(|i| [f(i, 0), f(i, 1), f(i / 2, 2)]).collect(),
+            triangles: (0..n.saturating_sub(2))
+                .map(|i| [i as u32, (i + 1) as u32, ((i * 5 + 2) % n) as u32])
+                .chain([[0, 0, 1], [1, 2, 3], [3, 2, 1]])
+                .collect(),
+            ..Primitive::default()
+        }
+    }
+
+    /// Scenes with what the model handles specially: several primitives with and without
+    /// normals, colours, UV sets and morph targets, shared and repeated positions,
+    /// degenerate and repeated triangles, blendshapes that move few or many vertices,
+    /// and NaNs (signalling too).
+    #[test]
+    fn direct_writer_gives_the_model_bytes_on_odd_scenes() {
+        let mut a = prim(12, 1);
+        a.normals = Some((0..12).map(|i| [0.0, 1.0, i as f32]).collect());
+        a.colors = Some((0..12).map(|i| [0.5, 0.25, 1.0, i as f32 / 12.0]).collect());
+        a.uvs = Some((0..12).map(|i| [i as f32, f32::NAN]).collect());
+        a.morph_targets = vec![
+            MorphTarget {
+                name: "few".into(),
+                position_deltas: (0..12)
+                    .map(|i| if i == 3 { [1.0, 0.0, 0.0] } else { [0.0; 3] })
+                    .collect(),
+                default_weight: 0.25,
+            },
+            MorphTarget {
+                name: "all".into(),
+                position_deltas: (0..12).map(|i| [i as f32, -0.0, 0.5]).collect(),
+                default_weight: 2.0,
+            },
+        ];
+        a.positions[5] = [f32::from_bits(0x7f80_0001), 0.0, 0.0]; // signalling NaN
+        a.positions[6] = [f32::from_bits(0x7fc0_0001), 0.0, 0.0];
+        a.positions[7] = [-0.0, 0.0, 0.0];
+        let mut b = prim(7, 2);
+        b.extra_uvs = vec![(0..7).map(|i| [0.0, i as f32]).collect()];
+        b.morph_targets = vec![MorphTarget {
+            name: String::new(),
+            position_deltas: vec![[0.0; 3]; 7],
+            default_weight: -1.0,
+        }];
+        let c = prim(300, 3);
+        let mut d = prim(5, 4);
+        d.uvs = Some(vec![[0.1, 0.2]; 5]);
+        d.extra_uvs = vec![vec![[0.3, 0.4]; 5], vec![[0.5, 0.6]; 5]];
+        let scenes = [
+            vec![a.clone()],
+            vec![a.clone(), b.clone()],
+            vec![b.clone(), c.clone(), d.clone()],
+            vec![c.clone()],
+            vec![d.clone(), a.clone()],
+        ];
+        for (k, prims) in scenes.into_iter().enumerate() {
+            let scene = Scene {
+                meshes: vec![
+                    ExportMesh {
+                        name: format!("mesh {k}"),
+                        primitives: prims,
+                        lod: 0,
+                    },
+                    ExportMesh {
+                        name: String::new(),
+                        primitives: vec![d.clone()],
+                        lod: 0,
+                    },
+                    ExportMesh {
+                        name: "coarse".into(),
+                        primitives: vec![c.clone()],
+                        lod: 1,
+                    },
+                ],
+                up: UpAxis::Y,
+                ..Scene::default()
+            };
+            assert_same(&scene, &format!("scene {k}"));
+        }
     }
 }

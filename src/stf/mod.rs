@@ -8,6 +8,7 @@
 //!   of the document;
 //! - [`import`]: a new file from a scene.
 
+mod direct;
 pub mod file;
 pub mod import;
 pub mod model;

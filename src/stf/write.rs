@@ -323,7 +323,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 /// The smallest of 1, 2, 4, 8 bytes that holds `max`, at least `width`.
-fn fitting_width(width: u64, max: u64) -> u64 {
+pub(crate) fn fitting_width(width: u64, max: u64) -> u64 {
     let need = match max {
         0..=0xff => 1,
         0x100..=0xffff => 2,
