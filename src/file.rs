@@ -607,8 +607,9 @@ fn coarse_loss(coarse: &[&str], target: &Target) -> Option<Loss> {
 }
 
 /// [`import`] into STF or UNIGINE taking the scene, with the same result: the scene is
-/// not copied (UNIGINE turns it in place), and STF drops its arrays as the meshes'
-/// models are made, so the scene, the model and the file are not held whole together.
+/// not copied (UNIGINE turns it in place), and STF writes each buffer straight from the
+/// scene's arrays, dropping each array once written, so the scene and the file are not
+/// held whole together.
 fn import_owned(mut scene: Scene, target: &Target) -> Result<Converted> {
     let coarse: Vec<String> = scene
         .meshes
