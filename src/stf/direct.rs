@@ -11,10 +11,12 @@
 //! the scene and the file are not held whole together: the peak is about the larger of
 //! the two, plus the indices that finding shared vertices takes.
 //!
-//! The numbers are the model's: each float goes through `f64` and back as the model's
-//! does (which only a NaN notices), vertices are shared by the same bits, and the
-//! document is built key by key as the writer builds a new resource (a unit test checks
-//! both give the same bytes on the fixtures and the corpus).
+//! The model of a scene mesh is made here too ([`Narrow::into_model`]: the same values,
+//! widened), so vertices, splits and triangles are decided in one place. What the direct
+//! writer adds is the writing: each float goes through `f64` and back as the model's
+//! writer does (which only a NaN notices), and the document is built key by key as that
+//! writer builds a new resource (a unit test checks both give the same bytes on the
+//! fixtures, the corpus and hand-built scenes).
 
 use serde_json::{json, Map, Value};
 
@@ -75,6 +77,88 @@ impl Narrow {
     /// Vertices and triangles, as [`super::StfContainer::info`] counts them.
     pub(crate) fn counts(&self) -> (usize, usize) {
         (self.vertices.len(), self.tris)
+    }
+
+    /// The mesh as the STF model holds it ([`super::import::mesh_model`]): the same
+    /// values, widened to `f64` and `u64`.
+    pub(crate) fn into_model(self) -> model::StfMesh {
+        let wide = |v: Vec<[f32; 3]>| v.into_iter().map(|x| x.map(f64::from)).collect();
+        let Narrow {
+            id,
+            name,
+            vertices,
+            deltas,
+            blends,
+            splits,
+            corners,
+            tris,
+            normals,
+            colors,
+            uvs,
+            material,
+            slots,
+        } = self;
+        let blendshapes = blends
+            .into_iter()
+            .zip(deltas)
+            .map(|(b, d)| {
+                let position_offsets = match &b.indices {
+                    Some(moving) => moving
+                        .iter()
+                        .map(|&i| {
+                            d.get(i as usize)
+                                .copied()
+                                .unwrap_or_default()
+                                .map(f64::from)
+                        })
+                        .collect(),
+                    None => wide(d),
+                };
+                model::StfBlendshape {
+                    name: b.name,
+                    default_value: b.weight,
+                    limit_upper: b.weight.max(1.0),
+                    limit_lower: b.weight.min(0.0),
+                    indices: b.indices.map(|m| m.into_iter().map(u64::from).collect()),
+                    position_offsets,
+                    ..model::StfBlendshape::default()
+                }
+            })
+            .collect();
+        let tris = tris as u64;
+        model::StfMesh {
+            id,
+            name,
+            float_width: 4,
+            indices_width: 1,
+            vertices: wide(vertices),
+            face_corners: corners.iter().flatten().map(|&c| u64::from(c)).collect(),
+            splits: splits.into_iter().map(u64::from).collect(),
+            split_normals: normals.map(wide),
+            split_colors: colors.map(|c| c.into_iter().map(|x| x.map(f64::from)).collect()),
+            uvs: uvs
+                .into_iter()
+                .enumerate()
+                .map(|(k, uv)| {
+                    let uv = uv.into_iter().map(|x| x.map(f64::from)).collect();
+                    (uv_name(k), uv)
+                })
+                .collect(),
+            tris: (0..tris).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect(),
+            faces: vec![1; tris as usize],
+            material_indices: material.map(|m| m.into_iter().map(u64::from).collect()),
+            material_slots: vec![None; slots],
+            blendshapes,
+        }
+    }
+}
+
+/// The name of UV set `k`, as Blender names them.
+fn uv_name(k: usize) -> String {
+    if k == 0 {
+        "UVMap".to_string()
+    } else {
+        format!("UVMap.{k:03}")
     }
 }
 
@@ -452,14 +536,7 @@ impl Narrow {
         }
         if !self.uvs.is_empty() {
             let list: Vec<Value> = (0..self.uvs.len())
-                .map(|k| {
-                    let name = if k == 0 {
-                        "UVMap".to_string()
-                    } else {
-                        format!("UVMap.{k:03}")
-                    };
-                    json!({"name": name, "uv": next()})
-                })
+                .map(|k| json!({"name": uv_name(k), "uv": next()}))
                 .collect();
             r.insert("uvs".into(), Value::Array(list));
         }

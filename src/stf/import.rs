@@ -35,7 +35,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map};
 
-use super::model::{StfBlendshape, StfMesh};
+use super::model::StfMesh;
 use super::raw::StfContainer;
 use super::write::{fnv, replace_meshes_owned, IdSource};
 use crate::error::{Error, ErrorKind, Result};
@@ -185,7 +185,7 @@ fn from_scene_cow(
         match m {
             Cow::Owned(m) if direct => narrows.push(super::direct::narrow(m, mesh, mesh_name)),
             m => {
-                let mut model = mesh_model_cow(m);
+                let mut model = mesh_model_cow(m)?;
                 model.id = mesh;
                 model.name = mesh_name;
                 models.push(model);
@@ -280,288 +280,30 @@ fn timestamp_at(secs: u64) -> String {
 }
 
 /// One scene mesh as an [`StfMesh`] (id and name left to the caller).
-pub fn mesh_model(m: &ExportMesh) -> StfMesh {
+///
+/// # Errors
+///
+/// [`ErrorKind::Inconsistent`] for a mesh whose splits and triangle corners do not
+/// number in 32 bits (over four billion).
+pub fn mesh_model(m: &ExportMesh) -> Result<StfMesh> {
     mesh_model_cow(Cow::Borrowed(m))
 }
 
-/// [`mesh_model`]; an owned mesh gives up each primitive's arrays once they are in the
-/// model (what is kept: the names and default weights of the morph targets).
-fn mesh_model_cow(mut m: Cow<'_, ExportMesh>) -> StfMesh {
-    let prims = &m.primitives;
-    let has_normals = prims.iter().any(|p| p.normals.is_some());
-    let has_colors = prims.iter().any(|p| p.colors.is_some());
-    let uv_sets = prims
-        .iter()
-        .map(|p| usize::from(p.uvs.is_some()) + p.extra_uvs.len())
-        .max()
-        .unwrap_or(0);
-    let targets = prims
-        .iter()
-        .map(|p| p.morph_targets.len())
-        .max()
-        .unwrap_or(0);
-    let f = f64::from;
-    // Splits: every primitive's vertices, in order.
-    // Each array made to its size at once (one grown piece by piece can take twice its
-    // length); the material indices only where they are written.
-    let n_splits: usize = prims.iter().map(|p| p.positions.len()).sum();
-    let n_tris: usize = prims.iter().map(|p| p.triangles.len()).sum();
-    let several = prims.len() > 1;
-    let mut split_pos: Vec<[f64; 3]> = Vec::with_capacity(n_splits);
-    let mut split_deltas: Vec<Vec<[f64; 3]>> =
-        (0..targets).map(|_| Vec::with_capacity(n_splits)).collect();
-    // Normals and colours only when some primitive has them (else none are written).
-    let mut normals = Vec::with_capacity(if has_normals { n_splits } else { 0 });
-    let mut colors = Vec::with_capacity(if has_colors { n_splits } else { 0 });
-    let mut uvs: Vec<Vec<[f64; 2]>> = (0..uv_sets).map(|_| Vec::with_capacity(n_splits)).collect();
-    let mut corners_split = Vec::with_capacity(3 * n_tris);
-    let mut material = Vec::with_capacity(if several { n_tris } else { 0 });
-    for pi in 0..m.primitives.len() {
-        let Some(p) = m.primitives.get(pi) else {
-            continue;
-        };
-        let base = split_pos.len() as u64;
-        let n = p.positions.len();
-        split_pos.extend(p.positions.iter().map(|v| v.map(f)));
-        for (t, out) in split_deltas.iter_mut().enumerate() {
-            match p.morph_targets.get(t) {
-                Some(mt) => out.extend(mt.position_deltas.iter().map(|d| d.map(f))),
-                None => out.extend(std::iter::repeat_n([0.0; 3], n)),
-            }
-        }
-        match &p.normals {
-            Some(ns) => normals.extend(ns.iter().map(|v| v.map(f))),
-            None if has_normals => normals.extend(std::iter::repeat_n([0.0; 3], n)),
-            None => {}
-        }
-        match &p.colors {
-            Some(cs) => colors.extend(cs.iter().map(|v| v.map(f))),
-            None if has_colors => colors.extend(std::iter::repeat_n([1.0; 4], n)),
-            None => {}
-        }
-        let sets: Vec<&Vec<[f32; 2]>> = p.uvs.iter().chain(&p.extra_uvs).collect();
-        for (k, out) in uvs.iter_mut().enumerate() {
-            match sets.get(k) {
-                Some(uv) => out.extend(uv.iter().map(|v| v.map(f))),
-                None => out.extend(std::iter::repeat_n([0.0; 2], n)),
-            }
-        }
-        for t in &p.triangles {
-            corners_split.extend(t.iter().map(|&i| base + u64::from(i)));
-            if several {
-                material.push(pi as u64);
-            }
-        }
-        if let Cow::Owned(m) = &mut m {
-            if let Some(p) = m.primitives.get_mut(pi) {
-                p.positions = Vec::new();
-                p.normals = None;
-                p.colors = None;
-                p.uvs = None;
-                p.extra_uvs = Vec::new();
-                p.triangles = Vec::new();
-                p.joints = None;
-                p.weights = None;
-                for t in &mut p.morph_targets {
-                    t.position_deltas = Vec::new();
-                }
-            }
-        }
+/// [`mesh_model`]; an owned mesh's arrays are moved in instead of copied. The mesh is
+/// built as the direct writer builds it ([`super::direct::narrow`]), in the scene's
+/// widths, then widened: one place decides the vertices, splits and triangles.
+fn mesh_model_cow(m: Cow<'_, ExportMesh>) -> Result<StfMesh> {
+    if !super::direct::fits(&m) {
+        return Err(Error::new(
+            "STF",
+            ErrorKind::Inconsistent(format!(
+                "mesh {:?}: more splits and triangle corners than 32-bit indices number",
+                m.name
+            )),
+        ));
     }
-    let prims = &m.primitives;
-    // Vertices: splits with the same position and morph deltas (bits) share one, the
-    // vertices numbered in the order of their first split. Found by sorting the splits
-    // by those bits (not hashing them): an index per split rather than a table of keys.
-    let split_key = |s: usize| {
-        let pos = split_pos
-            .get(s)
-            .copied()
-            .unwrap_or_default()
-            .map(f64::to_bits);
-        let deltas = split_deltas
-            .iter()
-            .map(move |d| d.get(s).copied().unwrap_or_default().map(f64::to_bits));
-        std::iter::once(pos).chain(deltas)
-    };
-    let mut order: Vec<usize> = (0..split_pos.len()).collect();
-    order.sort_unstable_by(|&a, &b| split_key(a).cmp(split_key(b)).then(a.cmp(&b)));
-    // The first split of each group of equal splits, for every split.
-    let mut first: Vec<usize> = (0..split_pos.len()).collect();
-    for w in order.windows(2) {
-        if let [a, b] = *w {
-            if split_key(a).eq(split_key(b)) {
-                let f = first.get(a).copied().unwrap_or(a);
-                if let Some(x) = first.get_mut(b) {
-                    *x = f;
-                }
-            }
-        }
-    }
-    drop(order);
-    // Arrays made to their size (a vector grown by pushing can take twice its length).
-    let heads = first.iter().enumerate().filter(|&(s, &f)| f == s).count();
-    let mut vertices: Vec<[f64; 3]> = Vec::with_capacity(heads);
-    let mut vertex_deltas: Vec<Vec<[f64; 3]>> =
-        (0..targets).map(|_| Vec::with_capacity(heads)).collect();
-    let mut splits: Vec<u64> = Vec::with_capacity(split_pos.len());
-    for (s, pos) in split_pos.iter().enumerate() {
-        let f = first.get(s).copied().unwrap_or(s);
-        let v = if f == s {
-            vertices.push(*pos);
-            for (out, d) in vertex_deltas.iter_mut().zip(&split_deltas) {
-                out.push(d.get(s).copied().unwrap_or_default());
-            }
-            vertices.len() as u64 - 1
-        } else {
-            splits.get(f).copied().unwrap_or(0)
-        };
-        splits.push(v);
-    }
-    drop(first);
-    drop(split_pos);
-    drop(split_deltas);
-    // Triangles that Blender's validation would remove get vertices of their own: one
-    // that names a vertex twice, and one with the vertices of an earlier triangle (found,
-    // as the vertices were, by sorting the triangles by their sorted vertices).
-    let tri_vertices = |t: usize| {
-        let mut v = [0u64; 3];
-        for (k, x) in v.iter_mut().enumerate() {
-            let s = corners_split.get(3 * t + k).copied().unwrap_or(0);
-            *x = splits.get(s as usize).copied().unwrap_or(0);
-        }
-        v.sort_unstable();
-        v
-    };
-    let distinct = |v: [u64; 3]| v[0] != v[1] && v[1] != v[2];
-    let mut order: Vec<usize> = (0..corners_split.len() / 3)
-        .filter(|&t| distinct(tri_vertices(t)))
-        .collect();
-    order.sort_unstable_by(|&a, &b| tri_vertices(a).cmp(&tri_vertices(b)).then(a.cmp(&b)));
-    let mut own = vec![true; corners_split.len() / 3];
-    for (k, &t) in order.iter().enumerate() {
-        let earlier = k
-            .checked_sub(1)
-            .and_then(|j| order.get(j))
-            .is_some_and(|&e| tri_vertices(e) == tri_vertices(t));
-        if !earlier {
-            if let Some(x) = own.get_mut(t) {
-                *x = false;
-            }
-        }
-    }
-    drop(order);
-    let extra = 3 * own.iter().filter(|&&o| o).count();
-    vertices.reserve_exact(extra);
-    for d in vertex_deltas.iter_mut() {
-        d.reserve_exact(extra);
-    }
-    splits.reserve_exact(extra);
-    if has_normals {
-        normals.reserve_exact(extra);
-    }
-    if has_colors {
-        colors.reserve_exact(extra);
-    }
-    for uv in uvs.iter_mut() {
-        uv.reserve_exact(extra);
-    }
-    for (tri, _) in corners_split
-        .chunks_exact_mut(3)
-        .zip(&own)
-        .filter(|(_, &own)| own)
-    {
-        for s in tri.iter_mut() {
-            let old = *s as usize;
-            let new_split = splits.len() as u64;
-            let vi = splits.get(old).copied().unwrap_or(0) as usize;
-            vertices.push(vertices.get(vi).copied().unwrap_or_default());
-            for out in vertex_deltas.iter_mut() {
-                let d = out.get(vi).copied().unwrap_or_default();
-                out.push(d);
-            }
-            splits.push(vertices.len() as u64 - 1);
-            if has_normals {
-                let n = normals.get(old).copied().unwrap_or_default();
-                normals.push(n);
-            }
-            if has_colors {
-                let c = colors.get(old).copied().unwrap_or([1.0; 4]);
-                colors.push(c);
-            }
-            for uv in uvs.iter_mut() {
-                let x = uv.get(old).copied().unwrap_or_default();
-                uv.push(x);
-            }
-            *s = new_split;
-        }
-    }
-    drop(own);
-    let tri_count = corners_split.len() / 3;
-    let blendshapes = (0..targets)
-        .map(|t| {
-            let source = prims.iter().find_map(|p| p.morph_targets.get(t));
-            let weight = f64::from(source.map_or(0.0, |s| s.default_weight));
-            let deltas = vertex_deltas.get(t).cloned().unwrap_or_default();
-            let moving: Vec<u64> = deltas
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.iter().any(|x| x.to_bits() != 0))
-                .map(|(i, _)| i as u64)
-                .collect();
-            let (indices, position_offsets) = if moving.len() * 2 < deltas.len() {
-                let offsets = moving
-                    .iter()
-                    .map(|&i| deltas.get(i as usize).copied().unwrap_or_default())
-                    .collect();
-                (Some(moving), offsets)
-            } else {
-                (None, deltas)
-            };
-            StfBlendshape {
-                name: source.map(|s| s.name.clone()).unwrap_or_default(),
-                default_value: weight,
-                limit_upper: weight.max(1.0),
-                limit_lower: weight.min(0.0),
-                indices,
-                position_offsets,
-                ..StfBlendshape::default()
-            }
-        })
-        .collect();
-    StfMesh {
-        id: String::new(),
-        name: m.name.clone(),
-        float_width: 4,
-        indices_width: 1,
-        vertices,
-        face_corners: corners_split,
-        splits,
-        split_normals: has_normals.then_some(normals),
-        split_colors: has_colors.then_some(colors),
-        uvs: uvs
-            .into_iter()
-            .enumerate()
-            .map(|(k, uv)| {
-                let name = if k == 0 {
-                    "UVMap".to_string()
-                } else {
-                    format!("UVMap.{k:03}")
-                };
-                (name, uv)
-            })
-            .collect(),
-        tris: (0..tri_count as u64)
-            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
-            .collect(),
-        faces: vec![1; tri_count],
-        material_indices: several.then_some(material),
-        material_slots: if several {
-            vec![None; prims.len()]
-        } else {
-            Vec::new()
-        },
-        blendshapes,
-    }
+    let name = m.name.clone();
+    Ok(super::direct::narrow(m.into_owned(), String::new(), name).into_model())
 }
 
 #[cfg(test)]
