@@ -231,10 +231,10 @@ enum Command {
         #[arg(long, value_name = "RRGGBB[AA]", value_parser = parse_colour)]
         background: Option<[u8; 4]>,
         /// The most fill work allowed per picture, estimated before drawing: the pixels
-        /// the triangles cover (counted once per triangle, overlaps included) plus 40
-        /// a row they span. Over it the picture is drawn with less or no edge smoothing
-        /// (supersampling); over it even without, the file is refused. The default takes
-        /// a few seconds at most; real files need far less.
+        /// each triangle covers (overlaps counted every time) plus 40 for each row it
+        /// spans. Over it the picture is drawn with less or no edge smoothing
+        /// (supersampling); over it even without, the file is refused. The default is a
+        /// few seconds of drawing; real files need thousands of times less.
         #[arg(long, value_name = "N", default_value_t = meshcodec::render::DEFAULT_MAX_WORK)]
         max_work: u64,
         /// Print one JSON object per file (JSON lines); batch runs only.
