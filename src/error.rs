@@ -32,6 +32,16 @@ pub enum ErrorKind {
         /// The limit, in bytes.
         limit: u64,
     },
+    /// A task would take more work than its budget allows (the thumbnail renderer's
+    /// fill work: see `render::RenderOptions::max_work`).
+    WorkLimitExceeded {
+        /// What was estimated, with its unit (`fill work (pixels)`).
+        what: &'static str,
+        /// The estimate.
+        estimated: u64,
+        /// The budget.
+        limit: u64,
+    },
     /// The first bytes match no format this crate knows.
     UnknownFormat,
     /// The format is known, but this version of it is not supported (yet).
@@ -78,6 +88,14 @@ impl fmt::Display for ErrorKind {
             } => write!(
                 f,
                 "{what} of {requested} bytes exceeds the limit of {limit} bytes"
+            ),
+            ErrorKind::WorkLimitExceeded {
+                what,
+                estimated,
+                limit,
+            } => write!(
+                f,
+                "estimated {what} of {estimated} exceeds the limit of {limit}"
             ),
             ErrorKind::UnknownFormat => f.write_str("not a known mesh format"),
             ErrorKind::UnsupportedVersion(v) => write!(f, "unsupported version {v}"),

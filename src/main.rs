@@ -230,6 +230,13 @@ enum Command {
         /// Background colour as RRGGBB or RRGGBBAA hex (default: transparent).
         #[arg(long, value_name = "RRGGBB[AA]", value_parser = parse_colour)]
         background: Option<[u8; 4]>,
+        /// The most fill work allowed per picture, estimated before drawing: the pixels
+        /// each triangle covers (overlaps counted every time) plus 40 for each row it
+        /// spans. Over it the picture is drawn with less or no edge smoothing
+        /// (supersampling); over it even without, the file is refused. The default is a
+        /// few seconds of drawing; real files need thousands of times less.
+        #[arg(long, value_name = "N", default_value_t = meshcodec::render::DEFAULT_MAX_WORK)]
+        max_work: u64,
         /// Print one JSON object per file (JSON lines); batch runs only.
         #[arg(long, requires = "out_dir")]
         json: bool,
@@ -321,11 +328,13 @@ fn main() -> ExitCode {
             size,
             lod,
             background,
+            max_work,
             json,
         } => {
             let options = meshcodec::render::RenderOptions {
                 size,
                 background: background.unwrap_or([0; 4]),
+                max_work,
             };
             match (out_dir, paths.as_slice()) {
                 (Some(dir), _) => render_batch(&paths, &dir, lod, &options, json, &batch),
@@ -1138,7 +1147,13 @@ fn render(
         p.weights = None;
         p.morph_targets = Vec::new();
     }
-    let png = meshcodec::render::render_png(&scene, options).map_err(|e| fail(input, e))?;
+    let png = meshcodec::render::render_png(&scene, options).map_err(|e| {
+        if matches!(e.kind(), meshcodec::ErrorKind::WorkLimitExceeded { .. }) {
+            fail(input, format!("{e} (raise it with --max-work)"))
+        } else {
+            fail(input, e)
+        }
+    })?;
     write_output(output, &png)?;
     Ok(png.len() as u64)
 }

@@ -34,11 +34,31 @@
 //! smooth the edges anyway, an image up to 1024 pixels wide is drawn 2 to 4 times as
 //! large (at most 2048 pixels) and averaged down; larger ones are drawn as they are.
 //!
-//! The work is one pass over the triangles, a sort and one fill per triangle: a
-//! million triangles take 1 to 2 seconds (release build), at any image size.
-//!
 //! Triangles with an index out of range, a position that is not finite or no area are
 //! left out; a scene with no triangle left is an error.
+//!
+//! # The work, and its budget
+//!
+//! The work is one pass over the triangles, a sort and one fill per triangle. The pass
+//! and the sort cost about a microsecond a triangle (release build); a fill costs the
+//! pixels it covers, and a little for each row it spans. Triangles that are each small
+//! on screen, as in any real model, keep the fills cheap: a smooth mesh of two million
+//! triangles takes about a second at any image size. But a triangle can cover much of
+//! the picture, and a file of a few megabytes can hold millions of them (random ones,
+//! or one repeated), which would take minutes at the largest sizes.
+//!
+//! So the fill work is estimated before anything is drawn, from the projected
+//! triangles ([`Work`], also given by [`work`]): their area in pixels, plus
+//! [`Work::PER_ROW`] pixels for each row each one spans. Overlaps count every time,
+//! as they are painted every time. When the estimate for the supersampled drawing is
+//! over [`RenderOptions::max_work`], the picture is drawn with less supersampling (one
+//! step at a time, down to none: the first that fits; the edges are less smooth);
+//! when even that is over, [`render`] fails with [`ErrorKind::WorkLimitExceeded`]
+//! before drawing. The default, [`DEFAULT_MAX_WORK`], is a few seconds of filling, a
+//! hundred times what a smooth mesh of two million triangles needs and thousands of
+//! times what real files need, so their pictures do not change; raise it for trusted
+//! input. Memory is the image (at most 2048 or 4096 pixels square) and 32 bytes a
+//! triangle, whatever the coordinates.
 
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Transform};
 
@@ -73,6 +93,10 @@ pub struct RenderOptions {
     pub size: u32,
     /// Background colour, RGBA (not premultiplied). Default transparent.
     pub background: [u8; 4],
+    /// The most fill work allowed, as [`Work::at`] estimates it (see the
+    /// [module docs](self)): over it the picture is drawn with less supersampling, and
+    /// if it is over even without, [`render`] fails. Default [`DEFAULT_MAX_WORK`].
+    pub max_work: u64,
 }
 
 impl Default for RenderOptions {
@@ -80,7 +104,43 @@ impl Default for RenderOptions {
         RenderOptions {
             size: 256,
             background: [0, 0, 0, 0],
+            max_work: DEFAULT_MAX_WORK,
         }
+    }
+}
+
+/// The fill work [`render`] allows by default (see [`RenderOptions::max_work`]): about
+/// 2 to 3 seconds of filling on a slow, busy machine; the largest real file seen needs
+/// a three-thousandth of it at 256 pixels, a smooth mesh of two million triangles a
+/// hundredth.
+pub const DEFAULT_MAX_WORK: u64 = 20_000_000_000;
+
+/// What filling a scene's triangles costs, measured after projection and framing:
+/// sums over the triangles that are drawn, in pixels of the image without
+/// supersampling.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    /// The triangles that are drawn.
+    pub triangles: u64,
+    /// The sum of their areas, in pixels.
+    pub area: f64,
+    /// The sum of their heights, in pixels.
+    pub height: f64,
+}
+
+impl Work {
+    /// What one row of a triangle costs beyond its pixels (finding the span and
+    /// starting it), in pixels filled in the same time.
+    pub const PER_ROW: u64 = 40;
+
+    /// The estimated work of filling the triangles `supersample` times as large (1 to
+    /// 4), in pixels: their area, plus the rows they span (each triangle at least
+    /// one) at [`PER_ROW`](Self::PER_ROW) pixels a row.
+    pub fn at(&self, supersample: u32) -> u64 {
+        let k = f64::from(supersample);
+        let rows = self.height * k + self.triangles as f64;
+        // The sums are finite and not negative; the cast saturates.
+        (self.area * k * k + rows * Self::PER_ROW as f64) as u64
     }
 }
 
@@ -126,55 +186,36 @@ impl Image {
 /// Draws the scene's triangles (every mesh and primitive) as the [module docs](self)
 /// describe.
 ///
-/// Errors ([`ErrorKind::Invalid`]): a size outside [`MIN_SIZE`]..=[`MAX_SIZE`], or no
-/// triangle to draw.
+/// Errors: [`ErrorKind::Invalid`] for a size outside [`MIN_SIZE`]..=[`MAX_SIZE`] or
+/// no triangle to draw; [`ErrorKind::WorkLimitExceeded`] when the fill work, even
+/// without supersampling, is over [`RenderOptions::max_work`].
 pub fn render(scene: &Scene, options: &RenderOptions) -> Result<Image> {
     let size = options.size;
-    if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
-        return Err(invalid(format!(
-            "image size {size}: must be {MIN_SIZE} to {MAX_SIZE} pixels"
-        )));
-    }
+    check_size(size)?;
     let camera = Camera::new(scene.up);
+    let Pass1 {
+        mut faces,
+        lo,
+        hi,
+        work,
+    } = pass1(scene, &camera, size)?;
 
-    // Pass 1: the triangles that can be drawn, their depth and shade, and the extent.
-    let mut faces = Vec::new();
-    let mut lo = [f64::INFINITY; 2];
-    let mut hi = [f64::NEG_INFINITY; 2];
-    for (p, prim) in scene.meshes.iter().flat_map(|m| &m.primitives).enumerate() {
-        for (t, tri) in prim.triangles.iter().enumerate() {
-            let Some(w) = camera.triangle(&prim.positions, tri) else {
-                continue;
-            };
-            let Some(shade) = camera.shade(&w) else {
-                continue;
-            };
-            for v in &w {
-                let s = camera.project(v);
-                for ((l, h), x) in lo.iter_mut().zip(&mut hi).zip(s) {
-                    *l = l.min(x);
-                    *h = h.max(x);
-                }
-            }
-            let depth = w.iter().map(|v| dot(v, &camera.toward)).sum::<f64>();
-            faces.push(Face {
-                depth,
-                shade,
-                prim: p,
-                tri: t,
-            });
-        }
-    }
-    if faces.is_empty() {
-        return Err(invalid(
-            "nothing to draw: no triangle with positions that are finite and in range".into(),
+    // The most supersampling the budget allows, or none and an error.
+    let most = (SUPERSAMPLED_SIDE / size).clamp(1, 4);
+    let Some(k) = (1..=most).rev().find(|&k| work.at(k) <= options.max_work) else {
+        return Err(Error::new(
+            "render",
+            ErrorKind::WorkLimitExceeded {
+                what: "fill work (pixels, without supersampling)",
+                estimated: work.at(1),
+                limit: options.max_work,
+            },
         ));
-    }
+    };
     // Farthest first; equal depths keep the file's order.
     faces.sort_by(|a, b| a.depth.total_cmp(&b.depth));
 
     // Pass 2: frame and paint.
-    let k = (SUPERSAMPLED_SIDE / size).clamp(1, 4);
     let side = size * k;
     let mut pixmap = Pixmap::new(side, side).ok_or_else(|| invalid("image size".into()))?;
     let [r, g, b, a] = options.background;
@@ -232,6 +273,103 @@ pub fn render(scene: &Scene, options: &RenderOptions) -> Result<Image> {
     Ok(Image {
         pixmap: downsample(&pixmap, k)?,
     })
+}
+
+/// The fill work of drawing `scene` at `size` pixels (before supersampling), as
+/// [`render`] estimates it to choose its supersampling or refuse; the same errors for
+/// a bad size or nothing to draw.
+pub fn work(scene: &Scene, size: u32) -> Result<Work> {
+    check_size(size)?;
+    Ok(pass1(scene, &Camera::new(scene.up), size)?.work)
+}
+
+fn check_size(size: u32) -> Result<()> {
+    if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
+        return Err(invalid(format!(
+            "image size {size}: must be {MIN_SIZE} to {MAX_SIZE} pixels"
+        )));
+    }
+    Ok(())
+}
+
+/// What the first pass over the triangles finds.
+struct Pass1 {
+    /// The triangles that can be drawn, in the file's order.
+    faces: Vec<Face>,
+    /// The lower corner of the projected extent (screen units).
+    lo: [f64; 2],
+    /// The upper corner of the projected extent.
+    hi: [f64; 2],
+    /// Their fill work at `size`.
+    work: Work,
+}
+
+/// Pass 1: the triangles that can be drawn, their depth and shade, the extent, and the
+/// work of filling them in an image `size` pixels wide.
+fn pass1(scene: &Scene, camera: &Camera, size: u32) -> Result<Pass1> {
+    let mut faces = Vec::new();
+    let mut lo = [f64::INFINITY; 2];
+    let mut hi = [f64::NEG_INFINITY; 2];
+    // In screen units, scaled to pixels once the extent is known.
+    let (mut area, mut height) = (0.0f64, 0.0f64);
+    for (p, prim) in scene.meshes.iter().flat_map(|m| &m.primitives).enumerate() {
+        for (t, tri) in prim.triangles.iter().enumerate() {
+            let Some(w) = camera.triangle(&prim.positions, tri) else {
+                continue;
+            };
+            let Some(shade) = camera.shade(&w) else {
+                continue;
+            };
+            let s = w.map(|v| camera.project(&v));
+            for v in &s {
+                for ((l, h), &x) in lo.iter_mut().zip(&mut hi).zip(v) {
+                    *l = l.min(x);
+                    *h = h.max(x);
+                }
+            }
+            let [a, b, c] = s;
+            area += ((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])).abs() / 2.0;
+            height += a[1].max(b[1]).max(c[1]) - a[1].min(b[1]).min(c[1]);
+            let depth = w.iter().map(|v| dot(v, &camera.toward)).sum::<f64>();
+            faces.push(Face {
+                depth,
+                shade,
+                prim: p,
+                tri: t,
+            });
+        }
+    }
+    if faces.is_empty() {
+        return Err(invalid(
+            "nothing to draw: no triangle with positions that are finite and in range".into(),
+        ));
+    }
+    let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+    let scale = if extent > 0.0 && extent.is_finite() {
+        f64::from(size) * (1.0 - 2.0 * MARGIN) / extent
+    } else {
+        0.0
+    };
+    let work = Work {
+        triangles: faces.len() as u64,
+        area: finite_or_max(area * scale * scale),
+        height: finite_or_max(height * scale),
+    };
+    Ok(Pass1 {
+        faces,
+        lo,
+        hi,
+        work,
+    })
+}
+
+/// `x`, or the largest `f64` when it overflowed (a sum over huge coordinates).
+fn finite_or_max(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        f64::MAX
+    }
 }
 
 /// [`render`], encoded as PNG.
