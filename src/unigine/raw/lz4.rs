@@ -208,6 +208,15 @@ impl Out {
                 return;
             }
         }
+        self.matched_slow(src, anchor, ip, offset, len);
+    }
+
+    /// [`Out::matched`] for 15 literals or more, or a long match (about one sequence in
+    /// nine on a mesh payload): out of line, so the common case keeps its values in
+    /// registers.
+    #[cold]
+    #[inline(never)]
+    fn matched_slow(&mut self, src: &[u8], anchor: usize, ip: usize, offset: usize, len: usize) {
         self.sequence(src, anchor, ip, Some((offset, len)));
     }
 
@@ -357,12 +366,14 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
 /// 4 bytes those of `word` (the 8 bytes at `ip`). Candidates are always earlier
 /// positions, so the read at `found` is inside the input even when it is too far back;
 /// it is made either way and the two tests are joined into one word, leaving one
-/// branch per probe (the window test alone is hard to predict).
+/// branch per probe (the window test alone is hard to predict). The read is at
+/// `found.min(ip)`, which is `found`: the compiler then knows it lies within the 8 bytes
+/// read at `ip` and drops its bounds check.
 #[inline(always)]
 fn usable(src: &[u8], found: usize, ip: usize, word: u64) -> bool {
     // `MAX_DISTANCE` is 2^16 − 1: a distance within it has nothing above bit 15.
     let far = ip.wrapping_sub(found) >> MAX_DISTANCE.count_ones();
-    let diff = (u32_at(src, found) ^ word as u32) as usize;
+    let diff = (u32_at(src, found.min(ip)) ^ word as u32) as usize;
     far | diff == 0
 }
 
