@@ -8,8 +8,8 @@
 //! cannot be configured to match, so this module carries its own compressor.
 //! Decompression is `lz4_flex`'s.
 //!
-//! The compressor is safe code, 2–4% behind `lz4_flex`'s (unsafe) encoder on a mesh
-//! payload (0.96–0.98× as the best of 40 interleaved runs, 0.98–1.00× in thread CPU
+//! The compressor is safe code, 2–5% behind `lz4_flex`'s (unsafe) encoder on a mesh
+//! payload (0.955–0.975× as the best of 40 interleaved runs, 0.98–1.00× in thread CPU
 //! time; see the README's UNIGINE benchmarks) while doing liblz4's extra work (slower
 //! skipping, a probe for an immediate match after each match, a 32 KiB table, and the
 //! more matches a 5-byte hash finds): each probe takes one branch (window and 4-byte
@@ -31,14 +31,14 @@
 //! in thread CPU time. UNIGINE's 8192 entries make 5% more sequences on the payload
 //! (4.28 million against 4.05 million, mostly 5 to 8 bytes long) and a 32 KiB table
 //! that shares the L1 cache with the candidates it points to (a 64 KiB table costs
-//! another 6%). Tried and slower, each measured against this code: a branch-free
-//! backward extension (a word compare: the match's start then waits on a load, about
-//! 13%), the match end taken from the probe's 8-byte candidate read (its branch is
-//! unpredictable, 5%), the bytes 4–12 of the candidate read in the probe (7%),
-//! positions split into a 16-bit and an 8-bit table (24 KiB; 50% as tried, the extra
-//! work per probe), an 8-bit key per slot filtering candidates before their read (18%),
-//! a 64 KiB table of position and 4 bytes (no candidate read; no faster), and a counted
-//! loop for the first 65 probes (7%).
+//! another 6%). Tried and slower, each measured against this code or the one before: a
+//! branch-free backward extension (a word compare: the match's start then waits on a
+//! load, about 13%), the match end taken from the probe's 8-byte candidate read (its
+//! branch is unpredictable, 5%), the bytes 4–12 of the candidate read in the probe
+//! (7%), positions split into a 16-bit and an 8-bit table (24 KiB; 50% as tried, the
+//! extra work per probe), an 8-bit key per slot filtering candidates before their read
+//! (18%), a 64 KiB table of position and 4 bytes (no candidate read; no faster), and a
+//! counted loop for the first 65 probes (7%).
 
 /// Shortest match.
 const MIN_MATCH: usize = 4;
