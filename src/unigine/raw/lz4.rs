@@ -8,21 +8,37 @@
 //! cannot be configured to match, so this module carries its own compressor.
 //! Decompression is `lz4_flex`'s.
 //!
-//! The compressor is safe code, 5–9% behind `lz4_flex`'s (unsafe) encoder on a mesh
-//! payload (best of 40 interleaved runs; see the README's UNIGINE benchmarks) while
-//! doing liblz4's extra work (slower skipping, a probe for an immediate match after each
-//! match, a 32 KiB table, and the more matches a 5-byte hash finds): each probe takes
-//! one branch (window and 4-byte compare joined into one word), and the probe after a
-//! match does not read a candidate beyond the window (on a large input, a cache miss);
-//! that probe is made before the match's sequence is written, so its loads overlap the
-//! writing. Words are read as `u64`/`u32` from slices (one bounds check each, and only
-//! where the algorithm keeps them inside the input), matches are extended 8 bytes at a
-//! time over two pre-sliced windows (XOR, trailing zeros), the hash table is a
-//! fixed-size array of `u32` positions indexed through a mask, and the block is written
-//! through a cursor into a buffer of LZ4's worst-case size (a sequence with fewer than
-//! 15 literals and a short match as one 19-byte window, other short literal runs copied
-//! 16 bytes at a time). Its output is the same as the plain byte loop it replaced (kept
-//! as the tests' reference, `lz4/reference.rs`).
+//! The compressor is safe code, 2–5% behind `lz4_flex`'s (unsafe) encoder on a mesh
+//! payload (0.955–0.975× as the best of 40 interleaved runs, 0.98–1.00× in thread CPU
+//! time; see the README's UNIGINE benchmarks) while doing liblz4's extra work (slower
+//! skipping, a probe for an immediate match after each match, a 32 KiB table, and the
+//! more matches a 5-byte hash finds): each probe takes one branch (window and 4-byte
+//! compare joined into one word, the candidate read without a bounds check), and the
+//! probe after a match does not read a candidate beyond the window (on a large input, a
+//! cache miss); that probe is made before the match's sequence is written, so its loads
+//! overlap the writing. Words are read as `u64`/`u32` from slices (one bounds check
+//! each, and only where the algorithm keeps them inside the input), matches are
+//! extended 8 bytes at a time over two pre-sliced windows (XOR, trailing zeros), the
+//! hash table is a fixed-size array of `u32` positions indexed through a mask, and the
+//! block is written through a cursor into a buffer of LZ4's worst-case size (a sequence
+//! with fewer than 15 literals and a short match as one 19-byte window, other short
+//! literal runs copied 16 bytes at a time, longer sequences out of line). Its output is
+//! the same as the plain byte loop it replaced (kept as the tests' reference,
+//! `lz4/reference.rs`).
+//!
+//! What is left is the settings, not the code: with a 4096-entry table (lz4_flex's
+//! size, not UNIGINE's) this code finds lz4_flex's sequences and is 4% faster than it
+//! in thread CPU time. UNIGINE's 8192 entries make 5% more sequences on the payload
+//! (4.28 million against 4.05 million, mostly 5 to 8 bytes long) and a 32 KiB table
+//! that shares the L1 cache with the candidates it points to (a 64 KiB table costs
+//! another 6%). Tried and slower, each measured against this code or the one before: a
+//! branch-free backward extension (a word compare: the match's start then waits on a
+//! load, about 13%), the match end taken from the probe's 8-byte candidate read (its
+//! branch is unpredictable, 5%), the bytes 4–12 of the candidate read in the probe
+//! (7%), positions split into a 16-bit and an 8-bit table (24 KiB; 50% as tried, the
+//! extra work per probe), an 8-bit key per slot filtering candidates before their read
+//! (18%), a 64 KiB table of position and 4 bytes (no candidate read; no faster), and a
+//! counted loop for the first 65 probes (7%).
 
 /// Shortest match.
 const MIN_MATCH: usize = 4;
@@ -208,6 +224,15 @@ impl Out {
                 return;
             }
         }
+        self.matched_slow(src, anchor, ip, offset, len);
+    }
+
+    /// [`Out::matched`] for 15 literals or more, or a long match (about one sequence in
+    /// nine on a mesh payload): out of line, so the common case keeps its values in
+    /// registers.
+    #[cold]
+    #[inline(never)]
+    fn matched_slow(&mut self, src: &[u8], anchor: usize, ip: usize, offset: usize, len: usize) {
         self.sequence(src, anchor, ip, Some((offset, len)));
     }
 
@@ -357,12 +382,14 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
 /// 4 bytes those of `word` (the 8 bytes at `ip`). Candidates are always earlier
 /// positions, so the read at `found` is inside the input even when it is too far back;
 /// it is made either way and the two tests are joined into one word, leaving one
-/// branch per probe (the window test alone is hard to predict).
+/// branch per probe (the window test alone is hard to predict). The read is at
+/// `found.min(ip)`, which is `found`: the compiler then knows it lies within the 8 bytes
+/// read at `ip` and drops its bounds check.
 #[inline(always)]
 fn usable(src: &[u8], found: usize, ip: usize, word: u64) -> bool {
     // `MAX_DISTANCE` is 2^16 − 1: a distance within it has nothing above bit 15.
     let far = ip.wrapping_sub(found) >> MAX_DISTANCE.count_ones();
-    let diff = (u32_at(src, found) ^ word as u32) as usize;
+    let diff = (u32_at(src, found.min(ip)) ^ word as u32) as usize;
     far | diff == 0
 }
 
