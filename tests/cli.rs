@@ -330,3 +330,25 @@ fn verify_and_info_fail_on_damaged_payloads() {
         }
     }
 }
+
+#[test]
+fn render_over_its_work_budget_is_refused_with_the_way_to_raise_it() {
+    let out_dir = std::env::temp_dir().join(format!("meshcodec-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let png = out_dir.join("budget.png");
+    let input = fixture("v4.01-bones.mesh");
+    let out = meshcodec(&["render", s(&input), s(&png), "--max-work", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--max-work"), "{err}");
+    assert!(
+        err.contains(input.file_name().unwrap().to_str().unwrap()),
+        "{err}"
+    );
+    assert!(!png.exists(), "nothing written when refused");
+    // The default budget draws it.
+    let out = meshcodec(&["render", s(&input), s(&png)]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    std::fs::remove_dir_all(&out_dir).ok();
+}
