@@ -218,13 +218,19 @@ pub(crate) fn convert_model(
 /// [`convert_model`] of a mesh the caller no longer needs: it is dropped once the target
 /// is built and compared, before the target is written, so the written bytes are never
 /// held beside it.
-pub(crate) fn convert_owned(mesh: Mesh, v: Version, options: &ConvertOptions) -> Result<Converted> {
-    let c = mesh.convert_with(
-        v,
-        &WriteOptions {
-            core_mesh: options.core_mesh,
-        },
-    )?;
+///
+/// A 7.00 target's Draco encoding is done with the mesh's arrays given away
+/// ([`Mesh::draco_owned`]), so they are not held beside the encoder.
+pub(crate) fn convert_owned(
+    mut mesh: Mesh,
+    v: Version,
+    options: &ConvertOptions,
+) -> Result<Converted> {
+    let options = WriteOptions {
+        core_mesh: options.core_mesh,
+    };
+    let seed = mesh.draco_owned(v, &options)?;
+    let c = mesh.convert_seeded(v, &options, seed)?;
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
     drop(mesh);
     Ok(Converted {
@@ -328,9 +334,72 @@ fn text(info: &Info, version: Version) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{model_of_owned, FileMesh, Mesh};
+    use super::{convert_model, convert_owned, model_of_owned, FileMesh, Mesh};
     use crate::error::Limits;
+    use crate::file::ConvertOptions;
+    use crate::filemesh::model::convert::WriteOptions;
+    use crate::filemesh::Version;
     use std::path::Path;
+
+    /// A 7.00 conversion of a mesh given away, whose Draco work is done with its arrays
+    /// given away ([`Mesh::draco_owned`]), is the conversion: the same bytes, losses and
+    /// summary (or error). The meshes are every chunked fixture and corpus file, and each
+    /// one's 4.01 conversion (a 7.00 file's normals are on Draco's grid, so those take
+    /// the path given away).
+    #[test]
+    fn owned_draco_conversion_is_the_conversion() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (mut checked, mut owned) = (0, 0);
+        for dir in [
+            root.join("roundtrip-fixtures/chunked"),
+            crate::test_corpus_roblox(),
+        ] {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
+                    continue;
+                };
+                let limits = Limits::default();
+                let Ok(m) = Mesh::from_file_with_limits(&f, &limits) else {
+                    continue;
+                };
+                let options = ConvertOptions::default();
+                let mut sources = vec![m.clone()];
+                if let Ok(c) = convert_model(&m, Version::V4_01, &options) {
+                    let back = FileMesh::read(&c.bytes).expect("a 4.01 conversion reads");
+                    sources.push(Mesh::from_file(&back).expect("its model"));
+                }
+                for m in sources {
+                    let mut given = m.clone();
+                    if given
+                        .draco_owned(Version::V7_00, &WriteOptions::default())
+                        .is_ok_and(|d| d.is_some())
+                    {
+                        owned += 1;
+                    }
+                    let a = convert_model(&m, Version::V7_00, &options);
+                    let b = convert_owned(m, Version::V7_00, &options);
+                    match (a, b) {
+                        (Ok(a), Ok(b)) => {
+                            assert!(a.bytes == b.bytes, "{}", e.path().display());
+                            assert_eq!(a.losses, b.losses, "{}", e.path().display());
+                            assert_eq!(a.summary, b.summary);
+                        }
+                        (a, b) => assert_eq!(
+                            a.map(|c| c.summary).map_err(|e| e.to_string()),
+                            b.map(|c| c.summary).map_err(|e| e.to_string()),
+                            "{}",
+                            e.path().display()
+                        ),
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            checked >= 10 && owned >= 1,
+            "{checked} meshes, {owned} given away"
+        );
+    }
 
     /// The model of a file given away (its Draco bitstream moved, not copied) is the
     /// model read from it, or the same error, for every chunked fixture and corpus file.

@@ -108,8 +108,26 @@ impl Mesh {
     /// going through 4.00, is reported when it would not come back). An empty report
     /// means the conversion changes nothing.
     pub fn convert_with(&self, target: Version, options: &WriteOptions) -> Result<Conversion> {
-        let warm = self.warm_draco(target);
-        let mut file = self.to_file_with(target, options)?;
+        self.convert_seeded(target, options, None)
+    }
+
+    /// [`Mesh::convert_with`], with the Draco work [`Mesh::draco_owned`] did for these
+    /// arrays, if any.
+    pub(crate) fn convert_seeded(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+        seed: Option<OwnedDraco>,
+    ) -> Result<Conversion> {
+        let mut warm = self.warm_draco(target);
+        if let Some(seed) = seed {
+            warm.seed(
+                self.raw_vertex_slice(),
+                bytemuck::cast_slice(&self.faces),
+                seed,
+            );
+        }
+        let mut file = self.to_file_warm(target, options, &warm)?;
         let mut losses = Vec::new();
         super::losses::compare_file(self, &mut file, target, &mut losses, &warm)?;
         Ok(Conversion { file, losses })
@@ -139,12 +157,22 @@ impl Mesh {
 
     /// [`Mesh::to_file`] with options.
     pub fn to_file_with(&self, target: Version, options: &WriteOptions) -> Result<FileMesh> {
+        self.to_file_warm(target, options, &DracoMemo::default())
+    }
+
+    /// [`Mesh::to_file_with`], looking up the Draco work in `warm` before doing it.
+    fn to_file_warm(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+        warm: &DracoMemo<'_>,
+    ) -> Result<FileMesh> {
         self.check_indices()?;
         let body = match target {
             Version::V1_00 | Version::V1_01 => Body::V1(self.to_text(target)),
             Version::V2_00 | Version::V3_00 | Version::V3_01 => Body::V2(self.to_v2(target)),
             Version::V4_00 | Version::V4_01 | Version::V5_00 => Body::V4(self.to_v4(target)?),
-            Version::V6_00 | Version::V7_00 => Body::V6(self.to_v6(target, options)?),
+            Version::V6_00 | Version::V7_00 => Body::V6(self.to_v6(target, options, warm)?),
         };
         Ok(FileMesh {
             version: target,
@@ -351,7 +379,13 @@ impl Mesh {
     }
 
     /// The COREMESH payload for a chunked target (see the module docs).
-    pub(crate) fn core_for(&self, target: Version, options: &WriteOptions) -> Result<ChunkData> {
+    /// The Draco work in `warm` is looked up, not redone.
+    pub(crate) fn core_for(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+        warm: &DracoMemo<'_>,
+    ) -> Result<ChunkData> {
         let faces: &[Face] = bytemuck::cast_slice(&self.faces);
         let plan = core_plan(
             self.raw_vertex_slice(),
@@ -359,7 +393,7 @@ impl Mesh {
             CoreStored::of(self.stored.core.as_ref()),
             target,
             options,
-            &mut DracoMemo::default(),
+            &mut DracoMemo::child(warm),
         )?;
         Ok(match plan {
             // The arrays copied only into a COREMESH v1.
@@ -368,7 +402,8 @@ impl Mesh {
                 faces: faces.to_vec().into(),
             }),
             CorePlan::Draco(Blob::Stored(b)) => draco_chunk(b.to_vec()),
-            // The memo is gone: a bitstream encoded here moves into the chunk.
+            // The memo is gone: a bitstream encoded here moves into the chunk (one `warm`
+            // holds is copied).
             CorePlan::Draco(Blob::Encoded(b)) => {
                 draco_chunk(std::rc::Rc::try_unwrap(b).unwrap_or_else(|b| b.to_vec()))
             }
@@ -381,9 +416,14 @@ impl Mesh {
     }
 
     /// The chunks of a 6.00/7.00 target, in the source's order where there is one.
-    pub(crate) fn chunks_for(&self, target: Version, options: &WriteOptions) -> Result<Vec<Chunk>> {
+    pub(crate) fn chunks_for(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+        warm: &DracoMemo<'_>,
+    ) -> Result<Vec<Chunk>> {
         Ok(self
-            .planned_chunks(target, options)?
+            .planned_chunks(target, options, warm)?
             .into_iter()
             .map(|(_, c)| c)
             .collect())
@@ -395,9 +435,10 @@ impl Mesh {
         &self,
         target: Version,
         options: &WriteOptions,
+        warm: &DracoMemo<'_>,
     ) -> Result<Vec<(Option<ChunkKind>, Chunk)>> {
         self.plan_chunks_with(&|| self.lod_offsets_for(), &|| self.skin_for(), &mut || {
-            self.core_for(target, options)
+            self.core_for(target, options, warm)
         })
     }
 
@@ -565,9 +606,14 @@ impl Mesh {
         })
     }
 
-    fn to_v6(&self, target: Version, options: &WriteOptions) -> Result<FileMeshV6> {
+    fn to_v6(
+        &self,
+        target: Version,
+        options: &WriteOptions,
+        warm: &DracoMemo<'_>,
+    ) -> Result<FileMeshV6> {
         Ok(FileMeshV6 {
-            chunks: self.chunks_for(target, options)?,
+            chunks: self.chunks_for(target, options, warm)?,
         })
     }
 
@@ -808,6 +854,25 @@ impl<'a> DracoMemo<'a> {
         std::iter::successors(Some(self), |m| m.parent)
     }
 
+    /// Records the work [`Mesh::draco_owned`] did for these arrays: their bitstream,
+    /// which decodes to them.
+    fn seed(&mut self, vertices: &'a [Vertex], faces: &'a [Face], seed: OwnedDraco) {
+        let blob = Blob::Encoded(std::rc::Rc::new(seed.bitstream));
+        self.encoded.push((vertices, faces, blob.clone()));
+        self.decoded.push((blob, vertices, faces, true));
+    }
+
+    /// The arrays `bitstream` is known to decode to exactly (with the default limits),
+    /// if this memo or a parent checked that.
+    pub(crate) fn decoded_exactly(&self, bitstream: &[u8]) -> Option<(&'a [Vertex], &'a [Face])> {
+        self.chain().find_map(|m| {
+            m.decoded
+                .iter()
+                .find(|(b, _, _, same)| *same && b.bytes() == bitstream)
+                .map(|&(_, v, f, _)| (v, f))
+        })
+    }
+
     /// Notes a bitstream a mesh stored, so that one encoded equal to it is kept once.
     fn know(&mut self, blob: &'a [u8]) {
         if !self.known.iter().any(|k| std::ptr::eq(*k, blob)) {
@@ -884,6 +949,98 @@ impl Mesh {
             }
         }
         memo
+    }
+}
+
+/// Draco work done on a mesh's arrays while they were given away ([`Mesh::draco_owned`]).
+#[derive(Debug)]
+pub(crate) struct OwnedDraco {
+    /// [`draco::encode`](crate::filemesh::raw::draco::encode) of the arrays, which
+    /// decodes to them exactly.
+    bitstream: Vec<u8>,
+}
+
+/// A digest of vertex and face arrays: their lengths and two keyed 64-bit SipHashes of
+/// their bytes (random keys, so no input can be made to collide on purpose).
+type Digest = (usize, usize, u64, u64);
+
+fn digest(keys: &[std::hash::RandomState; 2], vertices: &[Vertex], faces: &[Face]) -> Digest {
+    use std::hash::{BuildHasher, Hasher};
+    let [a, b] = keys.each_ref().map(|k| {
+        let mut h = k.build_hasher();
+        h.write(bytemuck::cast_slice(vertices));
+        h.write(bytemuck::cast_slice(faces));
+        h.finish()
+    });
+    (vertices.len(), faces.len(), a, b)
+}
+
+impl Mesh {
+    /// The Draco work writing this mesh as `target` will do, done with its vertex and
+    /// face arrays given away while `draco-core`'s encoder runs and while its bitstream
+    /// is decoded again (each needs about twice the arrays' size besides, so holding
+    /// them too would add their size to the peak), for [`Mesh::convert_seeded`].
+    ///
+    /// Only where [`core_plan`] would encode the arrays and find that the bitstream
+    /// decodes to them, so that the result is the one it would give: a 7.00 target, the
+    /// automatic choice, no stored core mesh, face indices in range, arrays whose
+    /// decoding fits the default limits, and finite normals on Draco's grid that come
+    /// back bit for bit ([`draco::normals_survive`](crate::filemesh::raw::draco::normals_survive),
+    /// found from the normals alone while the arrays are still held). `None` otherwise,
+    /// and nothing is done.
+    ///
+    /// The arrays come back from the bitstream's decoding, checked against a digest of
+    /// their bytes taken before (their lengths and two randomly keyed 64-bit hashes).
+    /// Errors, the mesh then without vertices and faces, if the encoder refuses the mesh
+    /// or its bitstream does not decode to them.
+    pub(crate) fn draco_owned(
+        &mut self,
+        target: Version,
+        options: &WriteOptions,
+    ) -> Result<Option<OwnedDraco>> {
+        use crate::filemesh::raw::draco;
+        let limits = Limits::default();
+        let counts = draco::Counts {
+            faces: self.faces.len() as u64,
+            points: self.vertices.len() as u64,
+        };
+        if target != Version::V7_00
+            || options.core_mesh != CoreMesh::Auto
+            || self.stored.core.is_some()
+            || self.vertices.is_empty()
+            || u32::try_from(self.vertices.len()).is_err()
+            || counts.decoded_bytes() > limits.max_decoded_bytes
+            || self.check_indices().is_err()
+        {
+            return Ok(None);
+        }
+        let vertices = self.raw_vertex_slice();
+        if !vertices
+            .iter()
+            .all(|v| v.normal.iter().all(|x| x.is_finite()))
+            || !normals_fit_the_grid(vertices)
+            || !draco::normals_survive(vertices)
+        {
+            return Ok(None);
+        }
+        let keys = [(); 2].map(|()| std::hash::RandomState::new());
+        let before = digest(&keys, vertices, bytemuck::cast_slice(&self.faces));
+        let vertices: Vec<Vertex> =
+            bytemuck::allocation::cast_vec(std::mem::take(&mut self.vertices));
+        let faces: Vec<Face> = bytemuck::allocation::cast_vec(std::mem::take(&mut self.faces));
+        let bitstream = draco::encode_owned(vertices, faces)?;
+        let (vertices, faces) = draco::decode(&bitstream, &limits)?;
+        if digest(&keys, &vertices, &faces) != before {
+            return Err(Error::new(
+                draco::CONTEXT,
+                ErrorKind::Inconsistent(
+                    "Draco did not give back the vertices and faces it was given".into(),
+                ),
+            ));
+        }
+        self.vertices = bytemuck::allocation::cast_vec(vertices);
+        self.faces = bytemuck::allocation::cast_vec(faces);
+        Ok(Some(OwnedDraco { bitstream }))
     }
 }
 
@@ -1219,10 +1376,10 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
 
 #[cfg(test)]
 mod tests {
-    use super::normals_fit_the_grid;
+    use super::{normals_fit_the_grid, same_vertices, Mesh};
     use crate::error::Limits;
     use crate::filemesh::raw::chunks::ChunkData;
-    use crate::filemesh::raw::records::Vertex;
+    use crate::filemesh::raw::records::{Face, Vertex};
     use crate::filemesh::raw::{draco, Body, FileMesh};
     use std::path::Path;
 
@@ -1272,5 +1429,74 @@ mod tests {
             .collect();
         assert!(!normals_fit_the_grid(&many));
         assert!(normals_fit_the_grid(many.get(..1000).unwrap_or_default()));
+    }
+
+    /// The round trip of the normals alone says what the whole round trip does: on the
+    /// decoded Draco meshes (whose normals come back), and on the same meshes with their
+    /// normals moved off the grid, or on a grid of their own (a few values, not Draco's).
+    #[test]
+    fn normals_alone_tell_whether_they_come_back() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut meshes = Vec::new();
+        for dir in [
+            root.join("roundtrip-fixtures/chunked"),
+            crate::test_corpus_roblox(),
+        ] {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
+                    continue;
+                };
+                if let Ok(m) = Mesh::from_file(&f) {
+                    meshes.push((e.path(), m.raw_vertices(), m.faces.clone()));
+                }
+            }
+        }
+        for e in std::fs::read_dir(root.join("roundtrip-fixtures/draco"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let blob = std::fs::read(e.path()).unwrap_or_default();
+            if let Ok((v, f)) = draco::decode(&blob, &Limits::default()) {
+                let faces = f.iter().map(|f| f.indices).collect();
+                meshes.push((e.path(), v, faces));
+            }
+        }
+        let (mut same, mut changed) = (0, 0);
+        for (path, vertices, faces) in meshes {
+            let faces: &[Face] = bytemuck::cast_slice(&faces);
+            let nudged: Vec<Vertex> = vertices
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Vertex {
+                    normal: v.normal.map(|x| x + (i % 3) as f32 * 1e-3),
+                    ..*v
+                })
+                .collect();
+            let few: Vec<Vertex> = vertices
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Vertex {
+                    normal: [0.1 * (i % 7) as f32, 0.3, -0.7],
+                    ..*v
+                })
+                .collect();
+            for v in [vertices, nudged, few] {
+                let Ok(blob) = draco::encode(&v, faces) else {
+                    continue;
+                };
+                let Ok((back, _)) = draco::decode(&blob, &Limits::default()) else {
+                    continue;
+                };
+                let whole = same_vertices(&back, &v);
+                assert_eq!(draco::normals_survive(&v), whole, "{}", path.display());
+                if whole {
+                    same += 1;
+                } else {
+                    changed += 1;
+                }
+            }
+        }
+        assert!(same >= 1 && changed >= 1, "{same} kept, {changed} changed");
     }
 }

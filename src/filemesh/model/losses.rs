@@ -110,13 +110,17 @@ fn in_place(
                 Verts::V40(&c.vertices),
                 bytemuck::cast_slice(c.faces.as_slice()),
             ),
-            ChunkData::CoreMeshV2(c) => {
-                decoded = c.decode(&Limits::default())?;
-                (
-                    Verts::V40(&decoded.vertices),
-                    bytemuck::cast_slice(decoded.faces.as_slice()),
-                )
-            }
+            ChunkData::CoreMeshV2(c) => match warm.decoded_exactly(&c.draco) {
+                // A bitstream the Draco work done before decoded: the arrays it gave.
+                Some((v, f)) => (Verts::V40(v), bytemuck::cast_slice(f)),
+                None => {
+                    decoded = c.decode(&Limits::default())?;
+                    (
+                        Verts::V40(&decoded.vertices),
+                        bytemuck::cast_slice(decoded.faces.as_slice()),
+                    )
+                }
+            },
             _ => (Verts::V40(&[]), &[]),
         },
     };
