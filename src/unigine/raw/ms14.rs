@@ -519,8 +519,7 @@ impl Ms14Mesh {
     /// vertex counts and its index counts, from the surface header.
     fn payload_args(&self, i: usize) -> Result<(Vec<u32>, u32, u32)> {
         let h = self.surfaces.get(i).ok_or_else(|| self.no_surface(i))?;
-        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
-        Ok((counts, h.coordinate_index_count, h.triangle_index_count))
+        Ok(h.payload_args())
     }
 
     /// Serialises a geometry payload for surface `i` (uncompressed bytes, ready to be
@@ -632,6 +631,8 @@ pub const COPLANAR_COS: f64 = 0.99999;
 /// position (a counting sort), not from sorting all sides.
 #[allow(clippy::indexing_slicing)] // only fixed-size arrays, indexed by 0..3
 pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usize) -> Ms14Tree {
+    // The edge flags first: their scratch arrays are gone before the tree's are made.
+    let edge_flags = edge_flags(positions, coordinate_indices);
     // Per triangle, the box of its corners (a missing position reads as the origin) and
     // its centroid, computed once.
     let mut boxes: Vec<[f32; 6]> = Vec::with_capacity(coordinate_indices.len() / 3);
@@ -654,7 +655,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
     }
     let n = boxes.len();
     let mut tree = Ms14Tree {
-        edge_flags: edge_flags(positions, coordinate_indices).into(),
+        edge_flags: edge_flags.into(),
         ..Ms14Tree::default()
     };
     let mut order: Vec<u32> = (0..n as u32).collect();
@@ -1003,15 +1004,7 @@ impl Ms14Mesh {
         };
         let mut total = 0u64;
         for (i, d) in c.data.iter().enumerate() {
-            let tree = build_tree(
-                d.targets
-                    .first()
-                    .map(|t| t.positions.as_slice())
-                    .unwrap_or_default(),
-                &d.coordinate_indices,
-                TREE_LEAF_TRIANGLES as usize,
-            );
-            let tree = tree.to_bytes()?;
+            let tree = tree_payload(d)?;
             let geometry = m.surface_geometry_bytes(i, d)?;
             total += (geometry.len() + tree.len()) as u64;
             m.blocks.geometry.push(Lz4Block::compress(&geometry));
@@ -1022,21 +1015,175 @@ impl Ms14Mesh {
         Ok(m)
     }
 
+    /// The ms14 file, magic first, of [`Ms14Mesh::from_classic`]`(c, memory_estimate)`:
+    /// the bytes its mesh writes ([`UnigineMesh::write`](super::super::UnigineMesh::write)),
+    /// built in stages so that the mesh, the payloads, their blocks and the file are not
+    /// all held at once. The trees are built and compressed first (they need the
+    /// positions and indices); then each surface's geometry payload is written and its
+    /// data dropped, and the payload is compressed and dropped as its block goes into the
+    /// file, which is the one buffer that grows. At most the surfaces not yet written,
+    /// one payload and its block, the tree blocks and the file so far are held.
+    pub fn write_classic(mut c: ClassicMesh, memory_estimate: Option<i64>) -> Result<Vec<u8>> {
+        // Triangle indices that are the coordinate indices (an import's) are held once.
+        let shared: Vec<bool> = c
+            .data
+            .iter_mut()
+            .map(|d| {
+                let same = d.triangle_indices == d.coordinate_indices;
+                if same {
+                    d.triangle_indices = Vec::new();
+                }
+                same
+            })
+            .collect();
+        Ms14Mesh::write_classic_shared(c, &shared, memory_estimate)
+    }
+
+    /// [`Ms14Mesh::write_classic`] of a mesh whose surfaces marked in `shared` have no
+    /// triangle indices of their own: they stand for their coordinate indices (the
+    /// mesh written is the one with those copied in).
+    pub(crate) fn write_classic_shared(
+        c: ClassicMesh,
+        shared: &[bool],
+        memory_estimate: Option<i64>,
+    ) -> Result<Vec<u8>> {
+        let ClassicMesh {
+            bounds,
+            bones,
+            surfaces,
+            bind_pose,
+            data,
+            ..
+        } = c;
+        let is_shared = |i: usize| shared.get(i).copied().unwrap_or(false);
+        let surfaces = surfaces
+            .iter()
+            .zip(&data)
+            .enumerate()
+            .map(|(i, (h, d))| {
+                let mut m = Ms14SurfaceHeader::for_surface(h, d)?;
+                if is_shared(i) {
+                    m.triangle_index_count = m.coordinate_index_count;
+                }
+                Ok(m)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut total = 0u64;
+        let mut trees = Vec::with_capacity(data.len());
+        for d in &data {
+            let tree = tree_payload(d)?;
+            total += tree.len() as u64;
+            trees.push(Lz4Block::compress(&tree));
+        }
+        // The head (magic to bind pose) is what the mesh's own writer writes before the
+        // geometry blocks: the mesh is written with empty blocks (16 bytes each; then a
+        // separator, the tree blocks, a separator, the offsets and a separator) and those
+        // cut off. It is written again over itself once the memory estimate is known.
+        let n = surfaces.len();
+        let mut mesh = Ms14Mesh {
+            tree_leaf_triangles: CInt(TREE_LEAF_TRIANGLES),
+            bounds,
+            bones,
+            surfaces,
+            memory_estimate: 0,
+            bind_pose,
+            blocks: Ms14Blocks {
+                geometry: vec![Lz4Block::default(); n],
+                trees: vec![Lz4Block::default(); n],
+            },
+        };
+        let head = |m: &Ms14Mesh| -> Result<Vec<u8>> {
+            let mut b = write_all(&MAGIC, m, 4096, ())?;
+            b.truncate(b.len().saturating_sub(40 * n + 12));
+            Ok(b)
+        };
+        let mut out = head(&mesh)?;
+        let tail = trees.iter().map(|t| t.data.len() + 16).sum::<usize>() + 8 * n + 12;
+        let mut starts = Vec::with_capacity(n);
+        for (i, (h, d)) in mesh.surfaces.iter().zip(data).enumerate() {
+            let ti = if is_shared(i) {
+                &d.coordinate_indices
+            } else {
+                &d.triangle_indices
+            };
+            let payload = h.geometry_payload_with(&d, ti)?;
+            drop(d);
+            total += payload.len() as u64;
+            starts.push(out.len());
+            append_block(&mut out, payload, tail);
+        }
+        mesh.memory_estimate = memory_estimate.unwrap_or(total as i64);
+        let head = head(&mesh)?;
+        if let Some(h) = out.get_mut(..head.len()) {
+            h.copy_from_slice(&head);
+        }
+        let mut w = std::io::Cursor::new(out);
+        w.set_position(w.get_ref().len() as u64);
+        let finish = |w: &mut std::io::Cursor<Vec<u8>>| -> BinResult<()> {
+            MAGIC.write_options(w, Endian::Little, ())?;
+            trees.write_options(w, Endian::Little, ())?;
+            MAGIC.write_options(w, Endian::Little, ())?;
+            for s in starts {
+                count_as::<i64>(s, "file offset")?.write_options(w, Endian::Little, ())?;
+            }
+            MAGIC.write_options(w, Endian::Little, ())
+        };
+        finish(&mut w).map_err(|e| crate::error::from_binrw(e, None))?;
+        Ok(w.into_inner())
+    }
+
     /// The geometry payload of surface `i` from its data in the ms10–ms13 layout, written
     /// straight from `d`: the bytes [`Ms14Mesh::geometry_bytes`] gives for
     /// `Ms14Geometry::from(d.clone())`, without the copy.
     pub fn surface_geometry_bytes(&self, i: usize, d: &SurfaceData) -> Result<Vec<u8>> {
-        let args = self.payload_args(i)?;
-        let bound = size_bound(
-            d.targets
-                .iter()
-                .map(|t| (t.positions.len(), t.tangents.len())),
-            &d.weights,
-            d.uv0.len() + d.uv1.len(),
-            d.colors.len(),
-            d.coordinate_indices.len() + d.triangle_indices.len(),
-        );
-        write_all(&[], &GeometryOf(d), bound, args)
+        let h = self.surfaces.get(i).ok_or_else(|| self.no_surface(i))?;
+        h.geometry_payload(d)
+    }
+}
+
+/// The serialised edges and spatial tree of a surface ([`build_tree`] on its base
+/// positions and coordinate indices).
+fn tree_payload(d: &SurfaceData) -> Result<Vec<u8>> {
+    build_tree(
+        d.targets
+            .first()
+            .map(|t| t.positions.as_slice())
+            .unwrap_or_default(),
+        &d.coordinate_indices,
+        TREE_LEAF_TRIANGLES as usize,
+    )
+    .to_bytes()
+}
+
+/// Appends `payload` to the file `out` as an LZ4 block ([`Lz4Block::compress`]: the
+/// same size fields and bytes). The payload is dropped once compressed. When the block
+/// is larger than the file so far (a mesh with one large surface), the file so far is
+/// put in front of the block, in the block's buffer, rather than the block copied after
+/// it: the block is then never held twice. `tail` is what the caller appends after
+/// this block, reserved with it.
+fn append_block(out: &mut Vec<u8>, payload: Vec<u8>, tail: usize) {
+    let size = payload.len() as u64;
+    let packed = super::lz4::compress(&payload);
+    let data = if packed.len() >= payload.len() {
+        drop(packed);
+        payload
+    } else {
+        drop(payload);
+        packed
+    };
+    let mut sizes = [0u8; 16];
+    let (a, b) = sizes.split_at_mut(8);
+    a.copy_from_slice(&size.to_le_bytes());
+    b.copy_from_slice(&(data.len() as u64).to_le_bytes());
+    if out.len() < data.len() {
+        let mut data = data;
+        data.reserve_exact(out.len() + sizes.len() + tail);
+        data.splice(0..0, out.iter().copied().chain(sizes));
+        *out = data;
+    } else {
+        out.reserve(sizes.len() + data.len() + tail);
+        out.extend_from_slice(&sizes);
+        out.extend_from_slice(&data);
     }
 }
 
@@ -1064,7 +1211,12 @@ fn size_bound(
 /// A surface in the ms10–ms13 layout written as an ms14 geometry payload: field for
 /// field what [`Ms14Geometry`]'s `BinWrite` writes for the same arrays (same checks,
 /// same writers), from borrowed data.
-struct GeometryOf<'a>(&'a SurfaceData);
+struct GeometryOf<'a> {
+    data: &'a SurfaceData,
+    /// The triangle indices: `data`'s own, or its coordinate indices when they are
+    /// the same ([`Ms14Mesh::write_classic`] holds them once).
+    triangle_indices: &'a Vec<u32>,
+}
 
 impl BinWrite for GeometryOf<'_> {
     type Args<'a> = (Vec<u32>, u32, u32);
@@ -1075,7 +1227,7 @@ impl BinWrite for GeometryOf<'_> {
         endian: Endian,
         (counts, ci, ti): (Vec<u32>, u32, u32),
     ) -> BinResult<()> {
-        let d = self.0;
+        let d = self.data;
         if d.targets.len() != counts.len() {
             return Err(inconsistent(format!(
                 "the header names {} morph targets, the geometry has {}",
@@ -1113,7 +1265,7 @@ impl BinWrite for GeometryOf<'_> {
             ),
         )?;
         write_indices(
-            &d.triangle_indices,
+            self.triangle_indices,
             writer,
             endian,
             (
@@ -1126,6 +1278,47 @@ impl BinWrite for GeometryOf<'_> {
 }
 
 impl Ms14SurfaceHeader {
+    /// The arguments a geometry payload of this surface is written with: its targets'
+    /// vertex counts and its index counts.
+    fn payload_args(&self) -> (Vec<u32>, u32, u32) {
+        let counts = self.targets.iter().map(|t| t.vertex_count).collect();
+        (
+            counts,
+            self.coordinate_index_count,
+            self.triangle_index_count,
+        )
+    }
+
+    /// The geometry payload of this surface from its data in the ms10–ms13 layout,
+    /// written straight from `d` (see [`Ms14Mesh::surface_geometry_bytes`]).
+    fn geometry_payload(&self, d: &SurfaceData) -> Result<Vec<u8>> {
+        self.geometry_payload_with(d, &d.triangle_indices)
+    }
+
+    /// [`Ms14SurfaceHeader::geometry_payload`] with these triangle indices in place of
+    /// `d`'s.
+    #[allow(clippy::ptr_arg)] // written by `write_indices`, which binrw hands a `&Vec`
+    fn geometry_payload_with(
+        &self,
+        d: &SurfaceData,
+        triangle_indices: &Vec<u32>,
+    ) -> Result<Vec<u8>> {
+        let bound = size_bound(
+            d.targets
+                .iter()
+                .map(|t| (t.positions.len(), t.tangents.len())),
+            &d.weights,
+            d.uv0.len() + d.uv1.len(),
+            d.colors.len(),
+            d.coordinate_indices.len() + triangle_indices.len(),
+        );
+        let g = GeometryOf {
+            data: d,
+            triangle_indices,
+        };
+        write_all(&[], &g, bound, self.payload_args())
+    }
+
     /// The ms14 header of a surface in the ms10–ms13 layout: its header, with the index
     /// and per-target position counts of its geometry.
     pub fn for_surface(h: &SurfaceHeader, d: &SurfaceData) -> Result<Ms14SurfaceHeader> {
