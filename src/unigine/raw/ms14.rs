@@ -624,8 +624,10 @@ pub const COPLANAR_COS: f64 = 0.99999;
 ///
 /// Built without a `Vec` per node: one array of triangle numbers is partitioned in
 /// place (stably, through one scratch buffer), so it ends in leaf order; each
-/// triangle's box and centroid are computed once; the pass of a split that moves the
-/// triangles also grows each child's box from its triangles' boxes, in triangle order
+/// triangle's centroid is computed once (its box, from its corners, where it is used:
+/// kept for every triangle, the boxes would weigh on a conversion's peak memory); the
+/// pass of a split that moves the triangles also grows each child's box from its
+/// triangles' boxes, in triangle order
 /// ([`grow`]: bit for bit the fold over the corners); the three candidate axes are
 /// counted in one pass. Edge neighbours come from the list of triangles around each
 /// position (a counting sort), not from sorting all sides.
@@ -633,37 +635,28 @@ pub const COPLANAR_COS: f64 = 0.99999;
 pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usize) -> Ms14Tree {
     // The edge flags first: their scratch arrays are gone before the tree's are made.
     let edge_flags = edge_flags(positions, coordinate_indices);
-    // Per triangle, the box of its corners (a missing position reads as the origin) and
-    // its centroid, computed once.
-    let mut boxes: Vec<[f32; 6]> = Vec::with_capacity(coordinate_indices.len() / 3);
+    // Per triangle, its centroid, computed once; its box where it is used.
     let mut centroids: Vec<[f64; 3]> = Vec::with_capacity(coordinate_indices.len() / 3);
+    let mut root = EMPTY;
     for t in coordinate_indices.chunks_exact(3) {
-        let p = |k: usize| {
-            t.get(k)
-                .and_then(|&i| positions.get(i as usize))
-                .copied()
-                .unwrap_or_default()
-        };
-        let (a, b, c) = (p(0), p(1), p(2));
-        let mut bb = EMPTY;
-        for q in [a, b, c] {
-            grow(&mut bb, &[q[0], q[1], q[2], q[0], q[1], q[2]]);
-        }
-        boxes.push(bb);
+        let [a, b, c] = corners(positions, t);
+        grow(&mut root, &box_of([a, b, c]));
         centroids
             .push([0, 1, 2].map(|x| (f64::from(a[x]) + f64::from(b[x]) + f64::from(c[x])) / 3.0));
     }
-    let n = boxes.len();
+    let n = centroids.len();
+    let triangle_box = |t: u32| {
+        let t = t as usize;
+        coordinate_indices
+            .get(3 * t..3 * t + 3)
+            .map_or(EMPTY, |c| box_of(corners(positions, c)))
+    };
     let mut tree = Ms14Tree {
         edge_flags: edge_flags.into(),
         ..Ms14Tree::default()
     };
     let mut order: Vec<u32> = (0..n as u32).collect();
     let mut right: Vec<u32> = vec![0; n];
-    let mut root = EMPTY;
-    for b in &boxes {
-        grow(&mut root, b);
-    }
     if n == 0 {
         root = [0.0; 6];
     }
@@ -753,7 +746,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                     }
                     w += usize::from(below);
                     r += usize::from(!below);
-                    let b = boxes.get(t as usize).unwrap_or(&EMPTY);
+                    let b = &triangle_box(t);
                     lbb.add(std::hint::select_unpredictable(below, b, &EMPTY));
                     rbb.add(std::hint::select_unpredictable(below, &EMPTY, b));
                 }
@@ -782,6 +775,28 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
         }
     }
     tree
+}
+
+/// The corners of the triangle whose coordinate indices are `t` (a missing position
+/// reads as the origin).
+#[inline(always)]
+fn corners(positions: &[[f32; 3]], t: &[u32]) -> [[f32; 3]; 3] {
+    [0, 1, 2].map(|k| {
+        t.get(k)
+            .and_then(|&i| positions.get(i as usize))
+            .copied()
+            .unwrap_or_default()
+    })
+}
+
+/// The box of a triangle's corners, grown from [`EMPTY`] by each in turn.
+#[inline(always)]
+fn box_of(corners: [[f32; 3]; 3]) -> [f32; 6] {
+    let mut bb = EMPTY;
+    for q in corners {
+        grow(&mut bb, &[q[0], q[1], q[2], q[0], q[1], q[2]]);
+    }
+    bb
 }
 
 /// A box that grows to anything: +∞ minima, −∞ maxima.
