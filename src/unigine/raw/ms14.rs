@@ -624,10 +624,11 @@ pub const COPLANAR_COS: f64 = 0.99999;
 ///
 /// Built without a `Vec` per node: one array of triangle numbers is partitioned in
 /// place (stably, through one scratch buffer), so it ends in leaf order; each
-/// triangle's centroid is computed once (its box, from its corners, where it is used:
-/// kept for every triangle, the boxes would weigh on a conversion's peak memory); the
-/// pass of a split that moves the triangles also grows each child's box from its
-/// triangles' boxes, in triangle order
+/// triangle's box and centroid are computed once, side by side (the centroid kept as
+/// `f32`, and computed again in `f64` where that is too coarse to tell its side:
+/// [`is_below`]; 36 bytes a triangle, not 48, at what is the peak of a conversion to
+/// ms14); the pass of a split that moves the triangles also grows each child's box
+/// from its triangles' boxes, in triangle order
 /// ([`grow`]: bit for bit the fold over the corners); the three candidate axes are
 /// counted in one pass. Edge neighbours come from the list of triangles around each
 /// position (a counting sort), not from sorting all sides.
@@ -635,21 +636,27 @@ pub const COPLANAR_COS: f64 = 0.99999;
 pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usize) -> Ms14Tree {
     // The edge flags first: their scratch arrays are gone before the tree's are made.
     let edge_flags = edge_flags(positions, coordinate_indices);
-    // Per triangle, its centroid, computed once; its box where it is used.
-    let mut centroids: Vec<[f64; 3]> = Vec::with_capacity(coordinate_indices.len() / 3);
-    let mut root = EMPTY;
+    // Per triangle, the box of its corners (a missing position reads as the origin) and
+    // its centroid, computed once, side by side (one array, read together).
+    let mut tris: Vec<Triangle> = Vec::with_capacity(coordinate_indices.len() / 3);
     for t in coordinate_indices.chunks_exact(3) {
         let [a, b, c] = corners(positions, t);
-        grow(&mut root, &box_of([a, b, c]));
-        centroids
-            .push([0, 1, 2].map(|x| (f64::from(a[x]) + f64::from(b[x]) + f64::from(c[x])) / 3.0));
+        let mut bb = EMPTY;
+        for q in [a, b, c] {
+            grow(&mut bb, &[q[0], q[1], q[2], q[0], q[1], q[2]]);
+        }
+        tris.push(Triangle {
+            bb,
+            centroid: [0, 1, 2].map(|x| centroid([a[x], b[x], c[x]]) as f32),
+        });
     }
-    let n = centroids.len();
-    let triangle_box = |t: u32| {
+    let n = tris.len();
+    // A centroid coordinate as a split compares it (`f64`), from the corners.
+    let exact = |t: u32, a: usize| {
         let t = t as usize;
         coordinate_indices
             .get(3 * t..3 * t + 3)
-            .map_or(EMPTY, |c| box_of(corners(positions, c)))
+            .map_or(0.0, |c| centroid(corners(positions, c).map(|q| q[a])))
     };
     let mut tree = Ms14Tree {
         edge_flags: edge_flags.into(),
@@ -657,6 +664,10 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
     };
     let mut order: Vec<u32> = (0..n as u32).collect();
     let mut right: Vec<u32> = vec![0; n];
+    let mut root = EMPTY;
+    for t in &tris {
+        grow(&mut root, &t.bb);
+    }
     if n == 0 {
         root = [0.0; 6];
     }
@@ -693,22 +704,38 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
         }
         tree.node_bounds.push(bb);
         let bb = bb.map(f64::from);
-        let tris = order.get(start..end).unwrap_or_default();
+        let here = order.get(start..end).unwrap_or_default();
         let mut best: Option<(usize, usize, f64)> = None;
-        if tris.len() >= leaf {
+        if here.len() >= leaf {
             let mid = [0, 1, 2].map(|a| (bb[a] + bb[a + 3]) / 2.0);
             let mut below = [0usize; 3];
-            for &t in tris {
-                if let Some(c) = centroids.get(t as usize) {
+            let mut unsure = false;
+            for &t in here {
+                if let Some(x) = tris.get(t as usize) {
                     for a in 0..3 {
-                        below[a] += usize::from(c[a] < mid[a]);
+                        let (b, u) = side(x.centroid[a], mid[a]);
+                        below[a] += usize::from(b);
+                        unsure |= u;
+                    }
+                }
+            }
+            if unsure {
+                // A centroid too near a middle for its f32 value to tell: counted again,
+                // those from their corners.
+                below = [0; 3];
+                for &t in here {
+                    if let Some(x) = tris.get(t as usize) {
+                        for a in 0..3 {
+                            below[a] +=
+                                usize::from(is_below(x.centroid[a], mid[a], || exact(t, a)));
+                        }
                     }
                 }
             }
             for a in 0..3 {
                 let left = below[a];
-                let score = left.abs_diff(tris.len() - left);
-                if left > 0 && left < tris.len() && best.is_none_or(|(s, _, _)| score < s) {
+                let score = left.abs_diff(here.len() - left);
+                if left > 0 && left < here.len() && best.is_none_or(|(s, _, _)| score < s) {
                     best = Some((score, a, mid[a]));
                 }
             }
@@ -717,7 +744,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
             None => {
                 let first = tree.triangle_refs.len() as i32;
                 tree.triangle_refs
-                    .extend(tris.iter().map(|&t| CInt(3 * t as i32)));
+                    .extend(here.iter().map(|&t| CInt(3 * t as i32)));
                 tree.nodes.push(TreeNode {
                     axis: 0,
                     left: CInt(-1),
@@ -737,7 +764,8 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                 let (mut w, mut r) = (start, 0);
                 for i in start..end {
                     let Some(&t) = order.get(i) else { break };
-                    let below = centroids.get(t as usize).is_some_and(|c| c[a] < mid);
+                    let x = tris.get(t as usize);
+                    let below = x.is_some_and(|x| is_below(x.centroid[a], mid, || exact(t, a)));
                     if let Some(slot) = order.get_mut(w) {
                         *slot = t;
                     }
@@ -746,7 +774,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                     }
                     w += usize::from(below);
                     r += usize::from(!below);
-                    let b = &triangle_box(t);
+                    let b = x.map_or(&EMPTY, |x| &x.bb);
                     lbb.add(std::hint::select_unpredictable(below, b, &EMPTY));
                     rbb.add(std::hint::select_unpredictable(below, &EMPTY, b));
                 }
@@ -777,6 +805,13 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
     tree
 }
 
+/// A triangle as [`build_tree`] splits it: the box of its corners and its centroid
+/// (as `f32`, see [`is_below`]).
+struct Triangle {
+    bb: [f32; 6],
+    centroid: [f32; 3],
+}
+
 /// The corners of the triangle whose coordinate indices are `t` (a missing position
 /// reads as the origin).
 #[inline(always)]
@@ -789,14 +824,41 @@ fn corners(positions: &[[f32; 3]], t: &[u32]) -> [[f32; 3]; 3] {
     })
 }
 
-/// The box of a triangle's corners, grown from [`EMPTY`] by each in turn.
+/// A triangle's centroid on one axis, from its corners' coordinates, in `f64`: what a
+/// split compares with its middle.
 #[inline(always)]
-fn box_of(corners: [[f32; 3]; 3]) -> [f32; 6] {
-    let mut bb = EMPTY;
-    for q in corners {
-        grow(&mut bb, &[q[0], q[1], q[2], q[0], q[1], q[2]]);
+fn centroid([a, b, c]: [f32; 3]) -> f64 {
+    (f64::from(a) + f64::from(b) + f64::from(c)) / 3.0
+}
+
+/// Whether a centroid coordinate (in `f64`, as `exact` computes it) is below `mid`,
+/// told from its value rounded to `f32`, `c32`. Rounding moves it by at most half an
+/// `f32` step (at most |c32| × 2⁻²⁴, or 2⁻¹⁵⁰ below the normal range), so when `c32`
+/// is farther than twice that from `mid` it is on the same side; otherwise (a centroid
+/// at the middle, or not finite, or a middle that is NaN) it is computed again. The
+/// answer is always the `f64` comparison's, and the centroids take half the memory.
+#[inline(always)]
+fn is_below(c32: f32, mid: f64, exact: impl Fn() -> f64) -> bool {
+    match side(c32, mid) {
+        (below, false) => below,
+        (_, true) => exact() < mid,
     }
-    bb
+}
+
+/// [`is_below`] without the exact value: whether `c32` is below `mid`, and whether
+/// that may not be the exact centroid's side (then the side is to be found again).
+/// Without branches.
+#[inline(always)]
+fn side(c32: f32, mid: f64) -> (bool, bool) {
+    /// 2⁻²³: twice the largest rounding to `f32`, relative to the value.
+    const STEP: f64 = 1.0 / 8_388_608.0;
+    /// Above 2⁻¹⁴⁹ (the smallest `f32` step): twice the rounding below the normal range.
+    const TINY: f64 = 1.5e-45;
+    let c = f64::from(c32);
+    let d = c - mid;
+    // NaN anywhere leaves `sure` false.
+    let sure = d.abs() > c.abs() * STEP + TINY;
+    (d < 0.0, !sure)
 }
 
 /// A box that grows to anything: +∞ minima, −∞ maxima.
