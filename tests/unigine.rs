@@ -326,6 +326,9 @@ fn ms14_rebuilt_from_geometry_is_byte_identical() {
             unreachable!()
         };
         let classic = m.to_classic(&Limits::default()).unwrap();
+        // Written as it is built: the same bytes.
+        let written = Ms14Mesh::write_classic(classic.clone(), Some(orig.memory_estimate));
+        assert!(written.unwrap() == bytes, "{}", path.display());
         let rebuilt = Ms14Mesh::from_classic(classic, Some(orig.memory_estimate)).unwrap();
         for i in 0..orig.surfaces.len() {
             assert_eq!(
@@ -943,6 +946,29 @@ proptest! {
         let bytes = out.into_inner();
         prop_assert_eq!(bytes.len(), CInt(v).encoded_len());
         prop_assert_eq!(CInt::read_le(&mut std::io::Cursor::new(&bytes)).unwrap(), CInt(v));
+    }
+
+    /// An ms14 mesh written as it is built (`Ms14Mesh::write_classic`) is the mesh
+    /// `from_classic` builds, written: the same bytes or the same error, with triangle
+    /// indices of their own or the same as the coordinate indices (held once).
+    #[test]
+    fn ms14_written_as_built_is_ms14_written(m in mesh(), share in any::<bool>()) {
+        use meshcodec::unigine::raw::ms14::Ms14Mesh;
+        let MeshBody::Classic(mut c) = m.body else { unreachable!() };
+        if share {
+            for d in &mut c.data {
+                d.triangle_indices = d.coordinate_indices.clone();
+            }
+        }
+        let built = Ms14Mesh::from_classic(c.clone(), None).and_then(|b| {
+            UnigineMesh { version: MeshVersion::Ms14, body: MeshBody::Ms14(b) }.write()
+        });
+        let written = Ms14Mesh::write_classic(c, None);
+        match (built, written) {
+            (Ok(a), Ok(b)) => prop_assert!(a == b),
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "{:?} / {:?}", a.map(|v| v.len()), b.map(|v| v.len())),
+        }
     }
 
     #[test]

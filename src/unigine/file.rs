@@ -207,32 +207,32 @@ fn anim_text(info: &AnimInfo) -> String {
 /// A scene as a UNIGINE mesh of `version` ([`super::import::import`]), with its `.anim`
 /// files (ms13, ms14), for [`crate::file::import_with_files`].
 pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
-    written(super::import::import(scene, version)?, version)
+    // The mesh is done with once written (an ms14 mesh holds its compressed geometry):
+    // the summary comes from the counts taken when it was built, not from decoding it.
+    written(super::import::import(scene, version)?.written()?, version)
 }
 
-/// [`import`] taking the scene (see [`super::import::import_owned`]).
+/// [`import`] taking the scene, with the same result: the scene is dropped as the mesh
+/// is made, and an ms14 mesh is written as it is built
+/// ([`super::import::import_file`]).
 pub(crate) fn import_owned(
     scene: Scene,
     version: MeshVersion,
 ) -> Result<(Converted, Vec<ExtraFile>)> {
-    written(super::import::import_owned(scene, version)?, version)
+    written(super::import::import_file(scene, version)?, version)
 }
 
 /// The file, summary and `.anim` files of an imported mesh.
 fn written(
-    imported: super::import::Imported,
+    imported: super::import::ImportedFile,
     version: MeshVersion,
 ) -> Result<(Converted, Vec<ExtraFile>)> {
-    let super::import::Imported {
-        mesh,
+    let super::import::ImportedFile {
+        bytes,
         animations,
         losses,
         counts,
     } = imported;
-    let bytes = mesh.write()?;
-    // The mesh is done with once written (an ms14 mesh holds its compressed geometry):
-    // the summary comes from the counts taken when it was built, not from decoding it.
-    drop(mesh);
     let mut extra = Vec::new();
     let mut taken = std::collections::HashSet::new();
     let several = animations.len() > 1;

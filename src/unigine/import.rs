@@ -83,9 +83,89 @@ pub fn import(scene: &Scene, version: MeshVersion) -> Result<Imported> {
     import_owned(scene.clone(), version)
 }
 
-/// [`import`] taking the scene, which it turns in place instead of copying: for a
-/// conversion that has no further use for the scene.
-pub fn import_owned(mut scene: Scene, version: MeshVersion) -> Result<Imported> {
+/// [`import`] taking the scene, which it turns in place instead of copying, and whose
+/// arrays it drops as the mesh's are made: for a conversion that has no further use for
+/// the scene.
+pub fn import_owned(scene: Scene, version: MeshVersion) -> Result<Imported> {
+    let (classic, rest) = build(scene, version, false)?;
+    let body = if version == MeshVersion::Ms14 {
+        MeshBody::Ms14(Ms14Mesh::from_classic(classic, None)?)
+    } else {
+        MeshBody::Classic(classic)
+    };
+    Ok(Imported {
+        mesh: UnigineMesh { version, body },
+        animations: rest.animations,
+        losses: rest.losses,
+        counts: rest.counts,
+    })
+}
+
+/// A scene imported and written: the bytes of [`import_owned`]'s mesh, with its
+/// animation files, losses and counts.
+pub(crate) struct ImportedFile {
+    /// The mesh file.
+    pub bytes: Vec<u8>,
+    /// As [`Imported::animations`].
+    pub animations: Vec<(String, UnigineAnim)>,
+    /// As [`Imported::losses`].
+    pub losses: Vec<Loss>,
+    /// As [`Imported::counts`].
+    pub counts: Counts,
+}
+
+impl Imported {
+    /// The mesh written, with the rest.
+    pub(crate) fn written(self) -> Result<ImportedFile> {
+        Ok(ImportedFile {
+            bytes: self.mesh.write()?,
+            animations: self.animations,
+            losses: self.losses,
+            counts: self.counts,
+        })
+    }
+}
+
+/// [`import_owned`] written, with the same bytes: an ms14 mesh is written as it is
+/// built ([`Ms14Mesh::write_classic`]), so its classic mesh, geometry payload, LZ4
+/// blocks and file are not all held at once.
+pub(crate) fn import_file(scene: Scene, version: MeshVersion) -> Result<ImportedFile> {
+    let ms14 = version == MeshVersion::Ms14;
+    let (classic, rest) = build(scene, version, ms14)?;
+    let bytes = if ms14 {
+        let shared = vec![true; classic.data.len()];
+        Ms14Mesh::write_classic_shared(classic, &shared, None)?
+    } else {
+        UnigineMesh {
+            version,
+            body: MeshBody::Classic(classic),
+        }
+        .write()?
+    };
+    Ok(ImportedFile {
+        bytes,
+        animations: rest.animations,
+        losses: rest.losses,
+        counts: rest.counts,
+    })
+}
+
+/// What an import makes besides the mesh.
+struct Rest {
+    animations: Vec<(String, UnigineAnim)>,
+    losses: Vec<Loss>,
+    counts: Counts,
+}
+
+/// The scene as a mesh in the ms10–ms13 layout (ms14's is made from it) and the rest;
+/// the scene's primitives are dropped one by one as their surfaces are made. With
+/// `shared_indices`, the surfaces' triangle indices (the same as their coordinate
+/// indices) are left empty, for [`Ms14Mesh::write_classic_shared`].
+fn build(
+    mut scene: Scene,
+    version: MeshVersion,
+    shared_indices: bool,
+) -> Result<(ClassicMesh, Rest)> {
     scene.check()?;
     if scene.up == UpAxis::Y {
         to_z_up(&mut scene);
@@ -113,12 +193,12 @@ pub fn import_owned(mut scene: Scene, version: MeshVersion) -> Result<Imported> 
     let mut stats = Stats::default();
     let mut surfaces = Vec::new();
     let mut data = Vec::new();
-    for m in &scene.meshes {
+    for m in std::mem::take(&mut scene.meshes) {
         if m.lod != 0 {
             stats.lod_meshes += 1;
             continue;
         }
-        for p in &m.primitives {
+        for p in m.primitives {
             let name = if !p.name.is_empty() {
                 p.name.clone()
             } else if !m.name.is_empty() {
@@ -126,7 +206,7 @@ pub fn import_owned(mut scene: Scene, version: MeshVersion) -> Result<Imported> 
             } else {
                 format!("surface_{}", surfaces.len())
             };
-            let (h, d) = surface(p, name, version, skinned, &mut stats);
+            let (h, d) = surface(p, name, version, skinned, shared_indices, &mut stats);
             surfaces.push(h);
             data.push(d);
         }
@@ -183,22 +263,19 @@ pub fn import_owned(mut scene: Scene, version: MeshVersion) -> Result<Imported> 
         faces: classic
             .data
             .iter()
-            .map(|d| d.triangle_indices.len() / 3)
+            .map(|d| d.coordinate_indices.len() / 3)
             .sum(),
         bones: classic.bones.len(),
         embedded_animations: classic.animation_names.len(),
     };
-    let body = if version == MeshVersion::Ms14 {
-        MeshBody::Ms14(Ms14Mesh::from_classic(classic, None)?)
-    } else {
-        MeshBody::Classic(classic)
-    };
-    Ok(Imported {
-        mesh: UnigineMesh { version, body },
-        animations: animation_files,
-        losses,
-        counts,
-    })
+    Ok((
+        classic,
+        Rest {
+            animations: animation_files,
+            losses,
+            counts,
+        },
+    ))
 }
 
 fn refused(what: String) -> Error {
@@ -497,44 +574,27 @@ impl Stats {
     }
 }
 
-/// One primitive as a surface header and its geometry.
+/// One primitive as a surface header and its geometry. The primitive's arrays are
+/// moved into the surface where they are stored as they are (positions, UVs, indices)
+/// and dropped once used where they are not (normals, colours, skin). With
+/// `shared_indices` the triangle indices are left empty (see [`build`]).
 fn surface(
-    p: &Primitive,
+    mut p: Primitive,
     name: String,
     version: MeshVersion,
     skinned: bool,
+    shared_indices: bool,
     stats: &mut Stats,
 ) -> (SurfaceHeader, SurfaceData) {
     let n = p.positions.len();
-    let normals = match &p.normals {
+    let normals = match p.normals.take() {
         Some(v) => v.iter().map(|x| x.map(f64::from)).collect(),
-        None => face_normals(p),
+        None => face_normals(&p),
     };
-    let tangents = tangent_frames(p, &normals, version);
-    let indices: Vec<u32> = p.triangles.iter().flatten().copied().collect();
-    let mut targets = vec![TargetData {
-        positions: p.positions.clone().into(),
-        tangents: tangents.clone(),
-    }];
-    let mut names = vec![UString::new("")];
-    for t in &p.morph_targets {
-        if t.default_weight != 0.0 {
-            stats.morph_weights += 1;
-        }
-        names.push(UString::new(&t.name));
-        let positions: Vec<[f32; 3]> = p
-            .positions
-            .iter()
-            .zip(&t.position_deltas)
-            .map(|(b, d)| [b[0] + d[0], b[1] + d[1], b[2] + d[2]])
-            .collect();
-        targets.push(TargetData {
-            positions: positions.into(),
-            tangents: tangents.clone(),
-        });
-    }
-    let weights = match (&p.joints, &p.weights) {
-        (Some(j), Some(w)) if skinned => skin_weights(j, w, stats),
+    let tangents = tangent_frames(&p, &normals, version);
+    drop(normals);
+    let weights = match (p.joints.take(), p.weights.take()) {
+        (Some(j), Some(w)) if skinned => skin_weights(&j, &w, stats),
         _ => {
             if skinned && n > 0 {
                 stats.unskinned += 1;
@@ -542,20 +602,9 @@ fn surface(
             Weights::default()
         }
     };
-    let (uv0, uv1) = match &p.uvs {
-        Some(uv) => {
-            stats.extra_uv_sets += p.extra_uvs.len().saturating_sub(1);
-            (uv.clone(), p.extra_uvs.first().cloned().unwrap_or_default())
-        }
-        None => {
-            if !p.extra_uvs.is_empty() && n > 0 {
-                stats.uv1_without_uv0 += 1;
-            }
-            (Vec::new(), Vec::new())
-        }
-    };
     let colors: Vec<[u8; 4]> = p
         .colors
+        .take()
         .iter()
         .flatten()
         .map(|c| {
@@ -568,6 +617,36 @@ fn surface(
             })
         })
         .collect();
+    let (uv0, uv1) = match p.uvs.take() {
+        Some(uv) => {
+            stats.extra_uv_sets += p.extra_uvs.len().saturating_sub(1);
+            (uv, p.extra_uvs.drain(..).next().unwrap_or_default())
+        }
+        None => {
+            if !p.extra_uvs.is_empty() && n > 0 {
+                stats.uv1_without_uv0 += 1;
+            }
+            (Vec::new(), Vec::new())
+        }
+    };
+    let mut names = vec![UString::new("")];
+    let mut morphs = Vec::with_capacity(p.morph_targets.len());
+    for t in std::mem::take(&mut p.morph_targets) {
+        if t.default_weight != 0.0 {
+            stats.morph_weights += 1;
+        }
+        names.push(UString::new(&t.name));
+        let positions: Vec<[f32; 3]> = p
+            .positions
+            .iter()
+            .zip(&t.position_deltas)
+            .map(|(b, d)| [b[0] + d[0], b[1] + d[1], b[2] + d[2]])
+            .collect();
+        morphs.push(TargetData {
+            positions: positions.into(),
+            tangents: tangents.clone(),
+        });
+    }
     let header = SurfaceHeader {
         name: UString::new(&name),
         lightmap_channel: 0,
@@ -575,14 +654,27 @@ fn surface(
         bounds: bounds_of(&p.positions),
         targets: names,
     };
+    let mut targets = Vec::with_capacity(1 + morphs.len());
+    targets.push(TargetData {
+        positions: std::mem::take(&mut p.positions).into(),
+        tangents,
+    });
+    targets.append(&mut morphs);
+    // The triangles' buffer is the indices' (no copy); flattened only if it cannot be.
+    let indices: Vec<u32> = bytemuck::allocation::try_cast_vec(std::mem::take(&mut p.triangles))
+        .unwrap_or_else(|(_, t)| t.into_iter().flatten().collect());
     let data = SurfaceData {
         targets,
         weights,
         uv0: uv0.into(),
         uv1: uv1.into(),
         colors: colors.into(),
-        coordinate_indices: indices.clone(),
-        triangle_indices: indices,
+        triangle_indices: if shared_indices {
+            Vec::new()
+        } else {
+            indices.clone()
+        },
+        coordinate_indices: indices,
     };
     (header, data)
 }

@@ -519,8 +519,7 @@ impl Ms14Mesh {
     /// vertex counts and its index counts, from the surface header.
     fn payload_args(&self, i: usize) -> Result<(Vec<u32>, u32, u32)> {
         let h = self.surfaces.get(i).ok_or_else(|| self.no_surface(i))?;
-        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
-        Ok((counts, h.coordinate_index_count, h.triangle_index_count))
+        Ok(h.payload_args())
     }
 
     /// Serialises a geometry payload for surface `i` (uncompressed bytes, ready to be
@@ -625,43 +624,49 @@ pub const COPLANAR_COS: f64 = 0.99999;
 ///
 /// Built without a `Vec` per node: one array of triangle numbers is partitioned in
 /// place (stably, through one scratch buffer), so it ends in leaf order; each
-/// triangle's box and centroid are computed once; the pass of a split that moves the
-/// triangles also grows each child's box from its triangles' boxes, in triangle order
+/// triangle's box and centroid are computed once, side by side (the centroid kept as
+/// `f32`, and computed again in `f64` where that is too coarse to tell its side:
+/// [`is_below`]; 36 bytes a triangle, not 48, at what is the peak of a conversion to
+/// ms14); the pass of a split that moves the triangles also grows each child's box
+/// from its triangles' boxes, in triangle order
 /// ([`grow`]: bit for bit the fold over the corners); the three candidate axes are
 /// counted in one pass. Edge neighbours come from the list of triangles around each
 /// position (a counting sort), not from sorting all sides.
 #[allow(clippy::indexing_slicing)] // only fixed-size arrays, indexed by 0..3
 pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usize) -> Ms14Tree {
+    // The edge flags first: their scratch arrays are gone before the tree's are made.
+    let edge_flags = edge_flags(positions, coordinate_indices);
     // Per triangle, the box of its corners (a missing position reads as the origin) and
-    // its centroid, computed once.
-    let mut boxes: Vec<[f32; 6]> = Vec::with_capacity(coordinate_indices.len() / 3);
-    let mut centroids: Vec<[f64; 3]> = Vec::with_capacity(coordinate_indices.len() / 3);
+    // its centroid, computed once, side by side (one array, read together).
+    let mut tris: Vec<Triangle> = Vec::with_capacity(coordinate_indices.len() / 3);
     for t in coordinate_indices.chunks_exact(3) {
-        let p = |k: usize| {
-            t.get(k)
-                .and_then(|&i| positions.get(i as usize))
-                .copied()
-                .unwrap_or_default()
-        };
-        let (a, b, c) = (p(0), p(1), p(2));
+        let [a, b, c] = corners(positions, t);
         let mut bb = EMPTY;
         for q in [a, b, c] {
             grow(&mut bb, &[q[0], q[1], q[2], q[0], q[1], q[2]]);
         }
-        boxes.push(bb);
-        centroids
-            .push([0, 1, 2].map(|x| (f64::from(a[x]) + f64::from(b[x]) + f64::from(c[x])) / 3.0));
+        tris.push(Triangle {
+            bb,
+            centroid: [0, 1, 2].map(|x| centroid([a[x], b[x], c[x]]) as f32),
+        });
     }
-    let n = boxes.len();
+    let n = tris.len();
+    // A centroid coordinate as a split compares it (`f64`), from the corners.
+    let exact = |t: u32, a: usize| {
+        let t = t as usize;
+        coordinate_indices
+            .get(3 * t..3 * t + 3)
+            .map_or(0.0, |c| centroid(corners(positions, c).map(|q| q[a])))
+    };
     let mut tree = Ms14Tree {
-        edge_flags: edge_flags(positions, coordinate_indices).into(),
+        edge_flags: edge_flags.into(),
         ..Ms14Tree::default()
     };
     let mut order: Vec<u32> = (0..n as u32).collect();
     let mut right: Vec<u32> = vec![0; n];
     let mut root = EMPTY;
-    for b in &boxes {
-        grow(&mut root, b);
+    for t in &tris {
+        grow(&mut root, &t.bb);
     }
     if n == 0 {
         root = [0.0; 6];
@@ -699,22 +704,38 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
         }
         tree.node_bounds.push(bb);
         let bb = bb.map(f64::from);
-        let tris = order.get(start..end).unwrap_or_default();
+        let here = order.get(start..end).unwrap_or_default();
         let mut best: Option<(usize, usize, f64)> = None;
-        if tris.len() >= leaf {
+        if here.len() >= leaf {
             let mid = [0, 1, 2].map(|a| (bb[a] + bb[a + 3]) / 2.0);
             let mut below = [0usize; 3];
-            for &t in tris {
-                if let Some(c) = centroids.get(t as usize) {
+            let mut unsure = false;
+            for &t in here {
+                if let Some(x) = tris.get(t as usize) {
                     for a in 0..3 {
-                        below[a] += usize::from(c[a] < mid[a]);
+                        let (b, u) = side(x.centroid[a], mid[a]);
+                        below[a] += usize::from(b);
+                        unsure |= u;
+                    }
+                }
+            }
+            if unsure {
+                // A centroid too near a middle for its f32 value to tell: counted again,
+                // those from their corners.
+                below = [0; 3];
+                for &t in here {
+                    if let Some(x) = tris.get(t as usize) {
+                        for a in 0..3 {
+                            below[a] +=
+                                usize::from(is_below(x.centroid[a], mid[a], || exact(t, a)));
+                        }
                     }
                 }
             }
             for a in 0..3 {
                 let left = below[a];
-                let score = left.abs_diff(tris.len() - left);
-                if left > 0 && left < tris.len() && best.is_none_or(|(s, _, _)| score < s) {
+                let score = left.abs_diff(here.len() - left);
+                if left > 0 && left < here.len() && best.is_none_or(|(s, _, _)| score < s) {
                     best = Some((score, a, mid[a]));
                 }
             }
@@ -723,7 +744,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
             None => {
                 let first = tree.triangle_refs.len() as i32;
                 tree.triangle_refs
-                    .extend(tris.iter().map(|&t| CInt(3 * t as i32)));
+                    .extend(here.iter().map(|&t| CInt(3 * t as i32)));
                 tree.nodes.push(TreeNode {
                     axis: 0,
                     left: CInt(-1),
@@ -743,7 +764,8 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                 let (mut w, mut r) = (start, 0);
                 for i in start..end {
                     let Some(&t) = order.get(i) else { break };
-                    let below = centroids.get(t as usize).is_some_and(|c| c[a] < mid);
+                    let x = tris.get(t as usize);
+                    let below = x.is_some_and(|x| is_below(x.centroid[a], mid, || exact(t, a)));
                     if let Some(slot) = order.get_mut(w) {
                         *slot = t;
                     }
@@ -752,7 +774,7 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
                     }
                     w += usize::from(below);
                     r += usize::from(!below);
-                    let b = boxes.get(t as usize).unwrap_or(&EMPTY);
+                    let b = x.map_or(&EMPTY, |x| &x.bb);
                     lbb.add(std::hint::select_unpredictable(below, b, &EMPTY));
                     rbb.add(std::hint::select_unpredictable(below, &EMPTY, b));
                 }
@@ -781,6 +803,62 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
         }
     }
     tree
+}
+
+/// A triangle as [`build_tree`] splits it: the box of its corners and its centroid
+/// (as `f32`, see [`is_below`]).
+struct Triangle {
+    bb: [f32; 6],
+    centroid: [f32; 3],
+}
+
+/// The corners of the triangle whose coordinate indices are `t` (a missing position
+/// reads as the origin).
+#[inline(always)]
+fn corners(positions: &[[f32; 3]], t: &[u32]) -> [[f32; 3]; 3] {
+    [0, 1, 2].map(|k| {
+        t.get(k)
+            .and_then(|&i| positions.get(i as usize))
+            .copied()
+            .unwrap_or_default()
+    })
+}
+
+/// A triangle's centroid on one axis, from its corners' coordinates, in `f64`: what a
+/// split compares with its middle.
+#[inline(always)]
+fn centroid([a, b, c]: [f32; 3]) -> f64 {
+    (f64::from(a) + f64::from(b) + f64::from(c)) / 3.0
+}
+
+/// Whether a centroid coordinate (in `f64`, as `exact` computes it) is below `mid`,
+/// told from its value rounded to `f32`, `c32`. Rounding moves it by at most half an
+/// `f32` step (at most |c32| × 2⁻²⁴, or 2⁻¹⁵⁰ below the normal range), so when `c32`
+/// is farther than twice that from `mid` it is on the same side; otherwise (a centroid
+/// at the middle, or not finite, or a middle that is NaN) it is computed again. The
+/// answer is always the `f64` comparison's, and the centroids take half the memory.
+#[inline(always)]
+fn is_below(c32: f32, mid: f64, exact: impl Fn() -> f64) -> bool {
+    match side(c32, mid) {
+        (below, false) => below,
+        (_, true) => exact() < mid,
+    }
+}
+
+/// [`is_below`] without the exact value: whether `c32` is below `mid`, and whether
+/// that may not be the exact centroid's side (then the side is to be found again).
+/// Without branches.
+#[inline(always)]
+fn side(c32: f32, mid: f64) -> (bool, bool) {
+    /// 2⁻²³: twice the largest rounding to `f32`, relative to the value.
+    const STEP: f64 = 1.0 / 8_388_608.0;
+    /// Above 2⁻¹⁴⁹ (the smallest `f32` step): twice the rounding below the normal range.
+    const TINY: f64 = 1.5e-45;
+    let c = f64::from(c32);
+    let d = c - mid;
+    // NaN anywhere leaves `sure` false.
+    let sure = d.abs() > c.abs() * STEP + TINY;
+    (d < 0.0, !sure)
 }
 
 /// A box that grows to anything: +∞ minima, −∞ maxima.
@@ -1003,15 +1081,7 @@ impl Ms14Mesh {
         };
         let mut total = 0u64;
         for (i, d) in c.data.iter().enumerate() {
-            let tree = build_tree(
-                d.targets
-                    .first()
-                    .map(|t| t.positions.as_slice())
-                    .unwrap_or_default(),
-                &d.coordinate_indices,
-                TREE_LEAF_TRIANGLES as usize,
-            );
-            let tree = tree.to_bytes()?;
+            let tree = tree_payload(d)?;
             let geometry = m.surface_geometry_bytes(i, d)?;
             total += (geometry.len() + tree.len()) as u64;
             m.blocks.geometry.push(Lz4Block::compress(&geometry));
@@ -1022,21 +1092,175 @@ impl Ms14Mesh {
         Ok(m)
     }
 
+    /// The ms14 file, magic first, of [`Ms14Mesh::from_classic`]`(c, memory_estimate)`:
+    /// the bytes its mesh writes ([`UnigineMesh::write`](super::super::UnigineMesh::write)),
+    /// built in stages so that the mesh, the payloads, their blocks and the file are not
+    /// all held at once. The trees are built and compressed first (they need the
+    /// positions and indices); then each surface's geometry payload is written and its
+    /// data dropped, and the payload is compressed and dropped as its block goes into the
+    /// file, which is the one buffer that grows. At most the surfaces not yet written,
+    /// one payload and its block, the tree blocks and the file so far are held.
+    pub fn write_classic(mut c: ClassicMesh, memory_estimate: Option<i64>) -> Result<Vec<u8>> {
+        // Triangle indices that are the coordinate indices (an import's) are held once.
+        let shared: Vec<bool> = c
+            .data
+            .iter_mut()
+            .map(|d| {
+                let same = d.triangle_indices == d.coordinate_indices;
+                if same {
+                    d.triangle_indices = Vec::new();
+                }
+                same
+            })
+            .collect();
+        Ms14Mesh::write_classic_shared(c, &shared, memory_estimate)
+    }
+
+    /// [`Ms14Mesh::write_classic`] of a mesh whose surfaces marked in `shared` have no
+    /// triangle indices of their own: they stand for their coordinate indices (the
+    /// mesh written is the one with those copied in).
+    pub(crate) fn write_classic_shared(
+        c: ClassicMesh,
+        shared: &[bool],
+        memory_estimate: Option<i64>,
+    ) -> Result<Vec<u8>> {
+        let ClassicMesh {
+            bounds,
+            bones,
+            surfaces,
+            bind_pose,
+            data,
+            ..
+        } = c;
+        let is_shared = |i: usize| shared.get(i).copied().unwrap_or(false);
+        let surfaces = surfaces
+            .iter()
+            .zip(&data)
+            .enumerate()
+            .map(|(i, (h, d))| {
+                let mut m = Ms14SurfaceHeader::for_surface(h, d)?;
+                if is_shared(i) {
+                    m.triangle_index_count = m.coordinate_index_count;
+                }
+                Ok(m)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut total = 0u64;
+        let mut trees = Vec::with_capacity(data.len());
+        for d in &data {
+            let tree = tree_payload(d)?;
+            total += tree.len() as u64;
+            trees.push(Lz4Block::compress(&tree));
+        }
+        // The head (magic to bind pose) is what the mesh's own writer writes before the
+        // geometry blocks: the mesh is written with empty blocks (16 bytes each; then a
+        // separator, the tree blocks, a separator, the offsets and a separator) and those
+        // cut off. It is written again over itself once the memory estimate is known.
+        let n = surfaces.len();
+        let mut mesh = Ms14Mesh {
+            tree_leaf_triangles: CInt(TREE_LEAF_TRIANGLES),
+            bounds,
+            bones,
+            surfaces,
+            memory_estimate: 0,
+            bind_pose,
+            blocks: Ms14Blocks {
+                geometry: vec![Lz4Block::default(); n],
+                trees: vec![Lz4Block::default(); n],
+            },
+        };
+        let head = |m: &Ms14Mesh| -> Result<Vec<u8>> {
+            let mut b = write_all(&MAGIC, m, 4096, ())?;
+            b.truncate(b.len().saturating_sub(40 * n + 12));
+            Ok(b)
+        };
+        let mut out = head(&mesh)?;
+        let tail = trees.iter().map(|t| t.data.len() + 16).sum::<usize>() + 8 * n + 12;
+        let mut starts = Vec::with_capacity(n);
+        for (i, (h, d)) in mesh.surfaces.iter().zip(data).enumerate() {
+            let ti = if is_shared(i) {
+                &d.coordinate_indices
+            } else {
+                &d.triangle_indices
+            };
+            let payload = h.geometry_payload_with(&d, ti)?;
+            drop(d);
+            total += payload.len() as u64;
+            starts.push(out.len());
+            append_block(&mut out, payload, tail);
+        }
+        mesh.memory_estimate = memory_estimate.unwrap_or(total as i64);
+        let head = head(&mesh)?;
+        if let Some(h) = out.get_mut(..head.len()) {
+            h.copy_from_slice(&head);
+        }
+        let mut w = std::io::Cursor::new(out);
+        w.set_position(w.get_ref().len() as u64);
+        let finish = |w: &mut std::io::Cursor<Vec<u8>>| -> BinResult<()> {
+            MAGIC.write_options(w, Endian::Little, ())?;
+            trees.write_options(w, Endian::Little, ())?;
+            MAGIC.write_options(w, Endian::Little, ())?;
+            for s in starts {
+                count_as::<i64>(s, "file offset")?.write_options(w, Endian::Little, ())?;
+            }
+            MAGIC.write_options(w, Endian::Little, ())
+        };
+        finish(&mut w).map_err(|e| crate::error::from_binrw(e, None))?;
+        Ok(w.into_inner())
+    }
+
     /// The geometry payload of surface `i` from its data in the ms10–ms13 layout, written
     /// straight from `d`: the bytes [`Ms14Mesh::geometry_bytes`] gives for
     /// `Ms14Geometry::from(d.clone())`, without the copy.
     pub fn surface_geometry_bytes(&self, i: usize, d: &SurfaceData) -> Result<Vec<u8>> {
-        let args = self.payload_args(i)?;
-        let bound = size_bound(
-            d.targets
-                .iter()
-                .map(|t| (t.positions.len(), t.tangents.len())),
-            &d.weights,
-            d.uv0.len() + d.uv1.len(),
-            d.colors.len(),
-            d.coordinate_indices.len() + d.triangle_indices.len(),
-        );
-        write_all(&[], &GeometryOf(d), bound, args)
+        let h = self.surfaces.get(i).ok_or_else(|| self.no_surface(i))?;
+        h.geometry_payload(d)
+    }
+}
+
+/// The serialised edges and spatial tree of a surface ([`build_tree`] on its base
+/// positions and coordinate indices).
+fn tree_payload(d: &SurfaceData) -> Result<Vec<u8>> {
+    build_tree(
+        d.targets
+            .first()
+            .map(|t| t.positions.as_slice())
+            .unwrap_or_default(),
+        &d.coordinate_indices,
+        TREE_LEAF_TRIANGLES as usize,
+    )
+    .to_bytes()
+}
+
+/// Appends `payload` to the file `out` as an LZ4 block ([`Lz4Block::compress`]: the
+/// same size fields and bytes). The payload is dropped once compressed. When the block
+/// is larger than the file so far (a mesh with one large surface), the file so far is
+/// put in front of the block, in the block's buffer, rather than the block copied after
+/// it: the block is then never held twice. `tail` is what the caller appends after
+/// this block, reserved with it.
+fn append_block(out: &mut Vec<u8>, payload: Vec<u8>, tail: usize) {
+    let size = payload.len() as u64;
+    let packed = super::lz4::compress(&payload);
+    let data = if packed.len() >= payload.len() {
+        drop(packed);
+        payload
+    } else {
+        drop(payload);
+        packed
+    };
+    let mut sizes = [0u8; 16];
+    let (a, b) = sizes.split_at_mut(8);
+    a.copy_from_slice(&size.to_le_bytes());
+    b.copy_from_slice(&(data.len() as u64).to_le_bytes());
+    if out.len() < data.len() {
+        let mut data = data;
+        data.reserve_exact(out.len() + sizes.len() + tail);
+        data.splice(0..0, out.iter().copied().chain(sizes));
+        *out = data;
+    } else {
+        out.reserve(sizes.len() + data.len() + tail);
+        out.extend_from_slice(&sizes);
+        out.extend_from_slice(&data);
     }
 }
 
@@ -1064,7 +1288,12 @@ fn size_bound(
 /// A surface in the ms10–ms13 layout written as an ms14 geometry payload: field for
 /// field what [`Ms14Geometry`]'s `BinWrite` writes for the same arrays (same checks,
 /// same writers), from borrowed data.
-struct GeometryOf<'a>(&'a SurfaceData);
+struct GeometryOf<'a> {
+    data: &'a SurfaceData,
+    /// The triangle indices: `data`'s own, or its coordinate indices when they are
+    /// the same ([`Ms14Mesh::write_classic`] holds them once).
+    triangle_indices: &'a Vec<u32>,
+}
 
 impl BinWrite for GeometryOf<'_> {
     type Args<'a> = (Vec<u32>, u32, u32);
@@ -1075,7 +1304,7 @@ impl BinWrite for GeometryOf<'_> {
         endian: Endian,
         (counts, ci, ti): (Vec<u32>, u32, u32),
     ) -> BinResult<()> {
-        let d = self.0;
+        let d = self.data;
         if d.targets.len() != counts.len() {
             return Err(inconsistent(format!(
                 "the header names {} morph targets, the geometry has {}",
@@ -1113,7 +1342,7 @@ impl BinWrite for GeometryOf<'_> {
             ),
         )?;
         write_indices(
-            &d.triangle_indices,
+            self.triangle_indices,
             writer,
             endian,
             (
@@ -1126,6 +1355,47 @@ impl BinWrite for GeometryOf<'_> {
 }
 
 impl Ms14SurfaceHeader {
+    /// The arguments a geometry payload of this surface is written with: its targets'
+    /// vertex counts and its index counts.
+    fn payload_args(&self) -> (Vec<u32>, u32, u32) {
+        let counts = self.targets.iter().map(|t| t.vertex_count).collect();
+        (
+            counts,
+            self.coordinate_index_count,
+            self.triangle_index_count,
+        )
+    }
+
+    /// The geometry payload of this surface from its data in the ms10–ms13 layout,
+    /// written straight from `d` (see [`Ms14Mesh::surface_geometry_bytes`]).
+    fn geometry_payload(&self, d: &SurfaceData) -> Result<Vec<u8>> {
+        self.geometry_payload_with(d, &d.triangle_indices)
+    }
+
+    /// [`Ms14SurfaceHeader::geometry_payload`] with these triangle indices in place of
+    /// `d`'s.
+    #[allow(clippy::ptr_arg)] // written by `write_indices`, which binrw hands a `&Vec`
+    fn geometry_payload_with(
+        &self,
+        d: &SurfaceData,
+        triangle_indices: &Vec<u32>,
+    ) -> Result<Vec<u8>> {
+        let bound = size_bound(
+            d.targets
+                .iter()
+                .map(|t| (t.positions.len(), t.tangents.len())),
+            &d.weights,
+            d.uv0.len() + d.uv1.len(),
+            d.colors.len(),
+            d.coordinate_indices.len() + triangle_indices.len(),
+        );
+        let g = GeometryOf {
+            data: d,
+            triangle_indices,
+        };
+        write_all(&[], &g, bound, self.payload_args())
+    }
+
     /// The ms14 header of a surface in the ms10–ms13 layout: its header, with the index
     /// and per-target position counts of its geometry.
     pub fn for_surface(h: &SurfaceHeader, d: &SurfaceData) -> Result<Ms14SurfaceHeader> {
