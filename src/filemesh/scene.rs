@@ -56,15 +56,27 @@ pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> 
     let mut fixes = Fixes::default();
     let skeleton = filemesh_skeleton(&mesh.skeleton, &mut fixes)?;
     if let (Some(s), Some(skin)) = (&skeleton, &mesh.skinning) {
-        let (joints, weights) = (0..v.len())
-            .map(|i| {
-                let influences = skin.get(i).map(|s| s.influences).unwrap_or_default();
-                let raw = influences
-                    .iter()
-                    .map(|f| (usize::from(f.bone), f64::from(f.weight)));
-                skin::vertex_skin(raw, s.joints.len())
-            })
-            .unzip();
+        // One pass over the skinning, which a mesh read from a file resolves as it goes
+        // (no resolved array is made for an export or a conversion).
+        let of = |influences: [crate::filemesh::model::Influence; 4]| {
+            let raw = influences
+                .into_iter()
+                .map(|f| (usize::from(f.bone), f64::from(f.weight)));
+            skin::vertex_skin(raw, s.joints.len())
+        };
+        let (mut joints, mut weights) = (Vec::with_capacity(v.len()), Vec::with_capacity(v.len()));
+        skin.for_each(|k| {
+            if joints.len() < v.len() {
+                let (j, w) = of(k.influences);
+                joints.push(j);
+                weights.push(w);
+            }
+        });
+        while joints.len() < v.len() {
+            let (j, w) = of(Default::default());
+            joints.push(j);
+            weights.push(w);
+        }
         prim.joints = Some(joints);
         prim.weights = Some(weights);
     }
@@ -322,7 +334,9 @@ fn bones(
     let world = skin::world_matrices(&local, &parents);
     let mut culling = vec![0f32; s.joints.len()];
     if let Some(skin) = &mesh.skinning {
-        for (v, sk) in mesh.vertices.iter().zip(skin) {
+        let mut vertices = mesh.vertices.iter();
+        skin.for_each(|sk| {
+            let Some(v) = vertices.next() else { return };
             for i in sk.influences.iter().filter(|i| i.weight > 0) {
                 let b = usize::from(i.bone);
                 if let (Some(c), Some(w)) = (culling.get_mut(b), world.get(b)) {
@@ -336,7 +350,7 @@ fn bones(
                     *c = c.max(d);
                 }
             }
-        }
+        });
     }
     s.joints
         .iter()

@@ -1042,7 +1042,15 @@ mod tests {
                     subsets: subsets.clone().into(),
                 }));
                 prop_assert_eq!(stored.len(), resolved.len());
+                // One pass without resolving, then the resolved array, then a pass
+                // over it: the same values each time.
+                let mut seen = Vec::new();
+                stored.for_each(|v| seen.push(*v));
+                prop_assert_eq!(&seen, resolved);
                 prop_assert_eq!(&stored, resolved);
+                seen.clear();
+                stored.for_each(|v| seen.push(*v));
+                prop_assert_eq!(&seen, resolved);
                 prop_assert_eq!(stored.clone().into_vec(), resolved.clone());
                 let mut changed = stored.clone();
                 if let Some(first) = changed.first_mut() {

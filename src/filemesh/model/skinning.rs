@@ -76,6 +76,25 @@ impl Skinning {
         }
     }
 
+    /// Each vertex's values in order, to `each`, without keeping them: a skinning read
+    /// from a file and not yet looked at is resolved as it goes, and stays unresolved
+    /// (for one pass over a big mesh, such as building its scene, this costs no array).
+    pub fn for_each(&self, mut each: impl FnMut(&VertexSkin)) {
+        match &self.0 {
+            Repr::Resolved(v) => v.iter().for_each(each),
+            Repr::Stored { skin, resolved } => match resolved.get() {
+                Some(v) => v.iter().for_each(each),
+                None => {
+                    // Checked when read: cannot fail (see `resolve`).
+                    let _ =
+                        super::each_skin(&skin.envelopes, &skin.subsets, skin.bones.len(), |v| {
+                            each(&v)
+                        });
+                }
+            },
+        }
+    }
+
     /// The values as a vector to change (resolved first; from then on the skinning
     /// no longer counts as the stored one).
     pub fn as_mut_vec(&mut self) -> &mut Vec<VertexSkin> {
