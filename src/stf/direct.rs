@@ -454,7 +454,7 @@ impl Narrow {
             .chain(&self.splits)
             .chain(self.blends.iter().flat_map(|b| b.indices.iter().flatten()))
             .map(|&x| u64::from(x))
-            .chain((self.tris > 0).then_some(3 * self.tris as u64 - 1))
+            .chain((self.tris > 0).then(|| 3 * self.tris as u64 - 1))
             .chain((self.tris > 0).then_some(1))
             .max()
             .unwrap_or(0);
