@@ -36,6 +36,25 @@ pub(crate) fn test_corpus_roblox() -> std::path::PathBuf {
     );
     dir.join("roblox")
 }
+/// Every FileMesh that reads in the given fixture folders (below `roundtrip-fixtures`)
+/// and in the Roblox corpus ([`test_corpus_roblox`]), with its path: what the library's
+/// tests walk.
+#[cfg(test)]
+pub(crate) fn test_filemeshes(
+    fixture_dirs: &[&str],
+) -> Vec<(std::path::PathBuf, filemesh::FileMesh)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures");
+    fixture_dirs
+        .iter()
+        .map(|d| root.join(d))
+        .chain([test_corpus_roblox()])
+        .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten())
+        .filter_map(|e| {
+            let f = filemesh::FileMesh::read(&std::fs::read(e.path()).ok()?).ok()?;
+            Some((e.path(), f))
+        })
+        .collect()
+}
 pub use file::{
     convert_into, convert_to, detect, import, open, open_reader, open_reader_with,
     open_with_limits, AnyFile, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary,

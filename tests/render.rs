@@ -64,10 +64,16 @@ fn scene(primitives: Vec<Primitive>) -> Scene {
 }
 
 fn draw(scene: &Scene, size: u32) -> Image {
+    draw_within(scene, size, RenderOptions::default().max_work)
+}
+
+/// The picture of `scene` at `size` under a work budget of `max_work`.
+fn draw_within(scene: &Scene, size: u32, max_work: u64) -> Image {
     render(
         scene,
         &RenderOptions {
             size,
+            max_work,
             ..RenderOptions::default()
         },
     )
@@ -621,15 +627,7 @@ fn sphere(rings: u32, segments: u32) -> Primitive {
 }
 
 fn unlimited(scene: &Scene, size: u32) -> Image {
-    render(
-        scene,
-        &RenderOptions {
-            size,
-            max_work: u64::MAX,
-            ..RenderOptions::default()
-        },
-    )
-    .unwrap()
+    draw_within(scene, size, u64::MAX)
 }
 
 #[test]

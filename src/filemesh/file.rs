@@ -350,7 +350,6 @@ mod tests {
     use crate::file::ConvertOptions;
     use crate::filemesh::model::convert::WriteOptions;
     use crate::filemesh::Version;
-    use std::path::Path;
 
     /// A 7.00 conversion of a mesh given away, whose Draco work is done with its arrays
     /// given away ([`Mesh::draco_owned`]), is the conversion: the same bytes, losses and
@@ -359,51 +358,42 @@ mod tests {
     /// the path given away).
     #[test]
     fn owned_draco_conversion_is_the_conversion() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let (mut checked, mut owned) = (0, 0);
-        for dir in [
-            root.join("roundtrip-fixtures/chunked"),
-            crate::test_corpus_roblox(),
-        ] {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
-                    continue;
-                };
-                let limits = Limits::default();
-                let Ok(m) = Mesh::from_file_with_limits(&f, &limits) else {
-                    continue;
-                };
-                let options = ConvertOptions::default();
-                let mut sources = vec![m.clone()];
-                if let Ok(c) = convert_model(&m, Version::V4_01, &options) {
-                    let back = FileMesh::read(&c.bytes).expect("a 4.01 conversion reads");
-                    sources.push(Mesh::from_file(&back).expect("its model"));
+        for (path, f) in crate::test_filemeshes(&["chunked"]) {
+            let limits = Limits::default();
+            let Ok(m) = Mesh::from_file_with_limits(&f, &limits) else {
+                continue;
+            };
+            let options = ConvertOptions::default();
+            let mut sources = vec![m.clone()];
+            if let Ok(c) = convert_model(&m, Version::V4_01, &options) {
+                let back = FileMesh::read(&c.bytes).expect("a 4.01 conversion reads");
+                sources.push(Mesh::from_file(&back).expect("its model"));
+            }
+            for m in sources {
+                let mut given = m.clone();
+                if given
+                    .draco_owned(Version::V7_00, &WriteOptions::default())
+                    .is_ok_and(|d| d.is_some())
+                {
+                    owned += 1;
                 }
-                for m in sources {
-                    let mut given = m.clone();
-                    if given
-                        .draco_owned(Version::V7_00, &WriteOptions::default())
-                        .is_ok_and(|d| d.is_some())
-                    {
-                        owned += 1;
+                let a = convert_model(&m, Version::V7_00, &options);
+                let b = convert_owned(m, Version::V7_00, &options);
+                match (a, b) {
+                    (Ok(a), Ok(b)) => {
+                        assert!(a.bytes == b.bytes, "{}", path.display());
+                        assert_eq!(a.losses, b.losses, "{}", path.display());
+                        assert_eq!(a.summary, b.summary);
                     }
-                    let a = convert_model(&m, Version::V7_00, &options);
-                    let b = convert_owned(m, Version::V7_00, &options);
-                    match (a, b) {
-                        (Ok(a), Ok(b)) => {
-                            assert!(a.bytes == b.bytes, "{}", e.path().display());
-                            assert_eq!(a.losses, b.losses, "{}", e.path().display());
-                            assert_eq!(a.summary, b.summary);
-                        }
-                        (a, b) => assert_eq!(
-                            a.map(|c| c.summary).map_err(|e| e.to_string()),
-                            b.map(|c| c.summary).map_err(|e| e.to_string()),
-                            "{}",
-                            e.path().display()
-                        ),
-                    }
-                    checked += 1;
+                    (a, b) => assert_eq!(
+                        a.map(|c| c.summary).map_err(|e| e.to_string()),
+                        b.map(|c| c.summary).map_err(|e| e.to_string()),
+                        "{}",
+                        path.display()
+                    ),
                 }
+                checked += 1;
             }
         }
         // Only real (Roblox-encoded) Draco files take the path given away; the fixtures'
@@ -419,23 +409,13 @@ mod tests {
     /// model read from it, or the same error, for every chunked fixture and corpus file.
     #[test]
     fn owned_model_is_the_model() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        for dir in [
-            root.join("roundtrip-fixtures/chunked"),
-            root.join("roundtrip-fixtures/filemesh"),
-            crate::test_corpus_roblox(),
-        ] {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
-                    continue;
-                };
-                let limits = Limits::default();
-                let read = Mesh::from_file_with_limits(&f, &limits).map_err(|e| e.to_string());
-                let owned = model_of_owned(f, &limits).map_err(|e| e.to_string());
-                assert_eq!(owned, read, "{}", e.path().display());
-                checked += 1;
-            }
+        for (path, f) in crate::test_filemeshes(&["chunked", "filemesh"]) {
+            let limits = Limits::default();
+            let read = Mesh::from_file_with_limits(&f, &limits).map_err(|e| e.to_string());
+            let owned = model_of_owned(f, &limits).map_err(|e| e.to_string());
+            assert_eq!(owned, read, "{}", path.display());
+            checked += 1;
         }
         // The fixtures alone are 19 files; the corpus adds more when it is there.
         assert!(checked >= 19, "{checked}");

@@ -1380,7 +1380,7 @@ mod tests {
     use crate::error::Limits;
     use crate::filemesh::raw::chunks::ChunkData;
     use crate::filemesh::raw::records::{Face, Vertex};
-    use crate::filemesh::raw::{draco, Body, FileMesh};
+    use crate::filemesh::raw::{draco, Body};
     use std::path::Path;
 
     /// Every Draco mesh of the fixtures and the corpus passes the normal check that
@@ -1389,19 +1389,11 @@ mod tests {
     fn decoded_draco_normals_fit_the_grid() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut blobs = Vec::new();
-        for dir in [
-            root.join("roundtrip-fixtures/chunked"),
-            crate::test_corpus_roblox(),
-        ] {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
-                    continue;
-                };
-                if let Body::V6(b) = f.body {
-                    for c in b.chunks {
-                        if let ChunkData::CoreMeshV2(d) = c.data {
-                            blobs.push(d.draco.into_vec());
-                        }
+        for (_, f) in crate::test_filemeshes(&["chunked"]) {
+            if let Body::V6(b) = f.body {
+                for c in b.chunks {
+                    if let ChunkData::CoreMeshV2(d) = c.data {
+                        blobs.push(d.draco.into_vec());
                     }
                 }
             }
@@ -1438,17 +1430,9 @@ mod tests {
     fn normals_alone_tell_whether_they_come_back() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut meshes = Vec::new();
-        for dir in [
-            root.join("roundtrip-fixtures/chunked"),
-            crate::test_corpus_roblox(),
-        ] {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let Ok(f) = FileMesh::read(&std::fs::read(e.path()).unwrap_or_default()) else {
-                    continue;
-                };
-                if let Ok(m) = Mesh::from_file(&f) {
-                    meshes.push((e.path(), m.raw_vertices(), m.faces.clone()));
-                }
+        for (path, f) in crate::test_filemeshes(&["chunked"]) {
+            if let Ok(m) = Mesh::from_file(&f) {
+                meshes.push((path, m.raw_vertices(), m.faces.clone()));
             }
         }
         for e in std::fs::read_dir(root.join("roundtrip-fixtures/draco"))
