@@ -459,13 +459,7 @@ fn every_fixture_renders_or_says_there_is_nothing_to_draw() {
         }
         for file in std::fs::read_dir(&dir).unwrap() {
             let path = file.unwrap().path();
-            let Ok(any) = meshcodec::open(&std::fs::read(&path).unwrap()) else {
-                continue;
-            };
-            let Ok(scene) = any
-                .as_mesh_file()
-                .to_scene(&ExportOptions::default(), &Limits::default())
-            else {
+            let Some(scene) = scene_of_file(&path) else {
                 continue;
             };
             let triangles: usize = scene
@@ -626,6 +620,14 @@ fn sphere(rings: u32, segments: u32) -> Primitive {
     }
 }
 
+/// The default scene of a mesh file of any format, if it opens and has one.
+fn scene_of_file(path: &std::path::Path) -> Option<Scene> {
+    let any = meshcodec::open(&std::fs::read(path).unwrap()).ok()?;
+    any.as_mesh_file()
+        .to_scene(&ExportOptions::default(), &Limits::default())
+        .ok()
+}
+
 fn unlimited(scene: &Scene, size: u32) -> Image {
     draw_within(scene, size, u64::MAX)
 }
@@ -661,13 +663,7 @@ fn fixtures_and_the_corpus_are_far_under_the_budget_and_drawn_as_before() {
     }
     let mut drawn = 0;
     for path in paths {
-        let Ok(any) = meshcodec::open(&std::fs::read(&path).unwrap()) else {
-            continue;
-        };
-        let Ok(scene) = any
-            .as_mesh_file()
-            .to_scene(&ExportOptions::default(), &Limits::default())
-        else {
+        let Some(scene) = scene_of_file(&path) else {
             continue;
         };
         let Ok(w) = work(&scene, 256) else {
