@@ -62,7 +62,10 @@ d7="$work/big-draco.mesh"
 d4="$work/big-draco-4.01.mesh"
 [ -f "$d7" ] || "$bin" convert "$f4" "$d7" --to 7.00 --coremesh draco --allow-lossy 2>/dev/null
 [ -f "$d4" ] || "$bin" convert "$d7" "$d4" --to 4.01 2>/dev/null
+measure "info (7.00 Draco)" "$(size "$d7")" "$bin" info "$d7"
+measure "verify (7.00 Draco)" "$(size "$d7")" "$bin" verify "$d7"
 measure "convert --to 4.01 (7.00 Draco)" "$(size "$d7")" "$bin" convert "$d7" "$o/d4.mesh" --to 4.01
+measure "export .glb (7.00 Draco)" "$(size "$d7")" "$bin" export "$d7" "$o/d.glb"
 measure "convert --to 7.00 (4.01 from Draco)" "$(size "$d4")" "$bin" convert "$d4" "$o/d7.mesh" --to 7.00
 # What draco-core's encoder needs above the arrays it encodes, holding nothing else: the
 # floor under any conversion that encodes Draco (stderr, not a table row).

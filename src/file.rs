@@ -832,16 +832,22 @@ pub fn convert_into(
     };
     match (file, target) {
         (AnyFile::FileMesh(f), Target::FileMesh(v)) if v != f.version => {
-            let mesh = crate::filemesh::file::model_of_owned(f, limits)?;
+            let mesh = crate::filemesh::file::model_of_owned(
+                f,
+                limits,
+                crate::filemesh::file::Bitstream::Keep,
+            )?;
             crate::filemesh::file::convert_owned(mesh, v, options)
         }
-        // Another format, as `convert_to` does it (what the scene leaves behind is found
-        // first, from a model built and dropped; its only failure is the scene's own
-        // first one), with the file and its model dropped before the import.
+        // Another format, as `convert_to` does it (the scene, and what it leaves behind),
+        // from one model (the file read and its Draco core mesh decoded once), with the
+        // file and its model dropped before the import.
         (AnyFile::FileMesh(f), t) if t.format() != Format::FileMesh => {
-            let mut losses = f.scene_losses(limits)?;
-            let scene =
-                crate::filemesh::file::to_scene_owned(f, &ExportOptions::default(), limits)?;
+            let (scene, mut losses) = crate::filemesh::file::scene_and_losses_owned(
+                f,
+                &ExportOptions::default(),
+                limits,
+            )?;
             let mut c = if matches!(t, Target::Stf | Target::UnigineMesh(_)) {
                 import_owned(scene, &t)?
             } else {

@@ -1170,3 +1170,125 @@ fn decoded_normals_re_encode_to_the_same_bytes() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `survey`: what `info` and `verify` use instead of `decode`.
+
+/// `survey`'s verdict on a bitstream, from `decode`'s: the counts and the points with a
+/// value that is not finite, or the same error.
+fn survey_from_decode(blob: &[u8]) -> Result<draco::Survey, String> {
+    let (vertices, faces) = decode(blob, &Limits::default()).map_err(|e| e.to_string())?;
+    let bad = |xs: &[f32]| xs.iter().any(|x| !x.is_finite());
+    let mut s = draco::Survey {
+        points: vertices.len(),
+        faces: faces.len(),
+        ..Default::default()
+    };
+    s.non_finite.positions = vertices.iter().filter(|v| bad(&v.position)).count();
+    s.non_finite.normals = vertices.iter().filter(|v| bad(&v.normal)).count();
+    s.non_finite.uvs = vertices.iter().filter(|v| bad(&v.uv)).count();
+    Ok(s)
+}
+
+fn assert_survey_agrees(what: &str, blob: &[u8]) -> bool {
+    let survey = draco::survey(blob, &Limits::default()).map_err(|e| e.to_string());
+    assert_eq!(survey, survey_from_decode(blob), "{what}");
+    survey.is_ok()
+}
+
+#[test]
+fn survey_agrees_with_decode_on_good_damaged_and_non_finite_bitstreams() {
+    let mut blobs: Vec<(String, Vec<u8>)> = fixture_blobs()
+        .into_iter()
+        .map(|(n, b, _)| (n, b))
+        .collect();
+    if let Some((real, _)) = corpus_7() {
+        blobs.extend(real.into_iter().map(|(p, b)| (name(&p), b)));
+    }
+    // Values that are not finite: NaN and infinite positions and UVs (normals must be
+    // finite to be encoded), on some vertices.
+    let (mut v, f) = grid(12, 9);
+    for (i, x) in v.iter_mut().enumerate() {
+        match i % 7 {
+            1 => x.position[1] = f32::NAN,
+            3 => x.uv[0] = f32::INFINITY,
+            5 => {
+                x.position[2] = f32::NEG_INFINITY;
+                x.uv[1] = f32::NAN;
+            }
+            _ => {}
+        }
+    }
+    blobs.push(("non-finite grid".into(), encode(&v, &f).unwrap()));
+    let nan = draco::survey(&blobs.last().unwrap().1, &Limits::default()).unwrap();
+    assert!(
+        nan.non_finite.positions > 0 && nan.non_finite.uvs > 0,
+        "{nan:?}"
+    );
+
+    let (mut ok, mut refused) = (0, 0);
+    for (what, blob) in &blobs {
+        assert!(assert_survey_agrees(what, blob), "{what} surveys");
+        // Damaged: cut short, and single bytes changed (as `single_byte_changes_never_panic`).
+        for len in (0..blob.len()).step_by(blob.len() / 97 + 1) {
+            assert_survey_agrees(&format!("{what}, first {len} bytes"), &blob[..len]);
+        }
+        for i in 0..blob.len().min(600) {
+            for b in [0x00, 0x7f, 0xff, blob[i] ^ 0x01, blob[i] ^ 0x10] {
+                let mut d = blob.clone();
+                d[i] = b;
+                if assert_survey_agrees(&format!("{what}, byte {i} = {b:#04x}"), &d) {
+                    ok += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+    }
+    // Both verdicts were exercised.
+    assert!(ok > 100 && refused > 100, "{ok} decoded, {refused} refused");
+}
+
+/// `Mesh::check_file` (what `verify` runs) gives the model read's verdict and error on
+/// chunked files, whole and with bytes changed in their chunks, without building it.
+#[test]
+fn check_file_agrees_with_the_model_read() {
+    use meshcodec::filemesh::{model::Mesh, FileMesh};
+    let mut files: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("chunked"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
+        .collect();
+    if let Some(dir) = common::corpus() {
+        files.extend(common::corpus_filemeshes(&dir, &["6.00", "7.00"]));
+    }
+    assert!(files.len() >= 5, "{files:?}");
+    let limits = Limits::default();
+    let (mut ok, mut refused) = (0, 0);
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let step = bytes.len() / 400 + 1;
+        let changed = (13..bytes.len()).step_by(step).flat_map(|i| {
+            let mut a = bytes.clone();
+            a[i] ^= 0x10;
+            let mut b = bytes.clone();
+            b[i] = 0xff;
+            [(i, a), (i, b)]
+        });
+        for (i, b) in std::iter::once((0, bytes.clone())).chain(changed) {
+            // Only what still reads as a FileMesh reaches the model.
+            let Ok(f) = FileMesh::read(&b) else { continue };
+            let check = Mesh::check_file(&f, &limits).map_err(|e| e.to_string());
+            let read = Mesh::from_file_with_limits(&f, &limits)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(check, read, "{}, byte {i} changed", name(&path));
+            if check.is_ok() {
+                ok += 1;
+            } else {
+                refused += 1;
+            }
+        }
+    }
+    assert!(ok > 50 && refused > 20, "{ok} accepted, {refused} refused");
+}

@@ -86,8 +86,14 @@ impl MeshFile for FileMesh {
     /// holds stays behind (the other LODs, FACS, HSR flags, tangents, the LOD settings,
     /// and bytes the model keeps uninterpreted).
     fn scene_losses(&self, limits: &Limits) -> Result<Vec<crate::loss::Loss>> {
-        use crate::loss::{Loss, LossKind};
-        let m = Mesh::from_file_with_limits(self, limits)?;
+        Ok(scene_losses_of(&Mesh::from_file_with_limits(self, limits)?))
+    }
+}
+
+/// What the scene of a model leaves behind ([`MeshFile::scene_losses`]).
+fn scene_losses_of(m: &Mesh) -> Vec<crate::loss::Loss> {
+    use crate::loss::{Loss, LossKind};
+    {
         let mut losses = Vec::new();
         let mut lose = |kind: LossKind, detail: String| losses.push(Loss { kind, detail });
         let n = m.faces.len();
@@ -139,7 +145,7 @@ impl MeshFile for FileMesh {
                 "header bytes beyond the known fields".into(),
             );
         }
-        Ok(losses)
+        losses
     }
 }
 
@@ -152,13 +158,24 @@ fn scene_of(mesh: &Mesh, options: &ExportOptions) -> Result<Scene> {
 }
 
 /// [`MeshFile::to_scene`] of a file the caller no longer needs: the file is dropped once
-/// its model is built ([`model_of_owned`]), the model once the scene is built.
+/// its model is built ([`model_of_owned`]), the model once the scene is built. A Draco
+/// bitstream is dropped once decoded: a scene has no use for it.
 pub(crate) fn to_scene_owned(
     f: FileMesh,
     options: &ExportOptions,
     limits: &Limits,
 ) -> Result<Scene> {
-    let m = model_of_owned(f, limits)?;
+    Ok(scene_and_losses_owned(f, options, limits)?.0)
+}
+
+/// [`to_scene_owned`], and what the scene leaves behind ([`MeshFile::scene_losses`]),
+/// found from the same model: the file is read, and a Draco core mesh decoded, once.
+pub(crate) fn scene_and_losses_owned(
+    f: FileMesh,
+    options: &ExportOptions,
+    limits: &Limits,
+) -> Result<(Scene, Vec<crate::loss::Loss>)> {
+    let m = model_of_owned(f, limits, Bitstream::Drop)?;
     // The skinning resolved into its array before the scene is built, though the scene
     // could read it in one pass without one (`Skinning::for_each`). Measured on the
     // 72 MB bench file, this keeps the peak of a conversion through the scene 26 MB lower
@@ -169,14 +186,30 @@ pub(crate) fn to_scene_owned(
     if let Some(s) = &m.skinning {
         std::hint::black_box(s.as_slice());
     }
-    scene_of(&m, options)
+    let losses = scene_losses_of(&m);
+    Ok((scene_of(&m, options)?, losses))
+}
+
+/// What [`model_of_owned`] does with a Draco core mesh's bitstream once it is decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bitstream {
+    /// Moved into the model's record of what was stored, for writing a FileMesh again.
+    Keep,
+    /// Dropped at once (the model goes to a scene); the model then records no Draco
+    /// choice.
+    Drop,
 }
 
 /// [`Mesh::from_file_with_limits`] of a file the caller no longer needs, dropped once
 /// the model is built. A Draco core mesh in the first chunk (where Roblox puts it) is
 /// decoded first, as reading the chunks in order would, and its bitstream moves into
-/// the model's record of what was stored instead of being copied.
-pub(crate) fn model_of_owned(mut f: FileMesh, limits: &Limits) -> Result<Mesh> {
+/// the model's record of what was stored instead of being copied (or is dropped, as
+/// `bitstream` says).
+pub(crate) fn model_of_owned(
+    mut f: FileMesh,
+    limits: &Limits,
+    bitstream: Bitstream,
+) -> Result<Mesh> {
     let draco = match &mut f.body {
         Body::V6(b) => match b.chunks.first_mut() {
             Some(c) if matches!(c.data, ChunkData::CoreMeshV2(_)) => {
@@ -195,11 +228,17 @@ pub(crate) fn model_of_owned(mut f: FileMesh, limits: &Limits) -> Result<Mesh> {
         return Mesh::from_file_with_limits(&f, limits);
     };
     let core = cm.decode(limits)?;
+    let kept = match bitstream {
+        Bitstream::Keep => Some(cm.draco),
+        Bitstream::Drop => None,
+    };
     let mut m = Mesh::from_file_with_limits(&f, limits)?;
     drop(f);
     m.vertices = bytemuck::allocation::cast_vec(core.vertices.into_vec());
     m.faces = bytemuck::allocation::cast_vec(core.faces.into_vec());
-    m.stored.core = Some(StoredCore::Draco(cm.draco.into_vec()));
+    // Without the bitstream, no choice is recorded (the stand-in COREMESH v1 was not
+    // the file's).
+    m.stored.core = kept.map(|b| StoredCore::Draco(b.into_vec()));
     Ok(m)
 }
 
@@ -345,7 +384,7 @@ fn text(info: &Info, version: Version) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{convert_model, convert_owned, model_of_owned, FileMesh, Mesh};
+    use super::{convert_model, convert_owned, model_of_owned, Bitstream, FileMesh, Mesh};
     use crate::error::Limits;
     use crate::file::ConvertOptions;
     use crate::filemesh::model::convert::WriteOptions;
@@ -413,7 +452,7 @@ mod tests {
         for (path, f) in crate::test_filemeshes(&["chunked", "filemesh"]) {
             let limits = Limits::default();
             let read = Mesh::from_file_with_limits(&f, &limits).map_err(|e| e.to_string());
-            let owned = model_of_owned(f, &limits).map_err(|e| e.to_string());
+            let owned = model_of_owned(f, &limits, Bitstream::Keep).map_err(|e| e.to_string());
             assert_eq!(owned, read, "{}", path.display());
             checked += 1;
         }

@@ -305,11 +305,11 @@ impl Mesh {
         Mesh::from_file_with_limits(file, &Limits::default())
     }
 
-    /// Whether [`Mesh::from_file_with_limits`] would accept `file`, without building
-    /// the model of a 2.00–5.00 body (its skinning and FACS are decoded and checked,
-    /// its vertex and face arrays are not copied); 6.00 and 7.00 files are decoded
-    /// whole (their core mesh may be Draco-compressed). `meshcodec verify` uses it, so
-    /// checking a big file takes little more memory than the file.
+    /// Whether [`Mesh::from_file_with_limits`] would accept `file`, with the same error,
+    /// without building the model: skinning and FACS are decoded and checked, a Draco
+    /// core mesh is decoded ([`survey`](crate::filemesh::raw::draco::survey)), and no
+    /// array is copied. `meshcodec verify` uses it, so checking a big file takes
+    /// little more memory than the file (and, for a Draco core mesh, the decoder).
     pub fn check_file(file: &FileMesh, limits: &Limits) -> Result<()> {
         match &file.body {
             Body::V1(_) | Body::V2(_) => Ok(()),
@@ -322,7 +322,36 @@ impl Mesh {
                 }
                 Ok(())
             }
-            Body::V6(_) => Self::from_file_with_limits(file, limits).map(|_| ()),
+            Body::V6(b) => {
+                // The chunks the model reads, checked as `read_chunk` reads them, with
+                // nothing copied: a Draco core mesh is decoded and its values left where
+                // the decoder put them.
+                let mut read = Vec::with_capacity(b.chunks.len());
+                for c in &b.chunks {
+                    let Some(kind) = model_kind(&c.data) else {
+                        continue;
+                    };
+                    if read.contains(&kind) {
+                        continue;
+                    }
+                    read.push(kind);
+                    match &c.data {
+                        ChunkData::CoreMeshV2(cm) => {
+                            crate::filemesh::raw::draco::survey(&cm.draco, limits)?;
+                        }
+                        ChunkData::SkinningV1(s) if !s.bones.is_empty() => {
+                            check_skinning(&s.envelopes, &s.subsets, s.bones.len())?;
+                        }
+                        ChunkData::FacsV1(f) => {
+                            if let Facs::Data(d) = &f.facs {
+                                facs(d)?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
@@ -372,16 +401,9 @@ impl Mesh {
                 // The first chunk of each kind counts, as the engine reads it; the others
                 // are kept whole.
                 for c in &b.chunks {
-                    let kind = match &c.data {
-                        ChunkData::CoreMeshV1(_) | ChunkData::CoreMeshV2(_) => ChunkKind::CoreMesh,
-                        ChunkData::LodsV1(_) => ChunkKind::Lods,
-                        ChunkData::SkinningV1(_) => ChunkKind::Skinning,
-                        ChunkData::FacsV1(_) => ChunkKind::Facs,
-                        ChunkData::HsrAvisV1(_) => ChunkKind::HsrAvis,
-                        ChunkData::Unknown(_) => {
-                            slots.push(ChunkSlot::Kept(Box::new(c.clone())));
-                            continue;
-                        }
+                    let Some(kind) = model_kind(&c.data) else {
+                        slots.push(ChunkSlot::Kept(Box::new(c.clone())));
+                        continue;
                     };
                     if slots.contains(&ChunkSlot::Model(kind)) {
                         slots.push(ChunkSlot::Kept(Box::new(c.clone())));
@@ -468,6 +490,18 @@ fn read_skin(m: &mut Mesh, s: SkinningV1) -> Result<()> {
     }
     m.stored.skin = Some(s);
     Ok(())
+}
+
+/// The kind of chunk the model reads a payload as; `None` for one it keeps as bytes.
+fn model_kind(data: &ChunkData) -> Option<ChunkKind> {
+    Some(match data {
+        ChunkData::CoreMeshV1(_) | ChunkData::CoreMeshV2(_) => ChunkKind::CoreMesh,
+        ChunkData::LodsV1(_) => ChunkKind::Lods,
+        ChunkData::SkinningV1(_) => ChunkKind::Skinning,
+        ChunkData::FacsV1(_) => ChunkKind::Facs,
+        ChunkData::HsrAvisV1(_) => ChunkKind::HsrAvis,
+        ChunkData::Unknown(_) => return None,
+    })
 }
 
 /// Reads the first chunk of a kind into the model, recording how it was stored.

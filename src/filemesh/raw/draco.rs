@@ -289,45 +289,7 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// the decoder refuses, a missing attribute or one of the wrong layout). Offsets are
 /// relative to the start of `bitstream`.
 pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Face>)> {
-    let header = read_header(bitstream)?;
-    if let Some(counts) = header.counts {
-        let requested = counts.decoded_bytes();
-        if requested > limits.max_decoded_bytes {
-            return Err(limit_exceeded(requested, limits));
-        }
-    }
-
-    let mut buffer = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
-    let mut mesh = Mesh::new();
-    MeshDecoder::new()
-        .decode(&mut buffer, &mut mesh)
-        .map_err(|e| from_draco(&e, limits))?;
-    let consumed = buffer.position();
-    if consumed < bitstream.len() {
-        return Err(Error::at(
-            consumed as u64,
-            CONTEXT,
-            ErrorKind::TrailingData {
-                bytes: (bitstream.len() - consumed) as u64,
-            },
-        ));
-    }
-
-    let num_points = mesh.num_points();
-    let num_faces = mesh.num_faces();
-    let requested = Counts {
-        faces: num_faces as u64,
-        points: num_points as u64,
-    }
-    .decoded_bytes();
-    if requested > limits.max_decoded_bytes {
-        return Err(limit_exceeded(requested, limits));
-    }
-    if u32::try_from(num_points).is_err() {
-        return Err(invalid(format!(
-            "{num_points} Draco points do not fit 32-bit face indices"
-        )));
-    }
+    let (mesh, num_points) = decode_mesh(bitstream, limits)?;
 
     // The faces first, so that the decoder's copy of them is gone before the vertices
     // are built (the decoded mesh, its faces and the vertices are never held at once).
@@ -339,11 +301,7 @@ pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Fac
         })
         .collect();
     let mesh = mesh.into_point_cloud();
-    let position = find(&mesh, UID_POSITION, "position", DataType::Float32, 3)?;
-    let normal = find(&mesh, UID_NORMAL, "normal", DataType::Float32, 3)?;
-    let uv = find(&mesh, UID_UV, "texture coordinate", DataType::Float32, 2)?;
-    let tangent = find(&mesh, UID_TANGENT, "tangent", DataType::Uint8, 4)?;
-    let color = find(&mesh, UID_COLOR, "colour", DataType::Uint8, 4)?;
+    let [position, normal, uv, tangent, color] = attributes(&mesh)?;
     let mut vertices = match (
         packed::<12>(&position, num_points),
         packed::<12>(&normal, num_points),
@@ -384,11 +342,127 @@ pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Fac
 
     let out_of_range = |f: &Face| f.indices.iter().any(|&p| p as usize >= num_points);
     if let Some(i) = faces.iter().position(out_of_range) {
-        return Err(invalid(format!(
-            "Draco face {i} names a point past the mesh's {num_points} points"
-        )));
+        return Err(face_out_of_range(i, num_points));
     }
     Ok((vertices, faces))
+}
+
+/// What [`survey`] finds in a bitstream without copying its values out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Survey {
+    /// Points (vertices) the bitstream decodes to.
+    pub points: usize,
+    /// Faces.
+    pub faces: usize,
+    /// Points whose position, normal or texture coordinate has a component that is not
+    /// finite.
+    pub non_finite: super::info::NonFiniteCounts,
+}
+
+/// Decodes a bitstream as [`decode`] does, with the same verdict and the same error,
+/// but keeps none of its values: the counts, and which values are not finite, read
+/// where the decoder left them. `info` and `verify` use it, so they never hold the
+/// vertices and faces beside the decoder's own copy.
+///
+/// # Errors
+///
+/// As [`decode`].
+pub fn survey(bitstream: &[u8], limits: &Limits) -> Result<Survey> {
+    let (mesh, num_points) = decode_mesh(bitstream, limits)?;
+    let faces = mesh.num_faces();
+    // `decode` reports a face past the points after the attributes: found now, reported
+    // in that order.
+    let bad_face = mesh
+        .faces()
+        .iter()
+        .position(|f| f.iter().any(|p| p.0 as usize >= num_points));
+    let mesh = mesh.into_point_cloud();
+    let [position, normal, uv, tangent, color] = attributes(&mesh)?;
+    let mut non_finite = super::info::NonFiniteCounts::default();
+    let bad = |xs: [f32; 3]| usize::from(xs.iter().any(|x| !x.is_finite()));
+    for_each_value(&position, num_points, |_, b: &[u8; 12]| {
+        non_finite.positions += bad(f32s(b));
+    })?;
+    // Canonical normals differ from the decoded ones only in finite values.
+    for_each_value(&normal, num_points, |_, b: &[u8; 12]| {
+        non_finite.normals += bad(f32s(b));
+    })?;
+    for_each_value(&uv, num_points, |_, b: &[u8; 8]| {
+        let [u, v] = f32s(b);
+        non_finite.uvs += bad([u, v, 0.0]);
+    })?;
+    for_each_value(&tangent, num_points, |_, _: &[u8; 4]| ())?;
+    for_each_value(&color, num_points, |_, _: &[u8; 4]| ())?;
+    if let Some(i) = bad_face {
+        return Err(face_out_of_range(i, num_points));
+    }
+    Ok(Survey {
+        points: num_points,
+        faces,
+        non_finite,
+    })
+}
+
+/// Runs Draco's decoder over a bitstream within `limits`: the mesh and its point count,
+/// checked against the limits and the 32-bit face indices, the bitstream read to its end.
+fn decode_mesh(bitstream: &[u8], limits: &Limits) -> Result<(Mesh, usize)> {
+    let header = read_header(bitstream)?;
+    if let Some(counts) = header.counts {
+        let requested = counts.decoded_bytes();
+        if requested > limits.max_decoded_bytes {
+            return Err(limit_exceeded(requested, limits));
+        }
+    }
+
+    let mut buffer = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
+    let mut mesh = Mesh::new();
+    MeshDecoder::new()
+        .decode(&mut buffer, &mut mesh)
+        .map_err(|e| from_draco(&e, limits))?;
+    let consumed = buffer.position();
+    if consumed < bitstream.len() {
+        return Err(Error::at(
+            consumed as u64,
+            CONTEXT,
+            ErrorKind::TrailingData {
+                bytes: (bitstream.len() - consumed) as u64,
+            },
+        ));
+    }
+
+    let num_points = mesh.num_points();
+    let num_faces = mesh.num_faces();
+    let requested = Counts {
+        faces: num_faces as u64,
+        points: num_points as u64,
+    }
+    .decoded_bytes();
+    if requested > limits.max_decoded_bytes {
+        return Err(limit_exceeded(requested, limits));
+    }
+    if u32::try_from(num_points).is_err() {
+        return Err(invalid(format!(
+            "{num_points} Draco points do not fit 32-bit face indices"
+        )));
+    }
+    Ok((mesh, num_points))
+}
+
+/// The five attributes of a Roblox core mesh, in [`Vertex`] order.
+fn attributes(mesh: &PointCloud) -> Result<[Found<'_>; 5]> {
+    Ok([
+        find(mesh, UID_POSITION, "position", DataType::Float32, 3)?,
+        find(mesh, UID_NORMAL, "normal", DataType::Float32, 3)?,
+        find(mesh, UID_UV, "texture coordinate", DataType::Float32, 2)?,
+        find(mesh, UID_TANGENT, "tangent", DataType::Uint8, 4)?,
+        find(mesh, UID_COLOR, "colour", DataType::Uint8, 4)?,
+    ])
+}
+
+fn face_out_of_range(i: usize, num_points: usize) -> Error {
+    invalid(format!(
+        "Draco face {i} names a point past the mesh's {num_points} points"
+    ))
 }
 
 /// A Draco mesh as glTF's `KHR_draco_mesh_compression` uses one: the values of the
@@ -774,6 +848,21 @@ fn fill<const B: usize>(
     vertices: &mut [Vertex],
     mut set: impl FnMut(&mut Vertex, &[u8; B]),
 ) -> Result<()> {
+    let n = vertices.len();
+    for_each_value(found, n, |point, value| {
+        if let Some(v) = vertices.get_mut(point) {
+            set(v, value);
+        }
+    })
+}
+
+/// Calls `f` with each of the first `n` points and its value of one attribute, following
+/// Draco's point → value mapping. Errors, naming the point, where a point has no value.
+fn for_each_value<const B: usize>(
+    found: &Found<'_>,
+    n: usize,
+    mut f: impl FnMut(usize, &[u8; B]),
+) -> Result<()> {
     let a = found.attribute;
     let stride = usize::try_from(a.byte_stride()).unwrap_or(0);
     let data = a.buffer().data();
@@ -787,7 +876,15 @@ fn fill<const B: usize>(
     if stride < B {
         return Err(bad(0));
     }
-    for (point, v) in vertices.iter_mut().enumerate() {
+    if let Some(p) = packed::<B>(found, n) {
+        for (point, value) in p.chunks_exact(B).enumerate() {
+            if let Some(value) = value.first_chunk::<B>() {
+                f(point, value);
+            }
+        }
+        return Ok(());
+    }
+    for point in 0..n {
         let index = a.mapped_index(PointIndex(point as u32)).0 as usize;
         let value = (index < values)
             .then(|| index.checked_mul(stride))
@@ -795,7 +892,7 @@ fn fill<const B: usize>(
             .and_then(|start| data.get(start..))
             .and_then(|rest| rest.first_chunk::<B>())
             .ok_or_else(|| bad(point))?;
-        set(v, value);
+        f(point, value);
     }
     Ok(())
 }

@@ -321,15 +321,12 @@ impl FileMesh {
                         }
                         ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
                             // The bitstream follows the payload's u32 length.
-                            let core = m.decode(limits).map_err(|mut e| {
-                                e.shift(payload_at + 4);
-                                e
-                            })?;
-                            info.set_core(
-                                core.vertices.len(),
-                                core.faces.len(),
-                                NonFiniteCounts::of_iter(core.vertices.iter().copied()),
-                            );
+                            let core =
+                                super::draco::survey(&m.draco, limits).map_err(|mut e| {
+                                    e.shift(payload_at + 4);
+                                    e
+                                })?;
+                            info.set_core(core.points, core.faces, core.non_finite);
                         }
                         ChunkData::SkinningV1(s) if info.bone_names.is_empty() => {
                             info.set_skin(

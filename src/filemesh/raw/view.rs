@@ -369,15 +369,11 @@ impl<'a> FileMeshView<'a> {
                             );
                         }
                         PayloadView::CoreMeshV2 { draco } if info.vertex_size.is_none() => {
-                            let (vertices, faces) = super::draco::decode(draco.bytes(body), limits)
-                                .map_err(|e| {
+                            let core =
+                                super::draco::survey(draco.bytes(body), limits).map_err(|e| {
                                     shift_error(e, VERSION_LINE_LEN as u64 + draco.start)
                                 })?;
-                            info.set_core(
-                                vertices.len(),
-                                faces.len(),
-                                NonFiniteCounts::of_iter(vertices.iter().copied()),
-                            );
+                            info.set_core(core.points, core.faces, core.non_finite);
                         }
                         PayloadView::SkinningV1 {
                             envelopes,
