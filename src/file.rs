@@ -837,7 +837,12 @@ pub fn convert_into(
                 limits,
                 crate::filemesh::file::Bitstream::Keep,
             )?;
-            crate::filemesh::file::convert_owned(mesh, v, options)
+            crate::filemesh::file::convert_owned(
+                mesh,
+                v,
+                options,
+                crate::filemesh::model::convert::AsRead::Decoded,
+            )
         }
         // Another format, as `convert_to` does it (the scene, and what it leaves behind),
         // from one model (the file read and its Draco core mesh decoded once), with the

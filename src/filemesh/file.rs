@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::model::convert::WriteOptions;
+use super::model::convert::{AsRead, WriteOptions};
 use super::model::stored::StoredCore;
 use super::raw::chunks::{ChunkData, CoreMeshV1};
 use super::raw::{Body, Info};
@@ -270,17 +270,20 @@ pub(crate) fn convert_model(
 /// held beside it.
 ///
 /// A 7.00 target's Draco encoding is done with the mesh's arrays given away
-/// ([`Mesh::draco_owned`]), so they are not held beside the encoder.
+/// ([`Mesh::draco_owned`]), so they are not held beside the encoder. `as_read` says
+/// whether the mesh is as [`model_of_owned`] read it (its stored Draco bitstream then
+/// known to decode to its arrays without decoding it again).
 pub(crate) fn convert_owned(
     mut mesh: Mesh,
     v: Version,
     options: &ConvertOptions,
+    as_read: AsRead,
 ) -> Result<Converted> {
     let options = WriteOptions {
         core_mesh: options.core_mesh,
     };
     let seed = mesh.draco_owned(v, &options)?;
-    let c = mesh.convert_seeded(v, &options, seed)?;
+    let c = mesh.convert_seeded(v, &options, seed, as_read)?;
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
     drop(mesh);
     Ok(Converted {
@@ -387,7 +390,7 @@ mod tests {
     use super::{convert_model, convert_owned, model_of_owned, Bitstream, FileMesh, Mesh};
     use crate::error::Limits;
     use crate::file::ConvertOptions;
-    use crate::filemesh::model::convert::WriteOptions;
+    use crate::filemesh::model::convert::{AsRead, WriteOptions};
     use crate::filemesh::Version;
 
     /// A 7.00 conversion of a mesh given away, whose Draco work is done with its arrays
@@ -418,7 +421,7 @@ mod tests {
                     owned += 1;
                 }
                 let a = convert_model(&m, Version::V7_00, &options);
-                let b = convert_owned(m, Version::V7_00, &options);
+                let b = convert_owned(m, Version::V7_00, &options, AsRead::Unknown);
                 match (a, b) {
                     (Ok(a), Ok(b)) => {
                         assert!(a.bytes == b.bytes, "{}", path.display());
@@ -442,6 +445,48 @@ mod tests {
             checked >= 10 && (owned >= 1 || !corpus),
             "{checked} meshes, {owned} given away"
         );
+    }
+
+    /// A conversion of a file as read, which does not decode its Draco bitstream again
+    /// to learn that it decodes to the model's arrays, is the conversion of the model
+    /// read from it: the same bytes, losses and summary (or error), for every chunked
+    /// fixture and corpus file to every version.
+    #[test]
+    fn conversion_as_read_is_the_conversion() {
+        let mut draco = 0;
+        for (path, f) in crate::test_filemeshes(&["chunked"]) {
+            let limits = Limits::default();
+            let Ok(m) = Mesh::from_file_with_limits(&f, &limits) else {
+                continue;
+            };
+            if matches!(
+                m.stored.core,
+                Some(crate::filemesh::model::stored::StoredCore::Draco(_))
+            ) {
+                draco += 1;
+            }
+            let options = ConvertOptions::default();
+            for v in Version::ALL {
+                let a = convert_model(&m, v, &options);
+                let read = model_of_owned(f.clone(), &limits, Bitstream::Keep).expect("read");
+                let b = convert_owned(read, v, &options, AsRead::Decoded);
+                let what = format!("{} to {v}", path.display());
+                match (a, b) {
+                    (Ok(a), Ok(b)) => {
+                        assert!(a.bytes == b.bytes, "{what}");
+                        assert_eq!(a.losses, b.losses, "{what}");
+                        assert_eq!(a.summary, b.summary, "{what}");
+                    }
+                    (a, b) => assert_eq!(
+                        a.map(|c| c.summary).map_err(|e| e.to_string()),
+                        b.map(|c| c.summary).map_err(|e| e.to_string()),
+                        "{what}"
+                    ),
+                }
+            }
+        }
+        // The fixtures have three Draco files; the corpus adds two.
+        assert!(draco >= 3, "{draco}");
     }
 
     /// The model of a file given away (its Draco bitstream moved, not copied) is the

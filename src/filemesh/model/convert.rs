@@ -108,18 +108,30 @@ impl Mesh {
     /// going through 4.00, is reported when it would not come back). An empty report
     /// means the conversion changes nothing.
     pub fn convert_with(&self, target: Version, options: &WriteOptions) -> Result<Conversion> {
-        self.convert_seeded(target, options, None)
+        self.convert_seeded(target, options, None, AsRead::Unknown)
     }
 
     /// [`Mesh::convert_with`], with the Draco work [`Mesh::draco_owned`] did for these
-    /// arrays, if any.
+    /// arrays, if any, and what is known of them (`as_read`).
     pub(crate) fn convert_seeded(
         &self,
         target: Version,
         options: &WriteOptions,
         seed: Option<OwnedDraco>,
+        as_read: AsRead,
     ) -> Result<Conversion> {
-        let mut warm = self.warm_draco(target);
+        let mut warm = DracoMemo::default();
+        if let (AsRead::Decoded, Some(StoredCore::Draco(b))) = (as_read, &self.stored.core) {
+            // The stored bitstream decoded to these arrays when the file was read: it is
+            // not decoded again to learn that.
+            warm.decoded.push((
+                Blob::Stored(b),
+                self.raw_vertex_slice(),
+                bytemuck::cast_slice(&self.faces),
+                true,
+            ));
+        }
+        self.warm_draco(target, &mut warm);
         if let Some(seed) = seed {
             warm.seed(
                 self.raw_vertex_slice(),
@@ -931,25 +943,34 @@ impl Mesh {
     /// is done for a source that is not chunked or a target that would not hold the
     /// same arrays (2.00, whose vertices may be 36 bytes, and a target without LODs
     /// for a mesh with several). A failure is not kept: the comparison meets it again.
-    pub(crate) fn warm_draco(&self, target: Version) -> DracoMemo<'_> {
-        let mut memo = DracoMemo::default();
+    /// Done into `memo`, which may know some of it already.
+    pub(crate) fn warm_draco<'a>(&'a self, target: Version, memo: &mut DracoMemo<'a>) {
         let Some(source) = self.stored.version.filter(|v| v.is_chunked()) else {
-            return memo;
+            return;
         };
         let same_faces = target.has_lods() || self.lod0_faces().len() == self.faces.len();
         if target.is_text() || target == Version::V7_00 || target == Version::V2_00 || !same_faces {
-            return memo;
+            return;
         }
         let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
         let options = WriteOptions::default();
         let stored = CoreStored::of(self.stored.core.as_ref());
         for stored in [stored, CoreStored::None] {
-            if core_plan(vertices, faces, stored, source, &options, &mut memo).is_err() {
+            if core_plan(vertices, faces, stored, source, &options, memo).is_err() {
                 break;
             }
         }
-        memo
     }
+}
+
+/// What a conversion knows of the mesh's arrays ([`Mesh::convert_seeded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AsRead {
+    /// Nothing: the mesh may have been edited since it was read.
+    Unknown,
+    /// They are what the stored Draco bitstream (if the mesh has one) decoded to when
+    /// the mesh was read, unedited.
+    Decoded,
 }
 
 /// Draco work done on a mesh's arrays while they were given away ([`Mesh::draco_owned`]).
