@@ -271,8 +271,10 @@ pub(crate) fn convert_model(
 ///
 /// A 7.00 target's Draco encoding is done with the mesh's arrays given away
 /// ([`Mesh::draco_owned`]), so they are not held beside the encoder. `as_read` says
-/// whether the mesh is as [`model_of_owned`] read it (its stored Draco bitstream then
-/// known to decode to its arrays without decoding it again).
+/// whether the mesh is as [`model_of_owned`] read it: its stored Draco bitstream is then
+/// known to decode to its arrays without decoding it again, and the encoding the loss
+/// report asks for is also done with the arrays given away
+/// ([`Mesh::draco_owned_as_read`]).
 pub(crate) fn convert_owned(
     mut mesh: Mesh,
     v: Version,
@@ -282,7 +284,10 @@ pub(crate) fn convert_owned(
     let options = WriteOptions {
         core_mesh: options.core_mesh,
     };
-    let seed = mesh.draco_owned(v, &options)?;
+    let seed = match mesh.draco_owned(v, &options)? {
+        None if as_read == AsRead::Decoded => mesh.draco_owned_as_read(v)?,
+        seed => seed,
+    };
     let c = mesh.convert_seeded(v, &options, seed, as_read)?;
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
     drop(mesh);

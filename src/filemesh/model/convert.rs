@@ -121,24 +121,20 @@ impl Mesh {
         as_read: AsRead,
     ) -> Result<Conversion> {
         let mut warm = DracoMemo::default();
-        if let (AsRead::Decoded, Some(StoredCore::Draco(b))) = (as_read, &self.stored.core) {
+        let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
+        let stored = match &self.stored.core {
+            Some(StoredCore::Draco(b)) => Some(b.as_slice()),
+            _ => None,
+        };
+        if let (AsRead::Decoded, Some(b)) = (as_read, stored) {
             // The stored bitstream decoded to these arrays when the file was read: it is
             // not decoded again to learn that.
-            warm.decoded.push((
-                Blob::Stored(b),
-                self.raw_vertex_slice(),
-                bytemuck::cast_slice(&self.faces),
-                true,
-            ));
+            warm.decoded.push((Blob::Stored(b), vertices, faces, true));
+        }
+        if let Some(seed) = seed {
+            warm.seed(vertices, faces, seed, stored);
         }
         self.warm_draco(target, &mut warm);
-        if let Some(seed) = seed {
-            warm.seed(
-                self.raw_vertex_slice(),
-                bytemuck::cast_slice(&self.faces),
-                seed,
-            );
-        }
         let mut file = self.to_file_warm(target, options, &warm)?;
         let mut losses = Vec::new();
         super::losses::compare_file(self, &mut file, target, &mut losses, &warm)?;
@@ -866,12 +862,32 @@ impl<'a> DracoMemo<'a> {
         std::iter::successors(Some(self), |m| m.parent)
     }
 
-    /// Records the work [`Mesh::draco_owned`] did for these arrays: their bitstream,
-    /// which decodes to them.
-    fn seed(&mut self, vertices: &'a [Vertex], faces: &'a [Face], seed: OwnedDraco) {
-        let blob = Blob::Encoded(std::rc::Rc::new(seed.bitstream));
-        self.encoded.push((vertices, faces, blob.clone()));
-        self.decoded.push((blob, vertices, faces, true));
+    /// Records the work [`Mesh::draco_owned`] or [`Mesh::draco_owned_as_read`] did for
+    /// these arrays, of a mesh that stored the bitstream `stored`.
+    fn seed(
+        &mut self,
+        vertices: &'a [Vertex],
+        faces: &'a [Face],
+        seed: OwnedDraco,
+        stored: Option<&'a [u8]>,
+    ) {
+        match seed {
+            OwnedDraco::Decodes(bitstream) => {
+                let blob = Blob::Encoded(std::rc::Rc::new(bitstream));
+                self.encoded.push((vertices, faces, blob.clone()));
+                self.decoded.push((blob, vertices, faces, true));
+            }
+            OwnedDraco::Stored => {
+                if let Some(b) = stored {
+                    self.know(b);
+                    self.encoded.push((vertices, faces, Blob::Stored(b)));
+                }
+            }
+            OwnedDraco::Encodes(bitstream) => {
+                let blob = Blob::Encoded(std::rc::Rc::new(bitstream));
+                self.encoded.push((vertices, faces, blob));
+            }
+        }
     }
 
     /// The arrays `bitstream` is known to decode to exactly (with the default limits),
@@ -973,12 +989,17 @@ pub(crate) enum AsRead {
     Decoded,
 }
 
-/// Draco work done on a mesh's arrays while they were given away ([`Mesh::draco_owned`]).
+/// Draco work done on a mesh's arrays while they were given away: what
+/// [`draco::encode`](crate::filemesh::raw::draco::encode) of them gives.
 #[derive(Debug)]
-pub(crate) struct OwnedDraco {
-    /// [`draco::encode`](crate::filemesh::raw::draco::encode) of the arrays, which
-    /// decodes to them exactly.
-    bitstream: Vec<u8>,
+pub(crate) enum OwnedDraco {
+    /// [`Mesh::draco_owned`]: this bitstream, which decodes to them exactly.
+    Decodes(Vec<u8>),
+    /// [`Mesh::draco_owned_as_read`]: the bitstream the mesh stored.
+    Stored,
+    /// [`Mesh::draco_owned_as_read`]: this bitstream, not the stored one (whether it
+    /// decodes to them is not known).
+    Encodes(Vec<u8>),
 }
 
 /// A digest of vertex and face arrays: their lengths and two keyed 64-bit SipHashes of
@@ -1061,7 +1082,61 @@ impl Mesh {
         }
         self.vertices = bytemuck::allocation::cast_vec(vertices);
         self.faces = bytemuck::allocation::cast_vec(faces);
-        Ok(Some(OwnedDraco { bitstream }))
+        Ok(Some(OwnedDraco::Decodes(bitstream)))
+    }
+
+    /// The Draco encode the loss report of converting a 7.00 mesh with a stored Draco
+    /// bitstream to `target` asks for (would writing 7.00 again from the target give
+    /// the same bitstream? [`Mesh::warm_draco`]), done with the vertex and face arrays
+    /// given away while `draco-core`'s encoder runs, for [`Mesh::convert_seeded`].
+    ///
+    /// The mesh must be as read ([`AsRead::Decoded`]): its arrays are what the stored
+    /// bitstream decoded to, and they come back by decoding it again (the decoder is a
+    /// function of the bytes); the new bitstream is dropped first when it equals the
+    /// stored one, as on every Roblox file tried. Only where the report would encode the
+    /// arrays (see [`Mesh::warm_draco`] and [`core_plan`]; for a 2.00 target, which
+    /// `warm_draco` leaves to the comparison, the comparison finds the work by the
+    /// arrays' bytes); `None` otherwise, and also when the encoder refuses the mesh (the
+    /// report then meets the refusal itself).
+    pub(crate) fn draco_owned_as_read(&mut self, target: Version) -> Result<Option<OwnedDraco>> {
+        use crate::filemesh::raw::draco;
+        let limits = Limits::default();
+        let counts = draco::Counts {
+            faces: self.faces.len() as u64,
+            points: self.vertices.len() as u64,
+        };
+        let same_faces = target.has_lods() || self.lod0_faces().len() == self.faces.len();
+        let Some(StoredCore::Draco(stored)) = &self.stored.core else {
+            return Ok(None);
+        };
+        if self.stored.version != Some(Version::V7_00)
+            || target.is_text()
+            || target == Version::V7_00
+            || !same_faces
+            || counts.decoded_bytes() > limits.max_decoded_bytes
+        {
+            return Ok(None);
+        }
+        let vertices = self.raw_vertex_slice();
+        if !vertices
+            .iter()
+            .all(|v| v.normal.iter().all(|x| x.is_finite()))
+            || !normals_fit_the_grid(vertices)
+        {
+            return Ok(None);
+        }
+        let vertices: Vec<Vertex> =
+            bytemuck::allocation::cast_vec(std::mem::take(&mut self.vertices));
+        let faces: Vec<Face> = bytemuck::allocation::cast_vec(std::mem::take(&mut self.faces));
+        let seed = match draco::encode_owned(vertices, faces) {
+            Ok(b) if b == *stored => Some(OwnedDraco::Stored),
+            Ok(b) => Some(OwnedDraco::Encodes(b)),
+            Err(_) => None,
+        };
+        let (vertices, faces) = draco::decode(stored, &limits)?;
+        self.vertices = bytemuck::allocation::cast_vec(vertices);
+        self.faces = bytemuck::allocation::cast_vec(faces);
+        Ok(seed)
     }
 }
 

@@ -461,9 +461,10 @@ impl Back for View<'_> {
                         }
                         Verts::V36(v36) => {
                             // 36-byte vertices widened for the plan, which keeps no reference
-                            // to them.
+                            // to them; the work done before is looked up (by the arrays'
+                            // bytes), so a bitstream already made for them is not made again.
                             let vertices: Vec<Vertex> = v36.iter().map(|&x| x.into()).collect();
-                            let mut local = DracoMemo::default();
+                            let mut local = DracoMemo::child(memo);
                             match core_plan(&vertices, faces, stored, v, options, &mut local)? {
                                 CorePlan::Uncompressed => CorePlan::Uncompressed,
                                 CorePlan::Draco(b) => CorePlan::Draco(match (stored, b) {
