@@ -176,18 +176,13 @@ pub(crate) fn scene_and_losses_owned(
     limits: &Limits,
 ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
     let m = model_of_owned(f, limits, Bitstream::Drop)?;
-    // The skinning resolved into its array before the scene is built, though the scene
-    // could read it in one pass without one (`Skinning::for_each`). Measured on the
-    // 72 MB bench file, this keeps the peak of a conversion through the scene 26 MB lower
-    // (to UNIGINE ms14: 214 against 240 MB; the others unchanged): glibc raises its mmap
-    // threshold when this array is freed, and keeps less of the freed heap resident
-    // afterwards. An effect of the allocator, not of the bytes held (heaptrack's heap
-    // peak is the same); see README, "Peak memory".
-    if let Some(s) = &m.skinning {
-        std::hint::black_box(s.as_slice());
-    }
     let losses = scene_losses_of(&m);
-    Ok((scene_of(&m, options)?, losses))
+    let scene = if options.all_lods {
+        scene_of(&m, options)?
+    } else {
+        super::scene::to_scene_owned(m, &options.name, options.lod)?
+    };
+    Ok((scene, losses))
 }
 
 /// What [`model_of_owned`] does with a Draco core mesh's bitstream once it is decoded.

@@ -20,27 +20,61 @@ use crate::scene::{ExportMesh, Fixes, Primitive, Scene, Skeleton};
 /// (real files' bytes sum to 255, so this changes them by rounding only). A vertex with
 /// no weight at all is bound to joint 0 with weight 1.
 pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> Result<Scene> {
+    let range = lod_range(mesh, lod)?;
+    let triangles = mesh.faces.get(range).unwrap_or_default().to_vec();
+    let prim = vertex_attributes(&mesh.vertices, lod, triangles);
+    finish(prim, mesh, mesh.vertices.len(), name, lod)
+}
+
+/// [`to_scene`] of a mesh the caller no longer needs, taken apart as the scene is built
+/// so that it is never held whole beside the scene: the faces become the triangles
+/// (moved, for LOD 0 of a mesh without other LODs), and the vertices are dropped once
+/// their attributes are copied, before the skins are made.
+pub(crate) fn to_scene_owned(
+    mut mesh: crate::filemesh::model::Mesh,
+    name: &str,
+    lod: usize,
+) -> Result<Scene> {
+    let range = lod_range(&mesh, lod)?;
+    let triangles = if range == (0..mesh.faces.len()) {
+        std::mem::take(&mut mesh.faces)
+    } else {
+        let t = mesh.faces.get(range).unwrap_or_default().to_vec();
+        mesh.faces = Vec::new();
+        t
+    };
+    let prim = vertex_attributes(&mesh.vertices, lod, triangles);
+    let n = mesh.vertices.len();
+    mesh.vertices = Vec::new();
+    finish(prim, &mesh, n, name, lod)
+}
+
+/// The faces of LOD `lod`, or an error naming the LODs there are.
+fn lod_range(mesh: &crate::filemesh::model::Mesh, lod: usize) -> Result<std::ops::Range<usize>> {
     let n = mesh.faces.len();
     let offsets = &mesh.lods.offsets;
-    let range = if lod == 0 {
-        mesh.lods.lod0(n)
-    } else {
-        match (offsets.get(lod), offsets.get(lod + 1)) {
-            (Some(&a), Some(&b)) if a <= b && (b as usize) <= n => a as usize..b as usize,
-            _ => {
-                return Err(Error::new(
-                    "export",
-                    ErrorKind::Invalid(format!(
-                        "no LOD {lod}: the mesh has {} (offsets {offsets:?})",
-                        mesh.lods.count()
-                    )),
-                ))
-            }
-        }
-    };
-    let faces = mesh.faces.get(range).unwrap_or_default();
-    let v = &mesh.vertices;
-    let mut prim = Primitive {
+    if lod == 0 {
+        return Ok(mesh.lods.lod0(n));
+    }
+    match (offsets.get(lod), offsets.get(lod + 1)) {
+        (Some(&a), Some(&b)) if a <= b && (b as usize) <= n => Ok(a as usize..b as usize),
+        _ => Err(Error::new(
+            "export",
+            ErrorKind::Invalid(format!(
+                "no LOD {lod}: the mesh has {} (offsets {offsets:?})",
+                mesh.lods.count()
+            )),
+        )),
+    }
+}
+
+/// LOD `lod`'s primitive: the vertices' attributes, and these triangles.
+fn vertex_attributes(
+    v: &[crate::filemesh::model::MeshVertex],
+    lod: usize,
+    triangles: Vec<[u32; 3]>,
+) -> Primitive {
+    Primitive {
         name: format!("LOD {lod}"),
         positions: v.iter().map(|x| x.position).collect(),
         normals: Some(v.iter().map(|x| x.normal).collect()),
@@ -50,9 +84,20 @@ pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> 
                 .map(|x| x.color.map(|c| f32::from(c) / 255.0))
                 .collect(),
         ),
-        triangles: faces.to_vec(),
+        triangles,
         ..Primitive::default()
-    };
+    }
+}
+
+/// The scene of a primitive made from `mesh`'s `n` vertices: its skeleton, and the
+/// skins of those vertices.
+fn finish(
+    mut prim: Primitive,
+    mesh: &crate::filemesh::model::Mesh,
+    n: usize,
+    name: &str,
+    lod: usize,
+) -> Result<Scene> {
     let mut fixes = Fixes::default();
     let skeleton = filemesh_skeleton(&mesh.skeleton, &mut fixes)?;
     if let (Some(s), Some(skin)) = (&skeleton, &mesh.skinning) {
@@ -64,15 +109,15 @@ pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> 
                 .map(|f| (usize::from(f.bone), f64::from(f.weight)));
             skin::vertex_skin(raw, s.joints.len())
         };
-        let (mut joints, mut weights) = (Vec::with_capacity(v.len()), Vec::with_capacity(v.len()));
+        let (mut joints, mut weights) = (Vec::with_capacity(n), Vec::with_capacity(n));
         skin.for_each(|k| {
-            if joints.len() < v.len() {
+            if joints.len() < n {
                 let (j, w) = of(k.influences);
                 joints.push(j);
                 weights.push(w);
             }
         });
-        while joints.len() < v.len() {
+        while joints.len() < n {
             let (j, w) = of(Default::default());
             joints.push(j);
             weights.push(w);
