@@ -66,6 +66,7 @@ measure "info (7.00 Draco)" "$(size "$d7")" "$bin" info "$d7"
 measure "verify (7.00 Draco)" "$(size "$d7")" "$bin" verify "$d7"
 measure "convert --to 4.01 (7.00 Draco)" "$(size "$d7")" "$bin" convert "$d7" "$o/d4.mesh" --to 4.01
 measure "export .glb (7.00 Draco)" "$(size "$d7")" "$bin" export "$d7" "$o/d.glb"
+measure "convert --to unigine-mesh:ms14 (7.00 Draco)" "$(size "$d7")" "$bin" convert "$d7" "$o/d.ms14.mesh" --to unigine-mesh:ms14 --allow-lossy
 measure "convert --to 7.00 (4.01 from Draco)" "$(size "$d4")" "$bin" convert "$d4" "$o/d7.mesh" --to 7.00
 # What draco-core's encoder needs above the arrays it encodes, holding nothing else: the
 # floor under any conversion that encodes Draco (stderr, not a table row).
