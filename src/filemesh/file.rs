@@ -220,7 +220,12 @@ pub(crate) fn model_of_owned(
         _ => None,
     };
     let Some(cm) = draco else {
-        return Mesh::from_file_with_limits(&f, limits);
+        let mut m = Mesh::from_file_with_limits(&f, limits)?;
+        // A Draco core mesh after another chunk was copied into the model as it was read.
+        if bitstream == Bitstream::Drop && matches!(m.stored.core, Some(StoredCore::Draco(_))) {
+            m.stored.core = None;
+        }
+        return Ok(m);
     };
     let core = cm.decode(limits)?;
     let kept = match bitstream {
