@@ -30,7 +30,24 @@ fn view(data: &[u8]) {
     }
 }
 
+/// `Mesh::check_file` (what `verify` runs, without building the model) gives the model
+/// read's verdict and error.
+fn checked(data: &[u8]) {
+    use meshcodec::filemesh::{model::Mesh, raw::FileMesh};
+    let Ok(f) = FileMesh::read_with_limits(data, &LIMITS) else {
+        return;
+    };
+    assert_eq!(
+        Mesh::check_file(&f, &LIMITS).map_err(|e| e.to_string()),
+        Mesh::from_file_with_limits(&f, &LIMITS)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        "check_file is the model read's verdict"
+    );
+}
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     check(data);
     view(data);
+    checked(data);
 });
