@@ -1250,19 +1250,13 @@ fn survey_agrees_with_decode_on_good_damaged_and_non_finite_bitstreams() {
 }
 
 /// `Mesh::check_file` (what `verify` runs) gives the model read's verdict and error on
-/// chunked files, whole and with bytes changed in their chunks, without building it.
+/// every FileMesh fixture and corpus file (Draco and chunked ones among them), whole and
+/// with bytes changed, without building the model.
 #[test]
 fn check_file_agrees_with_the_model_read() {
     use meshcodec::filemesh::{model::Mesh, FileMesh};
-    let mut files: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir("chunked"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
-        .collect();
-    if let Some(dir) = common::corpus() {
-        files.extend(common::corpus_filemeshes(&dir, &["6.00", "7.00"]));
-    }
-    assert!(files.len() >= 5, "{files:?}");
+    let files = common::fixtures_and_corpus_filemeshes();
+    assert!(files.len() >= 20, "{files:?}");
     let limits = Limits::default();
     let (mut ok, mut refused) = (0, 0);
     for path in files {

@@ -1057,19 +1057,12 @@ impl Mesh {
             return Ok(None);
         }
         let vertices = self.raw_vertex_slice();
-        if !vertices
-            .iter()
-            .all(|v| v.normal.iter().all(|x| x.is_finite()))
-            || !normals_fit_the_grid(vertices)
-            || !draco::normals_survive(vertices)
-        {
+        if !normals_can_be_exact(vertices) || !draco::normals_survive(vertices) {
             return Ok(None);
         }
         let keys = [(); 2].map(|()| std::hash::RandomState::new());
         let before = digest(&keys, vertices, bytemuck::cast_slice(&self.faces));
-        let vertices: Vec<Vertex> =
-            bytemuck::allocation::cast_vec(std::mem::take(&mut self.vertices));
-        let faces: Vec<Face> = bytemuck::allocation::cast_vec(std::mem::take(&mut self.faces));
+        let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
         let bitstream = draco::encode_owned(vertices, faces)?;
         let (vertices, faces) = draco::decode(&bitstream, &limits)?;
         if digest(&keys, &vertices, &faces) != before {
@@ -1080,9 +1073,14 @@ impl Mesh {
                 ),
             ));
         }
+        self.put_arrays(vertices, faces);
+        Ok(Some(OwnedDraco::Decodes(bitstream)))
+    }
+
+    /// [`take_arrays`] undone.
+    fn put_arrays(&mut self, vertices: Vec<Vertex>, faces: Vec<Face>) {
         self.vertices = bytemuck::allocation::cast_vec(vertices);
         self.faces = bytemuck::allocation::cast_vec(faces);
-        Ok(Some(OwnedDraco::Decodes(bitstream)))
     }
 
     /// The Draco encode the loss report of converting a 7.00 mesh with a stored Draco
@@ -1117,27 +1115,30 @@ impl Mesh {
         {
             return Ok(None);
         }
-        let vertices = self.raw_vertex_slice();
-        if !vertices
-            .iter()
-            .all(|v| v.normal.iter().all(|x| x.is_finite()))
-            || !normals_fit_the_grid(vertices)
-        {
+        if !normals_can_be_exact(self.raw_vertex_slice()) {
             return Ok(None);
         }
-        let vertices: Vec<Vertex> =
-            bytemuck::allocation::cast_vec(std::mem::take(&mut self.vertices));
-        let faces: Vec<Face> = bytemuck::allocation::cast_vec(std::mem::take(&mut self.faces));
+        let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
         let seed = match draco::encode_owned(vertices, faces) {
             Ok(b) if b == *stored => Some(OwnedDraco::Stored),
             Ok(b) => Some(OwnedDraco::Encodes(b)),
             Err(_) => None,
         };
         let (vertices, faces) = draco::decode(stored, &limits)?;
-        self.vertices = bytemuck::allocation::cast_vec(vertices);
-        self.faces = bytemuck::allocation::cast_vec(faces);
+        self.put_arrays(vertices, faces);
         Ok(seed)
     }
+}
+
+/// A mesh's vertex and face arrays, moved out as a COREMESH's (the same bytes).
+fn take_arrays(
+    vertices: &mut Vec<super::MeshVertex>,
+    faces: &mut Vec<[u32; 3]>,
+) -> (Vec<Vertex>, Vec<Face>) {
+    (
+        bytemuck::allocation::cast_vec(std::mem::take(vertices)),
+        bytemuck::allocation::cast_vec(std::mem::take(faces)),
+    )
 }
 
 /// How the source stored its core mesh ([`StoredCore`], borrowed).
@@ -1220,11 +1221,7 @@ pub(crate) fn core_plan<'a>(
     }
     // Draco only where it keeps every value (a normal that is not finite, or off the
     // 11-bit grid, keeps the mesh uncompressed).
-    let lossless = vertices
-        .iter()
-        .all(|v| v.normal.iter().all(|x| x.is_finite()))
-        && normals_fit_the_grid(vertices);
-    if lossless {
+    if normals_can_be_exact(vertices) {
         let blob = memo.encode(vertices, faces)?;
         let exact = memo.decodes_to(&blob, vertices, faces);
         let v1_size = 8 + vertices.len() * 40 + faces.len() * 12;
@@ -1233,6 +1230,16 @@ pub(crate) fn core_plan<'a>(
         }
     }
     Ok(CorePlan::Uncompressed)
+}
+
+/// Whether Draco could hold every normal exactly: all finite, and on few enough values
+/// for its 11-bit grid ([`normals_fit_the_grid`]). Only then is a core mesh encoded to
+/// see whether it comes back.
+fn normals_can_be_exact(vertices: &[Vertex]) -> bool {
+    vertices
+        .iter()
+        .all(|v| v.normal.iter().all(|x| x.is_finite()))
+        && normals_fit_the_grid(vertices)
 }
 
 /// False when the normals cannot all come back from Draco's 11-bit quantization: a

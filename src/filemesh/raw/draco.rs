@@ -414,12 +414,7 @@ fn decode_mesh(bitstream: &[u8], limits: &Limits) -> Result<(Mesh, usize)> {
         }
     }
 
-    let mut buffer = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
-    let mut mesh = Mesh::new();
-    MeshDecoder::new()
-        .decode(&mut buffer, &mut mesh)
-        .map_err(|e| from_draco(&e, limits))?;
-    let consumed = buffer.position();
+    let (mesh, consumed) = run_decoder(bitstream, limits)?;
     if consumed < bitstream.len() {
         return Err(Error::at(
             consumed as u64,
@@ -446,6 +441,17 @@ fn decode_mesh(bitstream: &[u8], limits: &Limits) -> Result<(Mesh, usize)> {
         )));
     }
     Ok((mesh, num_points))
+}
+
+/// Draco's decoder over a bitstream, within `limits`: the mesh, and how many bytes of
+/// the bitstream it read.
+fn run_decoder(bitstream: &[u8], limits: &Limits) -> Result<(Mesh, usize)> {
+    let mut buffer = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
+    let mut mesh = Mesh::new();
+    MeshDecoder::new()
+        .decode(&mut buffer, &mut mesh)
+        .map_err(|e| from_draco(&e, limits))?;
+    Ok((mesh, buffer.position()))
 }
 
 /// The five attributes of a Roblox core mesh, in [`Vertex`] order.
@@ -486,11 +492,7 @@ pub fn decode_attributes(
     wanted: &[(u32, bool)],
     limits: &Limits,
 ) -> Result<DecodedAttributes> {
-    let mut buffer = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
-    let mut mesh = Mesh::new();
-    MeshDecoder::new()
-        .decode(&mut buffer, &mut mesh)
-        .map_err(|e| from_draco(&e, limits))?;
+    let (mesh, _) = run_decoder(bitstream, limits)?;
     let points = mesh.num_points();
     let requested = Counts {
         faces: mesh.num_faces() as u64,
