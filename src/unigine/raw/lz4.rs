@@ -108,6 +108,54 @@ fn match_end(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
     a + n + same
 }
 
+/// Where the compressor reads its input: a slice apart from the output ([`compress`]), or
+/// the output's own buffer from an offset on ([`compress_in_place`]). Positions are the
+/// input's, from 0.
+trait Input<'s>: Copy {
+    /// The input, given the output's buffer.
+    fn input<'b>(self, buf: &'b [u8]) -> &'b [u8]
+    where
+        's: 'b;
+    /// Appends the literals `from..to` (longer than 16 bytes) to the output.
+    fn copy_to(self, out: &mut Out, from: usize, to: usize);
+}
+
+impl<'s> Input<'s> for &'s [u8] {
+    #[inline(always)]
+    fn input<'b>(self, _: &'b [u8]) -> &'b [u8]
+    where
+        's: 'b,
+    {
+        self
+    }
+    #[inline(always)]
+    fn copy_to(self, out: &mut Out, from: usize, to: usize) {
+        out.bytes(self.get(from..to).unwrap_or_default());
+    }
+}
+
+/// The input lies in the output's buffer, from the first offset to the second.
+#[derive(Clone, Copy)]
+struct At(usize, usize);
+
+impl<'s> Input<'s> for At {
+    #[inline(always)]
+    fn input<'b>(self, buf: &'b [u8]) -> &'b [u8]
+    where
+        's: 'b,
+    {
+        buf.get(self.0..self.1).unwrap_or_default()
+    }
+    #[inline(always)]
+    fn copy_to(self, out: &mut Out, from: usize, to: usize) {
+        let len = to - from;
+        if out.pos + len <= out.buf.len() && self.0 + to <= self.1 {
+            out.buf.copy_within(self.0 + from..self.0 + to, out.pos);
+        }
+        out.pos += len;
+    }
+}
+
 /// The output block: a buffer of LZ4's worst-case size for the input, written through a
 /// cursor and cut to length at the end. Writes are in bounds by that size, so each
 /// bounds check is a branch never taken; short literal runs are copied 16 bytes at a
@@ -157,26 +205,36 @@ impl Out {
 
     /// The literals `src[from..to]`.
     #[inline(always)]
-    fn literals(&mut self, src: &[u8], from: usize, to: usize) {
+    fn literals<'s>(&mut self, src: impl Input<'s>, from: usize, to: usize) {
         let len = to - from;
         if len <= 16 {
-            let chunk = src.get(from..).and_then(<[u8]>::first_chunk::<16>);
+            let chunk = src
+                .input(&self.buf)
+                .get(from..)
+                .and_then(<[u8]>::first_chunk::<16>)
+                .copied();
             let dst = self
                 .buf
                 .get_mut(self.pos..)
                 .and_then(<[u8]>::first_chunk_mut::<16>);
             if let (Some(chunk), Some(dst)) = (chunk, dst) {
-                *dst = *chunk;
+                *dst = chunk;
                 self.pos += len;
                 return;
             }
         }
-        self.bytes(src.get(from..to).unwrap_or_default());
+        src.copy_to(self, from, to);
     }
 
     /// One sequence: literals `src[anchor..ip]`, then a match (offset, length) if any.
     #[inline(always)]
-    fn sequence(&mut self, src: &[u8], anchor: usize, ip: usize, m: Option<(usize, usize)>) {
+    fn sequence<'s>(
+        &mut self,
+        src: impl Input<'s>,
+        anchor: usize,
+        ip: usize,
+        m: Option<(usize, usize)>,
+    ) {
         let lit = ip - anchor;
         let mut token = (lit.min(15) as u8) << 4;
         if let Some((_, len)) = m {
@@ -201,11 +259,22 @@ impl Out {
     /// is written as one 19-byte window: token, 16 literal bytes (the ones past the run
     /// overwritten next), offset.
     #[inline(always)]
-    fn matched(&mut self, src: &[u8], anchor: usize, ip: usize, offset: usize, len: usize) {
+    fn matched<'s>(
+        &mut self,
+        src: impl Input<'s>,
+        anchor: usize,
+        ip: usize,
+        offset: usize,
+        len: usize,
+    ) {
         let lit = ip - anchor;
         let code = len - MIN_MATCH;
         if lit < 15 && code < 15 {
-            let chunk = src.get(anchor..).and_then(<[u8]>::first_chunk::<16>);
+            let chunk = src
+                .input(&self.buf)
+                .get(anchor..)
+                .and_then(<[u8]>::first_chunk::<16>)
+                .copied();
             let dst = self
                 .buf
                 .get_mut(self.pos..)
@@ -215,7 +284,7 @@ impl Out {
             {
                 *token = ((lit as u8) << 4) | code as u8;
                 if let Some(l) = rest.first_chunk_mut::<16>() {
-                    *l = *chunk;
+                    *l = chunk;
                 }
                 if let Some(o) = rest.get_mut(lit..lit + 2) {
                     o.copy_from_slice(&(offset as u16).to_le_bytes());
@@ -232,15 +301,23 @@ impl Out {
     /// registers.
     #[cold]
     #[inline(never)]
-    fn matched_slow(&mut self, src: &[u8], anchor: usize, ip: usize, offset: usize, len: usize) {
+    fn matched_slow<'s>(
+        &mut self,
+        src: impl Input<'s>,
+        anchor: usize,
+        ip: usize,
+        offset: usize,
+        len: usize,
+    ) {
         self.sequence(src, anchor, ip, Some((offset, len)));
     }
 
     /// The last sequence (literals `src[anchor..]`), and the block.
     #[cold]
     #[inline(never)]
-    fn finish(mut self, src: &[u8], anchor: usize) -> Vec<u8> {
-        self.sequence(src, anchor, src.len(), None);
+    fn finish<'s>(mut self, src: impl Input<'s>, anchor: usize) -> Vec<u8> {
+        let n = src.input(&self.buf).len();
+        self.sequence(src, anchor, n, None);
         self.buf.truncate(self.pos);
         self.buf.shrink_to_fit();
         self.buf
@@ -308,18 +385,59 @@ impl<S: Slot> Table<S> {
 /// are a single bounds check each, the table index is masked (no check), and the
 /// output is the same as a byte-by-byte loop's.
 pub fn compress(src: &[u8]) -> Vec<u8> {
+    let out = Out::for_input(src.len());
     if u32::try_from(src.len()).is_ok() {
-        compress_with::<u32>(src)
+        compress_with::<u32, _>(src, out)
     } else {
-        compress_with::<usize>(src)
+        compress_with::<usize, _>(src, out)
     }
 }
 
-fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
-    let n = src.len();
-    let mut out = Out::for_input(n);
+/// Room to leave in front of an input of `n` bytes for [`compress_in_place`]: the
+/// output never grows past the input consumed by more than 1/255 of it, plus the 19
+/// bytes one write touches, and the input is read at most [`MAX_DISTANCE`] bytes behind
+/// where it has been consumed.
+pub fn in_place_margin(n: usize) -> usize {
+    n / 255 + MAX_DISTANCE + 64
+}
+
+/// [`compress`] of `buf[start..]` into `buf` itself, which is returned cut to the block:
+/// the input and the block are never held at once. `start` must be at least
+/// [`in_place_margin`] of the input's length (the bytes before it are overwritten);
+/// with less, the input is first moved up to leave that much (the buffer grows).
+///
+/// Why it is exact: a sequence costs at most its literals / 255 more than the input it
+/// covers (LZ4's worst case is all literals), so after the sequences up to input
+/// position `a` the block is at most `a + a / 255` bytes, and the next write ends 19
+/// bytes later at most; every read from then on is at or after `a − MAX_DISTANCE`
+/// (a match's candidate is at most that far behind, the literals and the probes after
+/// it). With `start ≥ n / 255 + MAX_DISTANCE + 64`, every write lands before every
+/// byte that is still to be read. A test compares it with [`compress`] on random,
+/// incompressible (the worst case) and repetitive input.
+pub fn compress_in_place(mut buf: Vec<u8>, start: usize) -> Vec<u8> {
+    let n = buf.len().saturating_sub(start);
+    let need = in_place_margin(n);
+    let start = if start < need {
+        buf.splice(0..0, std::iter::repeat_n(0, need - start));
+        need
+    } else {
+        start
+    };
+    // The margin in front also holds what the block can grow beyond the input
+    // (incompressible data: n / 255 + 16 bytes).
+    let out = Out { buf, pos: 0 };
+    let at = At(start, start + n);
+    if u32::try_from(n).is_ok() {
+        compress_with::<u32, _>(at, out)
+    } else {
+        compress_with::<usize, _>(at, out)
+    }
+}
+
+fn compress_with<'s, S: Slot, I: Input<'s>>(inp: I, mut out: Out) -> Vec<u8> {
+    let n = inp.input(&out.buf).len();
     if n < MF_LIMIT + 1 {
-        return out.finish(src, 0);
+        return out.finish(inp, 0);
     }
     // The table starts zeroed: every slot already names position 0.
     let mut table = Table::<S>::new();
@@ -328,6 +446,9 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
     let mut anchor = 0;
     let mut ip = 1;
     loop {
+        // The input, looked up again after each write (in place, it is in the output's
+        // buffer).
+        let src = inp.input(&out.buf);
         // Find a match, skipping faster the longer none is found. (LZ4 looks at a
         // position only if the one after it, `ip + step`, is still before the limit.)
         let mut step = 1usize;
@@ -338,7 +459,7 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
             step = search >> SKIP_TRIGGER;
             search += 1;
             if next > mflimit_plus_one {
-                return out.finish(src, anchor);
+                return out.finish(inp, anchor);
             }
             let word = u64_at(src, ip);
             found = table.swap(hash(word), ip);
@@ -353,21 +474,22 @@ fn compress_with<S: Slot>(src: &[u8]) -> Vec<u8> {
             found -= 1;
         }
         loop {
+            let src = inp.input(&out.buf);
             // Extend forwards. The table is updated and the next position probed before
             // the sequence is written, so the probe's loads overlap the writing.
             let start = ip;
             let offset = ip - found;
             ip = match_end(src, ip + MIN_MATCH, found + MIN_MATCH, match_limit);
             if ip >= mflimit_plus_one {
-                out.matched(src, anchor, start, offset, ip - start);
-                return out.finish(src, ip);
+                out.matched(inp, anchor, start, offset, ip - start);
+                return out.finish(inp, ip);
             }
             table.swap(hash(u64_at(src, ip - 2)), ip - 2);
             // An immediate match at the new position: no literals in between.
             let word = u64_at(src, ip);
             found = table.swap(hash(word), ip);
             let again = usable_near(src, found, ip, word);
-            out.matched(src, anchor, start, offset, ip - start);
+            out.matched(inp, anchor, start, offset, ip - start);
             anchor = ip;
             if again {
                 continue;
@@ -515,7 +637,53 @@ mod tests {
         );
         let back = lz4_flex::block::decompress(&fast, data.len()).unwrap();
         prop_assert!(back == data, "does not decompress back");
+        // In place: with exactly the margin in front, with more, and with none (the
+        // input is moved up first).
+        let margin = in_place_margin(data.len());
+        for front in [margin, margin + 777, 0] {
+            let mut buf = vec![0xa5; front];
+            buf.extend_from_slice(data);
+            prop_assert!(
+                compress_in_place(buf, front) == fast,
+                "in place with {front} bytes in front differs"
+            );
+        }
         Ok(())
+    }
+
+    /// In place, the worst case: incompressible input, whose block is longer than the
+    /// input, with only the margin in front; and inputs over 64 KiB that repeat from
+    /// within the window, whose candidates lie close behind the writes.
+    #[test]
+    fn in_place_is_compress_at_the_margin() {
+        let mut x = 0x9e37_79b9u32;
+        let mut random = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        };
+        let noise: Vec<u8> = (0..600_000).map(|_| random()).collect();
+        let mut near: Vec<u8> = (0..65_000).map(|_| random()).collect();
+        for _ in 0..6 {
+            near.extend_from_within(near.len() - 65_000..);
+            near.push(random());
+        }
+        let mut mixed = noise.clone();
+        mixed.extend_from_slice(&near);
+        mixed.extend_from_slice(noise.get(..70_000).unwrap_or_default());
+        for data in [&noise, &near, &mixed] {
+            let fast = compress(data);
+            let margin = in_place_margin(data.len());
+            let mut buf = vec![0; margin];
+            buf.extend_from_slice(data);
+            assert!(
+                compress_in_place(buf, margin) == fast,
+                "{} bytes",
+                data.len()
+            );
+        }
+        assert!(compress(&noise).len() > noise.len(), "incompressible");
     }
 
     /// Pieces: random bytes, zero runs, and copies of earlier data from near (long

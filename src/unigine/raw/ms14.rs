@@ -1183,11 +1183,11 @@ impl Ms14Mesh {
             } else {
                 &d.triangle_indices
             };
-            let payload = h.geometry_payload_with(&d, ti)?;
+            let (payload, front) = h.geometry_payload_with(&d, ti, true)?;
             drop(d);
-            total += payload.len() as u64;
+            total += (payload.len() - front) as u64;
             starts.push(out.len());
-            append_block(&mut out, payload, tail);
+            append_block(&mut out, payload, front, tail)?;
         }
         mesh.memory_estimate = memory_estimate.unwrap_or(total as i64);
         let head = head(&mesh)?;
@@ -1232,20 +1232,29 @@ fn tree_payload(d: &SurfaceData) -> Result<Vec<u8>> {
     .to_bytes()
 }
 
-/// Appends `payload` to the file `out` as an LZ4 block ([`Lz4Block::compress`]: the
-/// same size fields and bytes). The payload is dropped once compressed. When the block
-/// is larger than the file so far (a mesh with one large surface), the file so far is
-/// put in front of the block, in the block's buffer, rather than the block copied after
-/// it: the block is then never held twice. `tail` is what the caller appends after
-/// this block, reserved with it.
-fn append_block(out: &mut Vec<u8>, payload: Vec<u8>, tail: usize) {
-    let size = payload.len() as u64;
-    let packed = super::lz4::compress(&payload);
-    let data = if packed.len() >= payload.len() {
-        drop(packed);
-        payload
+/// Appends the payload `buf[front..]` to the file `out` as an LZ4 block
+/// ([`Lz4Block::compress`]: the same size fields and bytes). The payload is compressed
+/// in its own buffer ([`lz4::compress_in_place`](super::lz4::compress_in_place)), so it
+/// and its block are never held at once; when the block is not smaller (the payload is
+/// then stored as it is), the payload is decompressed back from it. When the block is
+/// larger than the file so far (a mesh with one large surface), the file so far is put
+/// in front of the block, in the block's buffer, rather than the block copied after it:
+/// the block is then never held twice. `tail` is what the caller appends after this
+/// block, reserved with it.
+fn append_block(out: &mut Vec<u8>, buf: Vec<u8>, front: usize, tail: usize) -> Result<()> {
+    let n = buf.len() - front;
+    let size = n as u64;
+    let packed = super::lz4::compress_in_place(buf, front);
+    let data = if packed.len() >= n {
+        // Not smaller: stored uncompressed, as Lz4Block::compress does; the block was
+        // just made from the payload, so it decodes to it.
+        lz4_flex::block::decompress(&packed, n).map_err(|e| {
+            Error::new(
+                "ms14",
+                ErrorKind::Inconsistent(format!("an LZ4 block just written: {e}")),
+            )
+        })?
     } else {
-        drop(payload);
         packed
     };
     let mut sizes = [0u8; 16];
@@ -1262,6 +1271,7 @@ fn append_block(out: &mut Vec<u8>, payload: Vec<u8>, tail: usize) {
         out.extend_from_slice(&sizes);
         out.extend_from_slice(&data);
     }
+    Ok(())
 }
 
 /// At least the size of a geometry payload whose targets have these numbers of
@@ -1369,17 +1379,22 @@ impl Ms14SurfaceHeader {
     /// The geometry payload of this surface from its data in the ms10–ms13 layout,
     /// written straight from `d` (see [`Ms14Mesh::surface_geometry_bytes`]).
     fn geometry_payload(&self, d: &SurfaceData) -> Result<Vec<u8>> {
-        self.geometry_payload_with(d, &d.triangle_indices)
+        Ok(self.geometry_payload_with(d, &d.triangle_indices, false)?.0)
     }
 
     /// [`Ms14SurfaceHeader::geometry_payload`] with these triangle indices in place of
     /// `d`'s.
     #[allow(clippy::ptr_arg)] // written by `write_indices`, which binrw hands a `&Vec`
+    ///
+    /// With `room`, the payload is written after room for compressing it in place
+    /// ([`lz4::in_place_margin`](super::lz4::in_place_margin) of its largest size), and
+    /// the returned offset is where it starts (0 without).
     fn geometry_payload_with(
         &self,
         d: &SurfaceData,
         triangle_indices: &Vec<u32>,
-    ) -> Result<Vec<u8>> {
+        room: bool,
+    ) -> Result<(Vec<u8>, usize)> {
         let bound = size_bound(
             d.targets
                 .iter()
@@ -1393,7 +1408,13 @@ impl Ms14SurfaceHeader {
             data: d,
             triangle_indices,
         };
-        write_all(&[], &g, bound, self.payload_args())
+        let front = if room {
+            super::lz4::in_place_margin(bound)
+        } else {
+            0
+        };
+        let buf = write_all(&vec![0; front], &g, front + bound, self.payload_args())?;
+        Ok((buf, front))
     }
 
     /// The ms14 header of a surface in the ms10–ms13 layout: its header, with the index
