@@ -26,6 +26,12 @@
 //! the same as the plain byte loop it replaced (kept as the tests' reference,
 //! `lz4/reference.rs`).
 //!
+//! [`compress_in_place`] runs the same loop with the input in the output's own buffer,
+//! behind a margin ([`in_place_margin`]) the block can never catch up with, so a big
+//! payload and its block are not held at once (the ms14 writer uses it). The loop is
+//! generic over where it reads its input, looked up again after each write; for a
+//! separate slice ([`compress`]) that lookup is free.
+//!
 //! What is left is the settings, not the code: with a 4096-entry table (lz4_flex's
 //! size, not UNIGINE's) this code finds lz4_flex's sequences and is 4% faster than it
 //! in thread CPU time. UNIGINE's 8192 entries make 5% more sequences on the payload
