@@ -401,7 +401,7 @@ pub fn compress(src: &[u8]) -> Vec<u8> {
 
 /// Room to leave in front of an input of `n` bytes for [`compress_in_place`]: the
 /// output never grows past the input consumed by more than 1/255 of it, plus the 19
-/// bytes one write touches, and the input is read at most [`MAX_DISTANCE`] bytes behind
+/// bytes one write touches, and the input is read at most 65,535 bytes (`MAX_DISTANCE`) behind
 /// where it has been consumed.
 pub fn in_place_margin(n: usize) -> usize {
     n / 255 + MAX_DISTANCE + 64

@@ -626,10 +626,10 @@ pub const COPLANAR_COS: f64 = 0.99999;
 /// place (stably, through one scratch buffer), so it ends in leaf order; each
 /// triangle's box and centroid are computed once, side by side (the centroid kept as
 /// `f32`, and computed again in `f64` where that is too coarse to tell its side:
-/// [`is_below`]; 36 bytes a triangle, not 48, at what is the peak of a conversion to
+/// `is_below`; 36 bytes a triangle, not 48, at what is the peak of a conversion to
 /// ms14); the pass of a split that moves the triangles also grows each child's box
 /// from its triangles' boxes, in triangle order
-/// ([`grow`]: bit for bit the fold over the corners); the three candidate axes are
+/// (`grow`: bit for bit the fold over the corners); the three candidate axes are
 /// counted in one pass. Edge neighbours come from the list of triangles around each
 /// position (a counting sort), not from sorting all sides.
 #[allow(clippy::indexing_slicing)] // only fixed-size arrays, indexed by 0..3
