@@ -678,7 +678,15 @@ mod tests {
         let mut mixed = noise.clone();
         mixed.extend_from_slice(&near);
         mixed.extend_from_slice(noise.get(..70_000).unwrap_or_default());
-        for data in [&noise, &near, &mixed] {
+        // Copies of 64 bytes, 64,000 to 65,500 bytes back, all along incompressible
+        // input: the output stays about as long as the input consumed, and matches read
+        // near the far end of the window, just behind what the output has overwritten.
+        let mut far = noise.clone();
+        for k in 0..520 {
+            let (from, back) = (1_000 * k + 5, 64_000 + (k * 37) % 1_500);
+            far.copy_within(from..from + 64, from + back);
+        }
+        for data in [&noise, &near, &mixed, &far] {
             let fast = compress(data);
             let margin = in_place_margin(data.len());
             let mut buf = vec![0; margin];
