@@ -165,7 +165,7 @@ pub(crate) fn to_scene_owned(
     options: &ExportOptions,
     limits: &Limits,
 ) -> Result<Scene> {
-    Ok(scene_and_losses_owned(f, options, limits)?.0)
+    scene_of_owned(model_of_owned(f, limits, Bitstream::Drop)?, options)
 }
 
 /// [`to_scene_owned`], and what the scene leaves behind ([`MeshFile::scene_losses`]),
@@ -177,12 +177,16 @@ pub(crate) fn scene_and_losses_owned(
 ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
     let m = model_of_owned(f, limits, Bitstream::Drop)?;
     let losses = scene_losses_of(&m);
-    let scene = if options.all_lods {
-        scene_of(&m, options)?
-    } else {
-        super::scene::to_scene_owned(m, &options.name, options.lod)?
-    };
-    Ok((scene, losses))
+    Ok((scene_of_owned(m, options)?, losses))
+}
+
+/// [`scene_of`] of a model the caller no longer needs, taken apart as the scene is built
+/// (one LOD; every LOD's scene reads the model whole).
+fn scene_of_owned(m: Mesh, options: &ExportOptions) -> Result<Scene> {
+    if options.all_lods {
+        return scene_of(&m, options);
+    }
+    super::scene::to_scene_owned(m, &options.name, options.lod)
 }
 
 /// What [`model_of_owned`] does with a Draco core mesh's bitstream once it is decoded.

@@ -964,8 +964,7 @@ impl Mesh {
         let Some(source) = self.stored.version.filter(|v| v.is_chunked()) else {
             return;
         };
-        let same_faces = target.has_lods() || self.lod0_faces().len() == self.faces.len();
-        if target.is_text() || target == Version::V7_00 || target == Version::V2_00 || !same_faces {
+        if !self.target_holds_the_arrays(target) || target == Version::V2_00 {
             return;
         }
         let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
@@ -976,6 +975,25 @@ impl Mesh {
                 break;
             }
         }
+    }
+
+    /// Whether `target` holds this mesh's vertex and face arrays as they are, with no
+    /// COREMESH choice of its own: any version but 7.00 and text, and all the faces
+    /// (a target without LODs holds LOD 0's). 2.00 may hold its vertices in 36 bytes.
+    fn target_holds_the_arrays(&self, target: Version) -> bool {
+        !target.is_text()
+            && target != Version::V7_00
+            && (target.has_lods() || self.lod0_faces().len() == self.faces.len())
+    }
+
+    /// Whether decoding a Draco bitstream of this mesh stays within the default
+    /// [`Limits`] (the memo's work uses them).
+    fn draco_within_default_limits(&self) -> bool {
+        let counts = crate::filemesh::raw::draco::Counts {
+            faces: self.faces.len() as u64,
+            points: self.vertices.len() as u64,
+        };
+        counts.decoded_bytes() <= Limits::default().max_decoded_bytes
     }
 }
 
@@ -1042,16 +1060,12 @@ impl Mesh {
     ) -> Result<Option<OwnedDraco>> {
         use crate::filemesh::raw::draco;
         let limits = Limits::default();
-        let counts = draco::Counts {
-            faces: self.faces.len() as u64,
-            points: self.vertices.len() as u64,
-        };
         if target != Version::V7_00
             || options.core_mesh != CoreMesh::Auto
             || self.stored.core.is_some()
             || self.vertices.is_empty()
             || u32::try_from(self.vertices.len()).is_err()
-            || counts.decoded_bytes() > limits.max_decoded_bytes
+            || !self.draco_within_default_limits()
             || self.check_indices().is_err()
         {
             return Ok(None);
@@ -1098,23 +1112,15 @@ impl Mesh {
     /// report then meets the refusal itself).
     pub(crate) fn draco_owned_as_read(&mut self, target: Version) -> Result<Option<OwnedDraco>> {
         use crate::filemesh::raw::draco;
-        let limits = Limits::default();
-        let counts = draco::Counts {
-            faces: self.faces.len() as u64,
-            points: self.vertices.len() as u64,
-        };
-        let same_faces = target.has_lods() || self.lod0_faces().len() == self.faces.len();
-        let Some(StoredCore::Draco(stored)) = &self.stored.core else {
-            return Ok(None);
-        };
         if self.stored.version != Some(Version::V7_00)
-            || target.is_text()
-            || target == Version::V7_00
-            || !same_faces
-            || counts.decoded_bytes() > limits.max_decoded_bytes
+            || !self.target_holds_the_arrays(target)
+            || !self.draco_within_default_limits()
         {
             return Ok(None);
         }
+        let Some(StoredCore::Draco(stored)) = &self.stored.core else {
+            return Ok(None);
+        };
         if !normals_can_be_exact(self.raw_vertex_slice()) {
             return Ok(None);
         }
@@ -1124,7 +1130,7 @@ impl Mesh {
             Ok(b) => Some(OwnedDraco::Encodes(b)),
             Err(_) => None,
         };
-        let (vertices, faces) = draco::decode(stored, &limits)?;
+        let (vertices, faces) = draco::decode(stored, &Limits::default())?;
         self.put_arrays(vertices, faces);
         Ok(seed)
     }

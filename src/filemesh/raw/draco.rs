@@ -379,17 +379,16 @@ pub fn survey(bitstream: &[u8], limits: &Limits) -> Result<Survey> {
     let mesh = mesh.into_point_cloud();
     let [position, normal, uv, tangent, color] = attributes(&mesh)?;
     let mut non_finite = super::info::NonFiniteCounts::default();
-    let bad = |xs: [f32; 3]| usize::from(xs.iter().any(|x| !x.is_finite()));
+    let bad = |xs: &[f32]| usize::from(xs.iter().any(|x| !x.is_finite()));
     for_each_value(&position, num_points, |_, b: &[u8; 12]| {
-        non_finite.positions += bad(f32s(b));
+        non_finite.positions += bad(&f32s::<3>(b));
     })?;
     // Canonical normals differ from the decoded ones only in finite values.
     for_each_value(&normal, num_points, |_, b: &[u8; 12]| {
-        non_finite.normals += bad(f32s(b));
+        non_finite.normals += bad(&f32s::<3>(b));
     })?;
     for_each_value(&uv, num_points, |_, b: &[u8; 8]| {
-        let [u, v] = f32s(b);
-        non_finite.uvs += bad([u, v, 0.0]);
+        non_finite.uvs += bad(&f32s::<2>(b));
     })?;
     for_each_value(&tangent, num_points, |_, _: &[u8; 4]| ())?;
     for_each_value(&color, num_points, |_, _: &[u8; 4]| ())?;

@@ -124,6 +124,19 @@ trait Input<'s>: Copy {
         's: 'b;
     /// Appends the literals `from..to` (longer than 16 bytes) to the output.
     fn copy_to(self, out: &mut Out, from: usize, to: usize);
+
+    /// The 16 input bytes from `at`, if there are 16 (the literals of a short run, and
+    /// what follows them).
+    #[inline(always)]
+    fn sixteen<'b>(self, buf: &'b [u8], at: usize) -> Option<[u8; 16]>
+    where
+        's: 'b,
+    {
+        self.input(buf)
+            .get(at..)
+            .and_then(<[u8]>::first_chunk::<16>)
+            .copied()
+    }
 }
 
 impl<'s> Input<'s> for &'s [u8] {
@@ -214,11 +227,7 @@ impl Out {
     fn literals<'s>(&mut self, src: impl Input<'s>, from: usize, to: usize) {
         let len = to - from;
         if len <= 16 {
-            let chunk = src
-                .input(&self.buf)
-                .get(from..)
-                .and_then(<[u8]>::first_chunk::<16>)
-                .copied();
+            let chunk = src.sixteen(&self.buf, from);
             let dst = self
                 .buf
                 .get_mut(self.pos..)
@@ -276,11 +285,7 @@ impl Out {
         let lit = ip - anchor;
         let code = len - MIN_MATCH;
         if lit < 15 && code < 15 {
-            let chunk = src
-                .input(&self.buf)
-                .get(anchor..)
-                .and_then(<[u8]>::first_chunk::<16>)
-                .copied();
+            let chunk = src.sixteen(&self.buf, anchor);
             let dst = self
                 .buf
                 .get_mut(self.pos..)
