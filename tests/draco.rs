@@ -1101,8 +1101,9 @@ fn raw_normals(blob: &[u8]) -> Vec<[f32; 3]> {
 /// Dequantization loses the sign of a zero minimum and, about once in two thousand
 /// meshes, the last bit of the range; `decode` restores both so that re-encoding gives
 /// the same bytes. Each case here fails to re-encode from draco-core's raw values.
-#[test]
-fn decoded_normals_re_encode_to_the_same_bytes() {
+/// Three normals whose decoded values need [`decode`]'s canonicalization to re-encode
+/// the same bytes, each on a vertex of one face, and the bitstream they encode to.
+fn canonicalization_cases() -> Vec<(&'static str, Vec<Vertex>, Vec<u8>)> {
     let n = |bits: [u32; 3]| bits.map(f32::from_bits);
     let cases: Vec<(&str, Vec<[f32; 3]>)> = vec![
         (
@@ -1135,16 +1136,26 @@ fn decoded_normals_re_encode_to_the_same_bytes() {
         ),
     ];
     let faces = [Face { indices: [0, 1, 2] }];
-    for (what, normals) in cases {
-        let vertices: Vec<Vertex> = normals
-            .iter()
-            .map(|&normal| Vertex {
-                normal,
-                ..Vertex::default()
-            })
-            .collect();
-        let blob = encode(&vertices, &faces).unwrap();
+    cases
+        .into_iter()
+        .map(|(what, normals)| {
+            let vertices: Vec<Vertex> = normals
+                .iter()
+                .map(|&normal| Vertex {
+                    normal,
+                    ..Vertex::default()
+                })
+                .collect();
+            let blob = encode(&vertices, &faces).unwrap();
+            (what, vertices, blob)
+        })
+        .collect()
+}
 
+#[test]
+fn decoded_normals_re_encode_to_the_same_bytes() {
+    let faces = [Face { indices: [0, 1, 2] }];
+    for (what, vertices, blob) in canonicalization_cases() {
         let raw: Vec<Vertex> = raw_normals(&blob)
             .into_iter()
             .map(|normal| Vertex {
@@ -1191,11 +1202,29 @@ fn survey_from_decode(blob: &[u8]) -> Result<draco::Survey, String> {
 }
 
 fn assert_survey_agrees(what: &str, blob: &[u8]) -> bool {
-    let survey = draco::survey(blob, &Limits::default()).map_err(|e| e.to_string());
+    let limits = Limits::default();
+    let survey = draco::survey(blob, &limits).map_err(|e| e.to_string());
     assert_eq!(survey, survey_from_decode(blob), "{what}");
+    // `decode_owned`, which drops the bitstream once the decoder has read it, gives the
+    // same arrays bit for bit, or the same error.
+    let bits = |r: meshcodec::Result<(Vec<Vertex>, Vec<Face>)>| {
+        r.map(|(v, f)| {
+            (
+                bytemuck::cast_slice::<Vertex, u8>(&v).to_vec(),
+                bytemuck::cast_slice::<Face, u8>(&f).to_vec(),
+            )
+        })
+        .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        bits(draco::decode_owned(blob.to_vec(), &limits)),
+        bits(draco::decode(blob, &limits)),
+        "{what}: decode_owned"
+    );
     survey.is_ok()
 }
 
+/// `survey` and `decode_owned` agree with `decode` (see [`assert_survey_agrees`]).
 #[test]
 fn survey_agrees_with_decode_on_good_damaged_and_non_finite_bitstreams() {
     let mut blobs: Vec<(String, Vec<u8>)> = fixture_blobs()
@@ -1224,6 +1253,12 @@ fn survey_agrees_with_decode_on_good_damaged_and_non_finite_bitstreams() {
     assert!(
         nan.non_finite.positions > 0 && nan.non_finite.uvs > 0,
         "{nan:?}"
+    );
+    // Normals that decode only made canonical re-encode.
+    blobs.extend(
+        canonicalization_cases()
+            .into_iter()
+            .map(|(what, _, blob)| (what.to_string(), blob)),
     );
 
     let (mut ok, mut refused) = (0, 0);

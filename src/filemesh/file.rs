@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::model::convert::{AsRead, WriteOptions};
 use super::model::stored::StoredCore;
 use super::raw::chunks::{ChunkData, CoreMeshV1};
-use super::raw::{Body, Info};
+use super::raw::{draco, Body, Info};
 use super::{FileMesh, Mesh, Version};
 use crate::error::{Limits, Result};
 use crate::file::{
@@ -231,15 +231,15 @@ pub(crate) fn model_of_owned(
         }
         return Ok(m);
     };
-    let core = cm.decode(limits)?;
-    let kept = match bitstream {
-        Bitstream::Keep => Some(cm.draco),
-        Bitstream::Drop => None,
+    // A bitstream not kept is dropped once the decoder has read it.
+    let ((vertices, faces), kept) = match bitstream {
+        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco)),
+        Bitstream::Drop => (draco::decode_owned(cm.draco.into_vec(), limits)?, None),
     };
     let mut m = Mesh::from_file_with_limits(&f, limits)?;
     drop(f);
-    m.vertices = bytemuck::allocation::cast_vec(core.vertices.into_vec());
-    m.faces = bytemuck::allocation::cast_vec(core.faces.into_vec());
+    m.vertices = bytemuck::allocation::cast_vec(vertices);
+    m.faces = bytemuck::allocation::cast_vec(faces);
     // Without the bitstream, no choice is recorded (the stand-in COREMESH v1 was not
     // the file's).
     m.stored.core = kept.map(|b| StoredCore::Draco(b.into_vec()));
@@ -496,6 +496,96 @@ mod tests {
         }
         // The fixtures have three Draco files; the corpus adds two.
         assert!(draco >= 3, "{draco}");
+    }
+
+    /// `Mesh::draco_owned_as_read` drops the stored bitstream and gives the arrays back
+    /// bit for bit, with the stored bitstream's fingerprint and, when the encode gave
+    /// another bitstream, that one's fingerprint and whether it decodes to the arrays,
+    /// for every chunked fixture and corpus file with a Draco core mesh, to every target.
+    #[test]
+    fn draco_owned_as_read_gives_the_arrays_back() {
+        use crate::filemesh::model::convert::{Blob, OwnedDraco, Reencoded};
+        use crate::filemesh::model::stored::StoredCore;
+        use crate::filemesh::raw::draco;
+        let limits = Limits::default();
+        let bytes = |m: &Mesh| {
+            let v: &[u8] = bytemuck::cast_slice(&m.vertices);
+            let f: &[u8] = bytemuck::cast_slice(&m.faces);
+            [v, f].concat()
+        };
+        let (mut same, mut other, mut restored, mut not_done) = (0, 0, 0, 0);
+        for (path, f) in crate::test_filemeshes(&["chunked"]) {
+            let Ok(m) = model_of_owned(f, &limits, Bitstream::Keep) else {
+                continue;
+            };
+            let Some(StoredCore::Draco(stored)) = m.stored.core.clone() else {
+                continue;
+            };
+            let faces = bytemuck::cast_slice(&m.faces);
+            let again = draco::encode(m.raw_vertex_slice(), faces);
+            for v in Version::ALL {
+                let what = format!("{} to {v}", path.display());
+                let mut given = m.clone();
+                let Some(seed) = given.draco_owned_as_read(v).expect(&what) else {
+                    // 7.00 writes the stored bitstream: it is kept.
+                    assert_eq!(v, Version::V7_00, "{what}");
+                    assert!(given.stored.core == m.stored.core, "{what}");
+                    continue;
+                };
+                assert!(given.stored.core.is_none(), "{what}");
+                assert!(bytes(&given) == bytes(&m), "{what}");
+                let OwnedDraco::Gone { stored: s, encode } = seed else {
+                    panic!("{what}: {seed:?}");
+                };
+                let again = again.as_ref().expect("the encoder took it");
+                assert!(s.matches(&stored), "{what}");
+                assert!(Blob::Gone(s).same(&Blob::Stored(&stored)), "{what}");
+                let mut changed = stored.clone();
+                if let Some(b) = changed.last_mut() {
+                    *b ^= 1;
+                }
+                assert!(!s.matches(&changed), "{what}");
+                match encode {
+                    Reencoded::NotDone => {
+                        // Only for a target that does not hold the arrays as they are.
+                        assert!(v.is_text() || !v.has_lods(), "{what}");
+                        not_done += 1;
+                    }
+                    Reencoded::Stored => {
+                        assert!(*again == stored, "{what}");
+                        same += 1;
+                    }
+                    Reencoded::Other {
+                        bitstream: e,
+                        exact,
+                    } => {
+                        assert!(e.matches(again) && *again != stored, "{what}");
+                        assert!(!Blob::Gone(e).same(&Blob::Gone(s)), "{what}");
+                        let back = draco::decode(again, &limits);
+                        let decodes = back.is_ok_and(|(bv, bf)| {
+                            bytemuck::cast_slice::<_, u8>(&bv)
+                                == bytemuck::cast_slice::<_, u8>(&m.vertices)
+                                && bytemuck::cast_slice::<_, u32>(&bf)
+                                    == bytemuck::cast_slice::<_, u32>(&m.faces)
+                        });
+                        assert_eq!(exact, decodes, "{what}");
+                        other += 1;
+                        restored += usize::from(!exact);
+                    }
+                }
+            }
+        }
+        // The fixtures' bitstreams were made with other settings: the encode gives
+        // another bitstream, whose normals differ (they are put back). Roblox's files in
+        // the corpus give their own bitstream again.
+        assert!(
+            other >= 1 && restored >= 1 && not_done >= 1,
+            "{other} other, {restored} restored, {not_done} not encoded"
+        );
+        assert!(
+            same >= 1 || !crate::test_corpus_roblox().is_dir(),
+            "{same} the same"
+        );
     }
 
     /// The model of a file given away (its Draco bitstream moved, not copied) is the

@@ -122,14 +122,14 @@ impl Mesh {
     ) -> Result<Conversion> {
         let mut warm = DracoMemo::default();
         let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
-        let stored = match &self.stored.core {
-            Some(StoredCore::Draco(b)) => Some(b.as_slice()),
-            _ => None,
-        };
-        if let (AsRead::Decoded, Some(b)) = (as_read, stored) {
+        if let Some(OwnedDraco::Gone { stored, .. }) = &seed {
+            warm.gone = Some((self, *stored));
+        }
+        let stored = warm.core_stored(self).blob();
+        if let (AsRead::Decoded, Some(b)) = (as_read, &stored) {
             // The stored bitstream decoded to these arrays when the file was read: it is
             // not decoded again to learn that.
-            warm.decoded.push((Blob::Stored(b), vertices, faces, true));
+            warm.decoded.push((b.clone(), vertices, faces, true));
         }
         if let Some(seed) = seed {
             warm.seed(vertices, faces, seed, stored);
@@ -398,7 +398,7 @@ impl Mesh {
         let plan = core_plan(
             self.raw_vertex_slice(),
             faces,
-            CoreStored::of(self.stored.core.as_ref()),
+            warm.core_stored(self),
             target,
             options,
             &mut DracoMemo::child(warm),
@@ -410,6 +410,14 @@ impl Mesh {
                 faces: faces.to_vec().into(),
             }),
             CorePlan::Draco(Blob::Stored(b)) => draco_chunk(b.to_vec()),
+            CorePlan::Draco(Blob::Gone(_)) => {
+                return Err(Error::new(
+                    crate::filemesh::raw::draco::CONTEXT,
+                    ErrorKind::Inconsistent(
+                        "a Draco bitstream dropped to save memory was to be written".into(),
+                    ),
+                ))
+            }
             // The memo is gone: a bitstream encoded here moves into the chunk (one `warm`
             // holds is copied).
             CorePlan::Draco(Blob::Encoded(b)) => {
@@ -802,7 +810,7 @@ impl CorePlan<'_> {
     pub(crate) fn same(&self, other: &CorePlan<'_>) -> bool {
         match (self, other) {
             (CorePlan::Uncompressed, CorePlan::Uncompressed) => true,
-            (CorePlan::Draco(a), CorePlan::Draco(b)) => a.bytes() == b.bytes(),
+            (CorePlan::Draco(a), CorePlan::Draco(b)) => a.same(b),
             _ => false,
         }
     }
@@ -815,15 +823,102 @@ pub(crate) enum Blob<'a> {
     Stored(&'a [u8]),
     /// Encoded here (shared by the [`DracoMemo`] that made it).
     Encoded(std::rc::Rc<Vec<u8>>),
+    /// No longer held ([`Mesh::draco_owned_as_read`]): known by its fingerprint, and
+    /// by what the memo recorded of it.
+    Gone(Fingerprint),
 }
 
 impl Blob<'_> {
-    pub(crate) fn bytes(&self) -> &[u8] {
+    /// The bytes, unless the bitstream is gone.
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
         match self {
-            Blob::Stored(b) => b,
-            Blob::Encoded(b) => b,
+            Blob::Stored(b) => Some(b),
+            Blob::Encoded(b) => Some(b),
+            Blob::Gone(_) => None,
         }
     }
+
+    /// Its length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Blob::Gone(f) => f.len,
+            b => b.bytes().map_or(0, <[u8]>::len),
+        }
+    }
+
+    /// Whether these are its bytes.
+    pub(crate) fn is(&self, bytes: &[u8]) -> bool {
+        match self {
+            Blob::Gone(f) => f.matches(bytes),
+            b => b.bytes() == Some(bytes),
+        }
+    }
+
+    /// The same bitstream, byte for byte (one that is gone by its fingerprint).
+    pub(crate) fn same(&self, other: &Blob<'_>) -> bool {
+        match (self, other.bytes()) {
+            (Blob::Gone(a), None) => matches!(other, Blob::Gone(b) if a == b),
+            (a, Some(b)) => a.is(b),
+            (a, None) => other.same(a),
+        }
+    }
+
+    /// The same record of a stored bitstream: the same place, or the same fingerprint.
+    fn identical(&self, other: &Blob<'_>) -> bool {
+        match (self, other) {
+            (Blob::Stored(a), Blob::Stored(b)) => std::ptr::eq(*a, *b),
+            (Blob::Gone(a), Blob::Gone(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// This bitstream, as one that does not borrow: a stored one is copied, one encoded
+    /// here is shared.
+    pub(crate) fn detached<'b>(&self) -> Blob<'b> {
+        match self {
+            Blob::Stored(b) => Blob::Encoded(std::rc::Rc::new(b.to_vec())),
+            Blob::Encoded(b) => Blob::Encoded(b.clone()),
+            Blob::Gone(f) => Blob::Gone(*f),
+        }
+    }
+}
+
+/// What is kept of a bitstream no longer held: its length, and two 64-bit SipHashes of
+/// its bytes under keys drawn at random once per process (so no input can be made to
+/// collide on purpose).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fingerprint {
+    len: usize,
+    hashes: [u64; 2],
+}
+
+impl Fingerprint {
+    /// The fingerprint of these bytes.
+    pub(crate) fn of(bytes: &[u8]) -> Self {
+        Fingerprint {
+            len: bytes.len(),
+            hashes: hashes(&[bytes]),
+        }
+    }
+
+    /// Whether these are the bytes it was taken of.
+    pub(crate) fn matches(&self, bytes: &[u8]) -> bool {
+        bytes.len() == self.len && Fingerprint::of(bytes) == *self
+    }
+}
+
+/// Two 64-bit SipHashes of the parts' bytes, in order, under the process's random keys.
+fn hashes(parts: &[&[u8]]) -> [u64; 2] {
+    use std::hash::{BuildHasher, Hasher};
+    static KEYS: std::sync::OnceLock<[std::hash::RandomState; 2]> = std::sync::OnceLock::new();
+    let keys = KEYS.get_or_init(|| [(); 2].map(|()| std::hash::RandomState::new()));
+    keys.each_ref().map(|k| {
+        let mut h = k.build_hasher();
+        for p in parts {
+            h.write(p);
+        }
+        h.finish()
+    })
 }
 
 /// Draco work done once for the arrays it was done for: the loss report plans the
@@ -835,12 +930,15 @@ impl Blob<'_> {
 pub(crate) struct DracoMemo<'a> {
     /// Work done before, looked up after this memo's own.
     parent: Option<&'a DracoMemo<'a>>,
-    /// Bitstreams stored by the meshes planned.
-    known: Vec<&'a [u8]>,
+    /// Bitstreams stored by the meshes planned ([`Blob::Stored`] or [`Blob::Gone`]).
+    known: Vec<Blob<'a>>,
     /// (vertices, faces, their bitstream).
     encoded: Vec<(&'a [Vertex], &'a [Face], Blob<'a>)>,
     /// (bitstream, vertices, faces, whether it decodes to them).
     decoded: Vec<(Blob<'a>, &'a [Vertex], &'a [Face], bool)>,
+    /// A mesh whose stored Draco bitstream was dropped during its conversion
+    /// ([`Mesh::draco_owned_as_read`]), and the fingerprint that stands in for it.
+    gone: Option<(&'a Mesh, Fingerprint)>,
 }
 
 /// Byte equality of two vertex arrays.
@@ -869,7 +967,7 @@ impl<'a> DracoMemo<'a> {
         vertices: &'a [Vertex],
         faces: &'a [Face],
         seed: OwnedDraco,
-        stored: Option<&'a [u8]>,
+        stored: Option<Blob<'a>>,
     ) {
         match seed {
             OwnedDraco::Decodes(bitstream) => {
@@ -877,16 +975,29 @@ impl<'a> DracoMemo<'a> {
                 self.encoded.push((vertices, faces, blob.clone()));
                 self.decoded.push((blob, vertices, faces, true));
             }
-            OwnedDraco::Stored => {
-                if let Some(b) = stored {
-                    self.know(b);
-                    self.encoded.push((vertices, faces, Blob::Stored(b)));
+            OwnedDraco::Gone { encode, .. } => {
+                let Some(stored) = stored else { return };
+                self.know(stored.clone());
+                match encode {
+                    Reencoded::NotDone => {}
+                    Reencoded::Stored => self.encoded.push((vertices, faces, stored)),
+                    Reencoded::Other { bitstream, exact } => {
+                        let blob = Blob::Gone(bitstream);
+                        self.encoded.push((vertices, faces, blob.clone()));
+                        self.decoded.push((blob, vertices, faces, exact));
+                    }
                 }
             }
-            OwnedDraco::Encodes(bitstream) => {
-                let blob = Blob::Encoded(std::rc::Rc::new(bitstream));
-                self.encoded.push((vertices, faces, blob));
-            }
+        }
+    }
+
+    /// How `mesh` stored its core mesh, as this memo or a parent knows it: a stored
+    /// bitstream dropped during the conversion by its fingerprint.
+    pub(crate) fn core_stored<'m>(&self, mesh: &'m Mesh) -> CoreStored<'m> {
+        let gone = self.chain().find_map(|m| m.gone);
+        match gone {
+            Some((m, f)) if std::ptr::eq(m, mesh) => CoreStored::Gone(f),
+            _ => CoreStored::of(mesh.stored.core.as_ref()),
         }
     }
 
@@ -896,14 +1007,14 @@ impl<'a> DracoMemo<'a> {
         self.chain().find_map(|m| {
             m.decoded
                 .iter()
-                .find(|(b, _, _, same)| *same && b.bytes() == bitstream)
+                .find(|(b, _, _, same)| *same && b.is(bitstream))
                 .map(|&(_, v, f, _)| (v, f))
         })
     }
 
     /// Notes a bitstream a mesh stored, so that one encoded equal to it is kept once.
-    fn know(&mut self, blob: &'a [u8]) {
-        if !self.known.iter().any(|k| std::ptr::eq(*k, blob)) {
+    fn know(&mut self, blob: Blob<'a>) {
+        if !self.known.iter().any(|k| k.identical(&blob)) {
             self.known.push(blob);
         }
     }
@@ -922,32 +1033,58 @@ impl<'a> DracoMemo<'a> {
         let blob = crate::filemesh::raw::draco::encode(vertices, faces)?;
         let known = self
             .chain()
-            .find_map(|m| m.known.iter().find(|k| **k == blob.as_slice()).copied());
-        let blob = match known {
-            Some(k) => Blob::Stored(k),
-            None => Blob::Encoded(std::rc::Rc::new(blob)),
-        };
+            .find_map(|m| m.known.iter().find(|k| k.is(&blob)).cloned());
+        let blob = known.unwrap_or_else(|| Blob::Encoded(std::rc::Rc::new(blob)));
         self.encoded.push((vertices, faces, blob.clone()));
         Ok(blob)
     }
 
     /// Whether the bitstream decodes to exactly these arrays.
-    fn decodes_to(&mut self, blob: &Blob<'a>, vertices: &'a [Vertex], faces: &'a [Face]) -> bool {
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Inconsistent`] for a bitstream no longer held whose exact decoding
+    /// the memo does not know (it always does where one is dropped).
+    fn decodes_to(
+        &mut self,
+        blob: &Blob<'a>,
+        vertices: &'a [Vertex],
+        faces: &'a [Face],
+    ) -> Result<bool> {
         let found = self.chain().find_map(|m| {
             m.decoded
                 .iter()
-                .find(|(b, v, f, _)| {
-                    b.bytes() == blob.bytes() && *f == faces && same_vertices(v, vertices)
-                })
+                .find(|(b, v, f, _)| b.same(blob) && *f == faces && same_vertices(v, vertices))
                 .map(|&(_, _, _, same)| same)
         });
         if let Some(same) = found {
-            return same;
+            return Ok(same);
         }
-        let same = crate::filemesh::raw::draco::decode(blob.bytes(), &Limits::default())
-            .is_ok_and(|(v, f)| same_vertices(&v, vertices) && f == faces);
+        let same = match blob.bytes() {
+            Some(bytes) => crate::filemesh::raw::draco::decode(bytes, &Limits::default())
+                .is_ok_and(|(v, f)| same_vertices(&v, vertices) && f == faces),
+            // The decoder is a function of the bytes: a bitstream known to decode to
+            // other arrays exactly does not decode to these.
+            None => {
+                let exact = self.chain().find_map(|m| {
+                    m.decoded
+                        .iter()
+                        .find(|(b, _, _, same)| *same && b.same(blob))
+                        .map(|&(_, v, f, _)| (v, f))
+                });
+                let Some((v, f)) = exact else {
+                    return Err(Error::new(
+                        crate::filemesh::raw::draco::CONTEXT,
+                        ErrorKind::Inconsistent(
+                            "a Draco bitstream dropped to save memory was to be decoded".into(),
+                        ),
+                    ));
+                };
+                same_vertices(v, vertices) && f == faces
+            }
+        };
         self.decoded.push((blob.clone(), vertices, faces, same));
-        same
+        Ok(same)
     }
 }
 
@@ -969,7 +1106,7 @@ impl Mesh {
         }
         let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
         let options = WriteOptions::default();
-        let stored = CoreStored::of(self.stored.core.as_ref());
+        let stored = memo.core_stored(self);
         for stored in [stored, CoreStored::None] {
             if core_plan(vertices, faces, stored, source, &options, memo).is_err() {
                 break;
@@ -1013,26 +1150,42 @@ pub(crate) enum AsRead {
 pub(crate) enum OwnedDraco {
     /// [`Mesh::draco_owned`]: this bitstream, which decodes to them exactly.
     Decodes(Vec<u8>),
-    /// [`Mesh::draco_owned_as_read`]: the bitstream the mesh stored.
+    /// [`Mesh::draco_owned_as_read`]: the mesh's stored bitstream was dropped; `stored`
+    /// is its fingerprint, and `encode` what encoding the arrays gave.
+    Gone {
+        stored: Fingerprint,
+        encode: Reencoded,
+    },
+}
+
+/// What [`Mesh::draco_owned_as_read`] found encoding a mesh's arrays again.
+#[derive(Debug)]
+pub(crate) enum Reencoded {
+    /// Not encoded (the report would not ask, or asks for other arrays).
+    NotDone,
+    /// The stored bitstream.
     Stored,
-    /// [`Mesh::draco_owned_as_read`]: this bitstream, not the stored one (whether it
-    /// decodes to them is not known).
-    Encodes(Vec<u8>),
+    /// Another bitstream, by its fingerprint, and whether it decodes to the arrays.
+    Other { bitstream: Fingerprint, exact: bool },
 }
 
 /// A digest of vertex and face arrays: their lengths and two keyed 64-bit SipHashes of
 /// their bytes (random keys, so no input can be made to collide on purpose).
-type Digest = (usize, usize, u64, u64);
+type Digest = (usize, usize, [u64; 2]);
 
-fn digest(keys: &[std::hash::RandomState; 2], vertices: &[Vertex], faces: &[Face]) -> Digest {
-    use std::hash::{BuildHasher, Hasher};
-    let [a, b] = keys.each_ref().map(|k| {
-        let mut h = k.build_hasher();
-        h.write(bytemuck::cast_slice(vertices));
-        h.write(bytemuck::cast_slice(faces));
-        h.finish()
-    });
-    (vertices.len(), faces.len(), a, b)
+fn digest(vertices: &[Vertex], faces: &[Face]) -> Digest {
+    let parts = [bytemuck::cast_slice(vertices), bytemuck::cast_slice(faces)];
+    (vertices.len(), faces.len(), hashes(&parts))
+}
+
+/// The error when Draco does not give back the arrays it was given.
+fn not_given_back() -> Error {
+    Error::new(
+        crate::filemesh::raw::draco::CONTEXT,
+        ErrorKind::Inconsistent(
+            "Draco did not give back the vertices and faces it was given".into(),
+        ),
+    )
 }
 
 impl Mesh {
@@ -1045,8 +1198,8 @@ impl Mesh {
     /// decodes to them, so that the result is the one it would give: a 7.00 target, the
     /// automatic choice, no stored core mesh, face indices in range, arrays whose
     /// decoding fits the default limits, and finite normals on Draco's grid that come
-    /// back bit for bit ([`draco::normals_survive`](crate::filemesh::raw::draco::normals_survive),
-    /// found from the normals alone while the arrays are still held). `None` otherwise,
+    /// back bit for bit ([`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive),
+    /// found from the normals' distinct values while the arrays are still held). `None` otherwise,
     /// and nothing is done.
     ///
     /// The arrays come back from the bitstream's decoding, checked against a digest of
@@ -1071,21 +1224,16 @@ impl Mesh {
             return Ok(None);
         }
         let vertices = self.raw_vertex_slice();
-        if !normals_can_be_exact(vertices) || !draco::normals_survive(vertices) {
-            return Ok(None);
+        match distinct_normals(vertices) {
+            Some(d) if draco::distinct_normals_survive(&d) => {}
+            _ => return Ok(None),
         }
-        let keys = [(); 2].map(|()| std::hash::RandomState::new());
-        let before = digest(&keys, vertices, bytemuck::cast_slice(&self.faces));
+        let before = digest(vertices, bytemuck::cast_slice(&self.faces));
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
         let bitstream = draco::encode_owned(vertices, faces)?;
         let (vertices, faces) = draco::decode(&bitstream, &limits)?;
-        if digest(&keys, &vertices, &faces) != before {
-            return Err(Error::new(
-                draco::CONTEXT,
-                ErrorKind::Inconsistent(
-                    "Draco did not give back the vertices and faces it was given".into(),
-                ),
-            ));
+        if digest(&vertices, &faces) != before {
+            return Err(not_given_back());
         }
         self.put_arrays(vertices, faces);
         Ok(Some(OwnedDraco::Decodes(bitstream)))
@@ -1097,42 +1245,85 @@ impl Mesh {
         self.faces = bytemuck::allocation::cast_vec(faces);
     }
 
-    /// The Draco encode the loss report of converting a 7.00 mesh with a stored Draco
-    /// bitstream to `target` asks for (would writing 7.00 again from the target give
-    /// the same bitstream? [`Mesh::warm_draco`]), done with the vertex and face arrays
-    /// given away while `draco-core`'s encoder runs, for [`Mesh::convert_seeded`].
+    /// Drops the stored Draco bitstream of a 7.00 mesh converted to `target`, which
+    /// does not write it (any version but 7.00), and does the Draco encode the loss
+    /// report will ask for (would writing 7.00 again from the target give the same
+    /// bitstream? [`Mesh::warm_draco`]) while neither the bitstream nor the mesh's
+    /// vertex and face arrays are held, for [`Mesh::convert_seeded`]. `None`, and
+    /// nothing done, for a 7.00 target or a mesh without a stored bitstream.
     ///
-    /// The mesh must be as read ([`AsRead::Decoded`]): its arrays are what the stored
-    /// bitstream decoded to, and they come back by decoding it again (the decoder is a
-    /// function of the bytes); the new bitstream is dropped first when it equals the
-    /// stored one, as on every Roblox file tried. Only where the report would encode the
-    /// arrays (see [`Mesh::warm_draco`] and [`core_plan`]; for a 2.00 target, which
-    /// `warm_draco` leaves to the comparison, the comparison finds the work by the
-    /// arrays' bytes); `None` otherwise, and also when the encoder refuses the mesh (the
-    /// report then meets the refusal itself).
+    /// A fingerprint stands in for the bitstream: the report needs only its length,
+    /// whether another bitstream is the same, and what it decodes to, which is the
+    /// mesh's arrays (the mesh must be as read, [`AsRead::Decoded`]).
+    ///
+    /// The encode is done only where the report would do it (see [`Mesh::warm_draco`]
+    /// and [`core_plan`]; for a 2.00 target, which `warm_draco` leaves to the
+    /// comparison, the comparison finds the work by the arrays' bytes). The arrays go to
+    /// `draco-core`'s encoder and come back from the new bitstream's decoding. It
+    /// decodes to them when it is the stored one. Otherwise only the normals may come
+    /// back changed (Draco quantizes them and keeps the rest as it is): they are kept
+    /// aside while the encoder runs when their own round trip says they would not come
+    /// back ([`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive)),
+    /// and put back. Either way the arrays are checked against a digest of their bytes
+    /// taken before (their lengths and two randomly keyed 64-bit hashes).
+    ///
+    /// # Errors
+    ///
+    /// When the encoder refuses the mesh (the report's own encode would meet the same
+    /// refusal), or the arrays do not come back; the mesh is then without its vertices
+    /// and faces.
     pub(crate) fn draco_owned_as_read(&mut self, target: Version) -> Result<Option<OwnedDraco>> {
         use crate::filemesh::raw::draco;
-        if self.stored.version != Some(Version::V7_00)
-            || !self.target_holds_the_arrays(target)
-            || !self.draco_within_default_limits()
-        {
+        if self.stored.version != Some(Version::V7_00) || target == Version::V7_00 {
             return Ok(None);
         }
-        let Some(StoredCore::Draco(stored)) = &self.stored.core else {
+        let Some(StoredCore::Draco(bitstream)) = self.stored.core.take() else {
             return Ok(None);
         };
-        if !normals_can_be_exact(self.raw_vertex_slice()) {
-            return Ok(None);
+        let stored = Fingerprint::of(&bitstream);
+        drop(bitstream);
+        let gone = |encode| Ok(Some(OwnedDraco::Gone { stored, encode }));
+        if !self.target_holds_the_arrays(target) || !self.draco_within_default_limits() {
+            return gone(Reencoded::NotDone);
         }
+        let Some(distinct) = distinct_normals(self.raw_vertex_slice()) else {
+            return gone(Reencoded::NotDone);
+        };
+        let before = digest(self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
+        // Kept aside only when a new bitstream would not give them back.
+        let normals: Vec<[f32; 3]> = if draco::distinct_normals_survive(&distinct) {
+            Vec::new()
+        } else {
+            self.vertices.iter().map(|v| v.normal).collect()
+        };
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
-        let seed = match draco::encode_owned(vertices, faces) {
-            Ok(b) if b == *stored => Some(OwnedDraco::Stored),
-            Ok(b) => Some(OwnedDraco::Encodes(b)),
-            Err(_) => None,
-        };
-        let (vertices, faces) = draco::decode(stored, &Limits::default())?;
+        let bitstream = draco::encode_owned(vertices, faces)?;
+        let encoded = Fingerprint::of(&bitstream);
+        // The stored bitstream again decodes to the arrays as read.
+        let same = encoded == stored;
+        let normals = if same { Vec::new() } else { normals };
+        let (mut vertices, faces) = draco::decode_owned(bitstream, &Limits::default())?;
+        let exact = same || digest(&vertices, &faces) == before;
+        if !exact {
+            if vertices.len() != normals.len() {
+                return Err(not_given_back());
+            }
+            for (v, n) in vertices.iter_mut().zip(normals) {
+                v.normal = n;
+            }
+            if digest(&vertices, &faces) != before {
+                return Err(not_given_back());
+            }
+        }
         self.put_arrays(vertices, faces);
-        Ok(seed)
+        gone(if same {
+            Reencoded::Stored
+        } else {
+            Reencoded::Other {
+                bitstream: encoded,
+                exact,
+            }
+        })
     }
 }
 
@@ -1156,6 +1347,9 @@ pub(crate) enum CoreStored<'a> {
     Uncompressed,
     /// COREMESH v2, this Draco bitstream.
     Draco(&'a [u8]),
+    /// COREMESH v2, a Draco bitstream dropped during the conversion
+    /// ([`DracoMemo::core_stored`]).
+    Gone(Fingerprint),
 }
 
 impl<'a> CoreStored<'a> {
@@ -1164,6 +1358,15 @@ impl<'a> CoreStored<'a> {
             None => CoreStored::None,
             Some(StoredCore::Uncompressed) => CoreStored::Uncompressed,
             Some(StoredCore::Draco(b)) => CoreStored::Draco(b),
+        }
+    }
+
+    /// The Draco bitstream, if it is one.
+    pub(crate) fn blob(self) -> Option<Blob<'a>> {
+        match self {
+            CoreStored::Draco(b) => Some(Blob::Stored(b)),
+            CoreStored::Gone(f) => Some(Blob::Gone(f)),
+            CoreStored::None | CoreStored::Uncompressed => None,
         }
     }
 }
@@ -1179,24 +1382,22 @@ pub(crate) fn core_plan<'a>(
     options: &WriteOptions,
     memo: &mut DracoMemo<'a>,
 ) -> Result<CorePlan<'a>> {
-    let stored_blob = match stored {
-        CoreStored::Draco(b) => {
-            memo.know(b);
-            Some(Blob::Stored(b))
+    let stored_blob = stored.blob();
+    if let Some(b) = &stored_blob {
+        memo.know(b.clone());
+    }
+    let reuse = |memo: &mut DracoMemo<'a>| -> Result<Option<Blob<'a>>> {
+        match &stored_blob {
+            Some(b) if memo.decodes_to(b, vertices, faces)? => Ok(Some(b.clone())),
+            _ => Ok(None),
         }
-        _ => None,
-    };
-    let reuse = |memo: &mut DracoMemo<'a>| {
-        stored_blob
-            .clone()
-            .filter(|b| memo.decodes_to(b, vertices, faces))
     };
     match (options.core_mesh, target) {
         (CoreMesh::Uncompressed, _) | (CoreMesh::Auto, Version::V6_00) => {
             return Ok(CorePlan::Uncompressed)
         }
         (CoreMesh::Draco, _) => {
-            if let Some(b) = reuse(memo) {
+            if let Some(b) = reuse(memo)? {
                 return Ok(CorePlan::Draco(b));
             }
             let blob = if vertices
@@ -1219,7 +1420,7 @@ pub(crate) fn core_plan<'a>(
         }
         (CoreMesh::Auto, _) => {}
     }
-    if let Some(b) = reuse(memo) {
+    if let Some(b) = reuse(memo)? {
         return Ok(CorePlan::Draco(b));
     }
     if stored == CoreStored::Uncompressed {
@@ -1229,9 +1430,9 @@ pub(crate) fn core_plan<'a>(
     // 11-bit grid, keeps the mesh uncompressed).
     if normals_can_be_exact(vertices) {
         let blob = memo.encode(vertices, faces)?;
-        let exact = memo.decodes_to(&blob, vertices, faces);
+        let exact = memo.decodes_to(&blob, vertices, faces)?;
         let v1_size = 8 + vertices.len() * 40 + faces.len() * 12;
-        if exact && (stored_blob.is_some() || 4 + blob.bytes().len() < v1_size) {
+        if exact && (stored_blob.is_some() || 4 + blob.len() < v1_size) {
             return Ok(CorePlan::Draco(blob));
         }
     }
@@ -1239,32 +1440,43 @@ pub(crate) fn core_plan<'a>(
 }
 
 /// Whether Draco could hold every normal exactly: all finite, and on few enough values
-/// for its 11-bit grid ([`normals_fit_the_grid`]). Only then is a core mesh encoded to
-/// see whether it comes back.
+/// for its 11-bit grid ([`distinct_normals`]). Only then is a core mesh encoded to see
+/// whether it comes back.
 fn normals_can_be_exact(vertices: &[Vertex]) -> bool {
-    vertices
-        .iter()
-        .all(|v| v.normal.iter().all(|x| x.is_finite()))
-        && normals_fit_the_grid(vertices)
+    distinct_normals(vertices).is_some()
 }
 
-/// False when the normals cannot all come back from Draco's 11-bit quantization: a
-/// component with more distinct values than the quantization has steps. Checked before
+/// Each normal component's distinct values (by their bits), in the order they first
+/// appear, when every normal is finite and no component has more distinct values than
+/// the quantization has steps (twice that, a margin: each component decodes to one value
+/// per step, and canonicalization only maps values to values); `None` otherwise, as the
+/// normals cannot all come back from Draco's 11-bit quantization. Checked before
 /// encoding, so a mesh Draco could not hold exactly is not encoded and decoded in vain
-/// (the decode check decides the rest).
-fn normals_fit_the_grid(vertices: &[Vertex]) -> bool {
-    // Each component decodes to one value per step (canonicalization only maps values
-    // to values); twice the steps leaves a margin.
+/// (the decode check decides the rest); the values also tell
+/// [`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive).
+fn distinct_normals(vertices: &[Vertex]) -> Option<[Vec<f32>; 3]> {
+    if !vertices
+        .iter()
+        .all(|v| v.normal.iter().all(|x| x.is_finite()))
+    {
+        return None;
+    }
     let limit = 2usize << crate::filemesh::raw::draco::NORMAL_QUANTIZATION_BITS;
-    (0..3).all(|c| {
+    let mut distinct: [Vec<f32>; 3] = Default::default();
+    for (c, values) in distinct.iter_mut().enumerate() {
         let mut seen = std::collections::HashSet::new();
-        vertices.iter().all(|v| {
-            if let Some(x) = v.normal.get(c) {
-                seen.insert(x.to_bits());
+        for v in vertices {
+            if let Some(&x) = v.normal.get(c) {
+                if seen.insert(x.to_bits()) {
+                    if values.len() == limit {
+                        return None;
+                    }
+                    values.push(x);
+                }
             }
-            seen.len() <= limit
-        })
-    })
+        }
+    }
+    Some(distinct)
 }
 
 /// `sizeof_FileMeshVertex` for a 2.00/3.0x target, given the stored size and whether
@@ -1485,7 +1697,7 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
 
 #[cfg(test)]
 mod tests {
-    use super::{normals_fit_the_grid, same_vertices, Mesh};
+    use super::{distinct_normals, normals_can_be_exact, same_vertices, Mesh};
     use crate::error::Limits;
     use crate::filemesh::raw::chunks::ChunkData;
     use crate::filemesh::raw::records::{Face, Vertex};
@@ -1517,7 +1729,7 @@ mod tests {
         let mut checked = 0;
         for blob in blobs {
             if let Ok((vertices, _)) = draco::decode(&blob, &Limits::default()) {
-                assert!(normals_fit_the_grid(&vertices));
+                assert!(normals_can_be_exact(&vertices));
                 checked += 1;
             }
         }
@@ -1528,8 +1740,11 @@ mod tests {
                 ..Vertex::default()
             })
             .collect();
-        assert!(!normals_fit_the_grid(&many));
-        assert!(normals_fit_the_grid(many.get(..1000).unwrap_or_default()));
+        assert!(!normals_can_be_exact(&many));
+        assert!(normals_can_be_exact(many.get(..1000).unwrap_or_default()));
+        // 4,096 distinct values a component are the most.
+        assert!(normals_can_be_exact(many.get(..4096).unwrap_or_default()));
+        assert!(!normals_can_be_exact(many.get(..4097).unwrap_or_default()));
     }
 
     /// The round trip of the normals alone says what the whole round trip does: on the
@@ -1574,7 +1789,23 @@ mod tests {
                     ..*v
                 })
                 .collect();
-            for v in [vertices, nudged, few] {
+            // Zeros of both signs, −0 first and +0 first, at the bounds of a component.
+            let zeros = |first: f32| -> Vec<Vertex> {
+                vertices
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| Vertex {
+                        normal: match i % 4 {
+                            0 => [first, 0.5, 1.0],
+                            1 => [-first, -0.0, 0.25],
+                            2 => [0.75, 0.0, -0.0],
+                            _ => v.normal.map(f32::abs),
+                        },
+                        ..*v
+                    })
+                    .collect()
+            };
+            for v in [vertices.clone(), nudged, few, zeros(-0.0), zeros(0.0)] {
                 let Ok(blob) = draco::encode(&v, faces) else {
                     continue;
                 };
@@ -1583,6 +1814,19 @@ mod tests {
                 };
                 let whole = same_vertices(&back, &v);
                 assert_eq!(draco::normals_survive(&v), whole, "{}", path.display());
+                // The distinct values give the same answer, and so do the decoded normals.
+                for v in [&v, &back] {
+                    let survive = draco::normals_survive(v);
+                    match distinct_normals(v) {
+                        Some(d) => assert_eq!(
+                            draco::distinct_normals_survive(&d),
+                            survive,
+                            "{}",
+                            path.display()
+                        ),
+                        None => assert!(!survive, "{}", path.display()),
+                    }
+                }
                 if whole {
                     same += 1;
                 } else {

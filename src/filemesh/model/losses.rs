@@ -385,7 +385,7 @@ impl Back for Mesh {
         let mut core = None;
         let chunks =
             self.plan_chunks_with(&|| self.lod_offsets_for(), &|| self.skin_for(), &mut || {
-                let stored = CoreStored::of(self.stored.core.as_ref());
+                let stored = memo.core_stored(self);
                 core = Some(core_plan(
                     self.raw_vertex_slice(),
                     faces,
@@ -468,8 +468,8 @@ impl Back for View<'_> {
                             match core_plan(&vertices, faces, stored, v, options, &mut local)? {
                                 CorePlan::Uncompressed => CorePlan::Uncompressed,
                                 CorePlan::Draco(b) => CorePlan::Draco(match (stored, b) {
-                                    (CoreStored::Draco(s), b) if s == b.bytes() => Blob::Stored(s),
-                                    (_, b) => Blob::Encoded(std::rc::Rc::new(b.bytes().to_vec())),
+                                    (CoreStored::Draco(s), b) if b.is(s) => Blob::Stored(s),
+                                    (_, b) => b.detached(),
                                 }),
                             }
                         }
@@ -946,7 +946,7 @@ fn names(chunks: &[(Option<ChunkKind>, Chunk)]) -> String {
 fn core_name(core: Option<&CorePlan<'_>>) -> String {
     match core {
         Some(CorePlan::Uncompressed) => "COREMESH v1".to_string(),
-        Some(CorePlan::Draco(b)) => format!("a {}-byte Draco bitstream", b.bytes().len()),
+        Some(CorePlan::Draco(b)) => format!("a {}-byte Draco bitstream", b.len()),
         None => "no COREMESH".to_string(),
     }
 }

@@ -290,7 +290,37 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// relative to the start of `bitstream`.
 pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Face>)> {
     let (mesh, num_points) = decode_mesh(bitstream, limits)?;
+    arrays_of(mesh, num_points, tail(bitstream))
+}
 
+/// [`decode`] of a bitstream the caller gives away: it is dropped as soon as Draco's
+/// decoder has read it, before the vertices and faces are copied out of the decoder's
+/// mesh, so the bitstream, that mesh and the arrays are never held at once.
+///
+/// # Errors
+///
+/// As [`decode`].
+pub fn decode_owned(bitstream: Vec<u8>, limits: &Limits) -> Result<(Vec<Vertex>, Vec<Face>)> {
+    let (mesh, num_points) = decode_mesh(&bitstream, limits)?;
+    let tail = tail(&bitstream).to_vec();
+    drop(bitstream);
+    arrays_of(mesh, num_points, &tail)
+}
+
+/// The end of a bitstream that [`canonicalize_normals`] reads (the normal's quantization
+/// parameters in Roblox's streams): its last 17 bytes, or all of a shorter one.
+fn tail(bitstream: &[u8]) -> &[u8] {
+    let start = bitstream.len().saturating_sub(NORMAL_PARAMETERS_BYTES);
+    bitstream.get(start..).unwrap_or(bitstream)
+}
+
+/// Bytes of the normal's quantization parameters at the end of Roblox's streams
+/// (3 × f32 minimum, f32 range, u8 bits).
+const NORMAL_PARAMETERS_BYTES: usize = 17;
+
+/// The vertices and faces of a mesh Draco's decoder gave ([`decode`]), its normals made
+/// canonical with the parameters at the end of the bitstream (`tail`).
+fn arrays_of(mesh: Mesh, num_points: usize, tail: &[u8]) -> Result<(Vec<Vertex>, Vec<Face>)> {
     // The faces first, so that the decoder's copy of them is gone before the vertices
     // are built (the decoded mesh, its faces and the vertices are never held at once).
     let faces: Vec<Face> = mesh
@@ -338,7 +368,7 @@ pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Fac
         }
     };
     drop(mesh);
-    canonicalize_normals(bitstream, &mut vertices);
+    canonicalize_normals(tail, &mut vertices);
 
     let out_of_range = |f: &Face| f.indices.iter().any(|&p| p as usize >= num_points);
     if let Some(i) = faces.iter().position(out_of_range) {
@@ -599,7 +629,7 @@ struct NormalQuantization {
 /// quantization parameters (3 × f32 minimum, f32 range, u8 bits) are the last 17 bytes.
 /// Returns them when the tail looks like that and agrees with the decoded normals.
 fn normal_quantization(bitstream: &[u8], decoded_min: [f32; 3]) -> Option<NormalQuantization> {
-    let tail: &[u8; 17] = bitstream.last_chunk()?;
+    let tail: &[u8; NORMAL_PARAMETERS_BYTES] = bitstream.last_chunk()?;
     let (floats, bits) = tail.split_first_chunk::<16>()?;
     if bits != [NORMAL_QUANTIZATION_BITS as u8] {
         return None;
@@ -668,6 +698,8 @@ fn range_of(lo: [f32; 3], hi: [f32; 3]) -> f32 {
 /// minimum get the minimum's exact bits; the largest values of the component that sets
 /// the range move by at most 64 ulps so that `max − min` is the stored range again.
 /// Both changes are far inside the quantization step.
+///
+/// `bitstream` may be only its end ([`tail`]): the parameters are read from there.
 fn canonicalize_normals(bitstream: &[u8], vertices: &mut [Vertex]) {
     // One pass over the normals in the usual case; the fixes below are rare.
     let Some((lo, hi)) = bounds(vertices) else {
@@ -976,6 +1008,35 @@ pub fn encode_owned(vertices: Vec<Vertex>, faces: Vec<Face>) -> Result<Vec<u8>> 
     let (mesh, options) = prepare(&vertices, &faces)?;
     drop((vertices, faces));
     run_encoder(mesh, &options)
+}
+
+/// [`normals_survive`] of a mesh whose normals take these values, each component's
+/// distinct values (by their bits) in the order they first appear (any number of
+/// vertices, `distinct` shorter), found from a mesh of as many vertices as the longest
+/// list: vertex `i` takes each component's `i`-th value, or its last one.
+///
+/// The same answer, at the cost of a few thousand vertices: Draco quantizes each value
+/// on its own, from each component's minimum and the widest component span (the first
+/// value reaching a bound sets it, which matters only for −0 against +0, and the order
+/// keeps that); decoding and making canonical map each value on its own, from the same
+/// bounds; and the lists have the same values, so the same bounds. A test compares the
+/// two on every fixture and corpus mesh and on made-up normals.
+pub fn distinct_normals_survive(distinct: &[Vec<f32>; 3]) -> bool {
+    let n = distinct.iter().map(Vec::len).max().unwrap_or(0);
+    let value = |c: usize, i: usize| {
+        distinct
+            .get(c)
+            .and_then(|d| d.get(i).or(d.last()))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    let vertices: Vec<Vertex> = (0..n)
+        .map(|i| Vertex {
+            normal: [value(0, i), value(1, i), value(2, i)],
+            ..Vertex::default()
+        })
+        .collect();
+    normals_survive(&vertices)
 }
 
 /// Whether [`decode`]`(`[`encode`]`(vertices, ..))` would give back every normal bit for
