@@ -71,6 +71,12 @@ measure "convert --to 7.00 (4.01 from Draco)" "$(size "$d4")" "$bin" convert "$d
 # What draco-core's encoder needs above the arrays it encodes, holding nothing else: the
 # floor under any conversion that encodes Draco (stderr, not a table row).
 "$target"/release/examples/draco_encoder_memory "$f4" >&2
+# Text (1.00): six times the binary file's size, held whole and read back whole.
+t="$work/big-1.00.mesh"
+measure "convert --to 1.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$t" --to 1.00 --allow-lossy
+measure "info (1.00)" "$(size "$t")" "$bin" info "$t"
+measure "verify (1.00)" "$(size "$t")" "$bin" verify "$t"
+measure "convert --to 4.01 (1.00)" "$(size "$t")" "$bin" convert "$t" "$o/from-text.mesh" --to 4.01
 measure "export .glb (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.glb"
 measure "export .gltf (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.gltf"
 measure "export .obj (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.obj"

@@ -323,6 +323,19 @@ impl Decimal {
 
     /// `value` rounded to `precision` (1..=17) significant digits, ties to even.
     fn of(value: f32, precision: usize, scratch: &mut String) -> Result<Decimal, &'static str> {
+        if let Some(d) = Decimal::exact(value, precision) {
+            return Ok(d);
+        }
+        Decimal::formatted(value, precision, scratch)
+    }
+
+    /// [`Decimal::of`] through Rust's float formatting (for values [`Decimal::exact`]
+    /// declines: zero, the extremes, subnormals).
+    fn formatted(
+        value: f32,
+        precision: usize,
+        scratch: &mut String,
+    ) -> Result<Decimal, &'static str> {
         scratch.clear();
         // Fast path: for a normal f32 and at most 6 digits (FLT_DIG), the decimal grid is
         // coarser than the f32 spacing, so a shortest round-trip representation of at most
@@ -340,7 +353,11 @@ impl Decimal {
             write!(scratch, "{:.*e}", precision - 1, f64::from(value))
                 .map_err(|_| "formatting failed")?;
         }
-        let s = scratch.as_bytes();
+        Decimal::from_exponential(scratch.as_bytes())
+    }
+
+    /// The decimal of Rust's `{:e}` text (`-d.ddde-N`).
+    fn from_exponential(s: &[u8]) -> Result<Decimal, &'static str> {
         let (negative, s) = match s.split_first() {
             Some((b'-', rest)) => (true, rest),
             _ => (false, s),
@@ -368,6 +385,78 @@ impl Decimal {
         }
         d.trim();
         Ok(d)
+    }
+
+    /// [`Decimal::of`] by integer arithmetic, for a finite nonzero `value` whose scaled
+    /// value and divisor fit 128 bits (every `value` from about 10⁻¹⁵ to 10¹⁵ at six
+    /// digits); `None` otherwise. `precision` is 1..=17.
+    ///
+    /// The value is `m·2^e` exactly. For a decimal exponent `k`, `t = ⌊value / 10^(k−P+1)⌋`
+    /// has `P` digits exactly when `10^k ≤ value < 10^(k+1)` (the floor keeps both
+    /// bounds, which are integers after scaling), so `k` is estimated and moved until it
+    /// does; the remainder then rounds `t` to nearest, ties to even, as `printf` does.
+    fn exact(value: f32, precision: usize) -> Option<Decimal> {
+        let bits = value.to_bits();
+        let field = (bits >> 23) & 0xff;
+        let fraction = u128::from(bits & 0x7f_ffff);
+        if field == 0xff {
+            return None;
+        }
+        let (m, e2) = match field {
+            0 => (fraction, -149),
+            f => (fraction | 0x80_0000, f as i32 - 150),
+        };
+        if m == 0 {
+            return None;
+        }
+        let p = i32::try_from(precision)
+            .ok()
+            .filter(|p| (1..=17).contains(p))?;
+        let low = 10u128.pow(p as u32 - 1);
+        let high = low * 10;
+        // ⌊log10⌋ of the highest bit's value (2^(e2 + bits − 1)), off by at most one.
+        let top = e2 + (128 - m.leading_zeros() as i32) - 1;
+        let mut k = (top * 78_913).div_euclid(1 << 18);
+        for _ in 0..4 {
+            // value / 10^(k−p+1) = m·2^e2·10^(p−1−k) = numerator / denominator.
+            let tens = p - 1 - k;
+            let numerator = scaled(m, e2.max(0), tens.max(0))?;
+            let denominator = scaled(1, (-e2).max(0), (-tens).max(0))?;
+            // 64-bit division where both fit (the usual case), else 128-bit.
+            let (t, r) = match (u64::try_from(numerator), u64::try_from(denominator)) {
+                (Ok(n), Ok(d)) => (u128::from(n / d), u128::from(n % d)),
+                _ => (numerator / denominator, numerator % denominator),
+            };
+            if t < low {
+                k -= 1;
+            } else if t >= high {
+                k += 1;
+            } else {
+                let up = match (2 * r).cmp(&denominator) {
+                    std::cmp::Ordering::Greater => true,
+                    std::cmp::Ordering::Equal => t % 2 == 1,
+                    std::cmp::Ordering::Less => false,
+                };
+                let (q, exp) = match t + u128::from(up) {
+                    q if q == high => (low, k + 1),
+                    q => (q, k),
+                };
+                let mut d = Decimal {
+                    negative: value.is_sign_negative(),
+                    digits: [b'0'; 17],
+                    len: precision,
+                    exp,
+                };
+                let mut q = q;
+                for slot in d.digits.get_mut(..precision)?.iter_mut().rev() {
+                    *slot = b'0' + (q % 10) as u8;
+                    q /= 10;
+                }
+                d.trim();
+                return Some(d);
+            }
+        }
+        None
     }
 
     /// The decimal a number token spells exactly, if it has at most 17 significant
@@ -478,6 +567,13 @@ impl Decimal {
             out.extend_from_slice(digits);
         }
     }
+}
+
+/// `m · 2^twos · 10^tens`, if it fits 128 bits.
+fn scaled(m: u128, twos: i32, tens: i32) -> Option<u128> {
+    let v = m.checked_mul(10u128.checked_pow(u32::try_from(tens).ok()?)?)?;
+    let twos = u32::try_from(twos).ok()?;
+    (v.leading_zeros() > twos).then(|| v << twos)
 }
 
 /// Appends `%.{precision}g` of `value` (as a double) to `out`, with the format's
@@ -1363,6 +1459,74 @@ fn describe(b: Option<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// `Decimal::exact` (integer arithmetic) rounds as Rust's exact `{:.*e}` does (ties
+    /// to even, like glibc's `printf`), at every precision, on random bit patterns, on
+    /// the neighbours of powers of ten and of values that round up to one, and on ties;
+    /// it declines only zero, subnormals, infinities, NaN and values too far from 1.
+    #[test]
+    fn exact_decimal_agrees_with_rust_formatting() {
+        use std::fmt::Write as _;
+        let reference = |v: f32, p: usize| {
+            let mut s = String::new();
+            let _ = write!(s, "{:.*e}", p - 1, f64::from(v));
+            super::Decimal::from_exponential(s.as_bytes()).expect("formats")
+        };
+        let same = |a: &super::Decimal, b: &super::Decimal| {
+            a.negative == b.negative && a.exp == b.exp && a.digits() == b.digits()
+        };
+        let mut values: Vec<f32> = Vec::new();
+        // A fixed pseudo-random sequence of bit patterns (xorshift).
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(f32::from_bits(x as u32));
+        }
+        for k in -40..=38 {
+            let p = 10f64.powi(k) as f32;
+            for v in [p, 9.5 * p / 10.0, 0.999_999_5 * p, 0.999_999_4 * p] {
+                let b = v.to_bits();
+                values.extend([b.wrapping_sub(1), b, b + 1].map(f32::from_bits));
+            }
+        }
+        // Ties at six digits and at fewer: exact halves.
+        values.extend([
+            0.5,
+            1.5,
+            2.5,
+            1_234_565.0,
+            1_234_575.0,
+            0.125,
+            0.375,
+            8_388_609.0,
+        ]);
+        let (mut exact, mut declined) = (0, 0);
+        for v in values.iter().flat_map(|&v| [v, -v]) {
+            for p in 1..=17 {
+                match super::Decimal::exact(v, p) {
+                    Some(d) => {
+                        let r = reference(v, p);
+                        assert!(same(&d, &r), "{v:e} ({:#x}) at {p} digits", v.to_bits());
+                        exact += 1;
+                    }
+                    None => {
+                        let tiny_or_huge = v.abs() < 1e-15 || v.abs() > 1e15;
+                        assert!(
+                            !v.is_normal() || tiny_or_huge || p > 6,
+                            "{v:e} declined at {p} digits"
+                        );
+                        declined += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            exact > 1_000_000 && declined > 1_000,
+            "{exact} exact, {declined} declined"
+        );
+    }
 
     /// lexical-core and Rust's own parser give the same f32 for every form the number
     /// grammar admits: signs, no integer or no fraction digits, exponents, long digit
