@@ -5,8 +5,8 @@
 #   benches/peak_memory.sh [WORKDIR]
 #
 # The inputs are made here: the benchmarks' FileMesh 4.01 and 5.00 files (1,000,000
-# vertices, 2,000,000 faces, 72 MB; examples/big_files.rs), a UNIGINE ms13 mesh made from
-# the 4.01 file by `meshcodec convert --to unigine-mesh:ms13`, and a folder of 400 corpus
+# vertices, 2,000,000 faces, 72 MB; examples/big_files.rs), UNIGINE ms13/ms14, STF, Draco
+# 7.00 and text 1.00 files made from the 4.01 file by `meshcodec convert`, and a folder of corpus
 # files for the batch commands. Prints a Markdown table (README, "Peak memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,11 +81,21 @@ measure "export .glb (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.glb"
 measure "export .gltf (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.gltf"
 measure "export .obj (4.01)" "$(size "$f4")" "$bin" export "$f4" "$o/big.obj"
 measure "render (4.01)" "$(size "$f4")" "$bin" render "$f4" "$o/big.png"
-if [ -f "$u" ]; then
-  measure "info (ms13)" "$(size "$u")" "$bin" info "$u"
-  measure "verify (ms13)" "$(size "$u")" "$bin" verify "$u"
-  measure "convert --to ms14 (ms13)" "$(size "$u")" "$bin" convert "$u" "$o/big.ms14.mesh" --to ms14
-fi
+# UNIGINE and STF files made from the 4.01 file.
+[ -f "$u" ] || "$bin" convert "$f4" "$u" --to unigine-mesh:ms13 --allow-lossy 2>/dev/null
+u14="$work/big.ms14.mesh"
+[ -f "$u14" ] || "$bin" convert "$f4" "$u14" --to unigine-mesh:ms14 --allow-lossy 2>/dev/null
+s="$work/big.stf"
+[ -f "$s" ] || "$bin" convert "$f4" "$s" --to stf --allow-lossy 2>/dev/null
+measure "info (ms13)" "$(size "$u")" "$bin" info "$u"
+measure "verify (ms13)" "$(size "$u")" "$bin" verify "$u"
+measure "convert --to ms14 (ms13)" "$(size "$u")" "$bin" convert "$u" "$o/big.ms14.mesh" --to ms14
+measure "convert --to filemesh:4.01 (ms13)" "$(size "$u")" "$bin" convert "$u" "$o/u.mesh" --to filemesh:4.01 --allow-lossy
+measure "info (ms14)" "$(size "$u14")" "$bin" info "$u14"
+measure "verify (ms14)" "$(size "$u14")" "$bin" verify "$u14"
+measure "info (STF)" "$(size "$s")" "$bin" info "$s"
+measure "verify (STF)" "$(size "$s")" "$bin" verify "$s"
+measure "convert --to filemesh:4.01 (STF)" "$(size "$s")" "$bin" convert "$s" "$o/s.mesh" --to filemesh:4.01 --allow-lossy
 
 corpus="${MESHCODEC_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 if [ -d "$corpus" ]; then

@@ -164,9 +164,9 @@ pub fn open_with_limits(bytes: &[u8], limits: &Limits) -> Result<AnyFile> {
     })
 }
 
-/// [`open_with_limits`] from a reader at its start (a file, say). A binary FileMesh is
-/// read straight from it, its arrays into place, so opening a file takes about its size
-/// in memory rather than twice; other formats are read whole first, within
+/// [`open_with_limits`] from a reader at its start (a file, say). A binary FileMesh, a
+/// UNIGINE mesh or an STF file is read straight from it, its arrays into place, so opening a file takes
+/// about its size in memory rather than twice; other formats are read whole first, within
 /// `limits.max_input_bytes` (checked against the input's length before reading).
 pub fn open_reader<R: std::io::Read + std::io::Seek>(
     mut reader: R,
@@ -177,8 +177,16 @@ pub fn open_reader<R: std::io::Read + std::io::Seek>(
     let len = crate::io::checked_len(&mut reader, limits)?;
     let mut head = Vec::with_capacity(64);
     (&mut reader).take(64).read_to_end(&mut head).map_err(io)?;
-    if detect(&head) == Some(Format::FileMesh) {
-        return FileMesh::read_from(reader, limits).map(AnyFile::FileMesh);
+    // Formats read straight from the reader, their arrays into place.
+    match detect(&head) {
+        Some(Format::FileMesh) => {
+            return FileMesh::read_from(reader, limits).map(AnyFile::FileMesh)
+        }
+        Some(Format::UnigineMesh) => {
+            return UnigineMesh::read_from(reader, limits).map(AnyFile::UnigineMesh)
+        }
+        Some(Format::Stf) => return StfContainer::read_from(reader, limits).map(AnyFile::Stf),
+        _ => {}
     }
     reader.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));

@@ -23,6 +23,10 @@ impl MeshFile for StfContainer {
         StfContainer::write(self)
     }
 
+    fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        StfContainer::write_to(self, out)
+    }
+
     fn summary(&self, _: &Limits) -> Result<Summary> {
         let info = self.info()?;
         Summary::new(&info, text(&info))

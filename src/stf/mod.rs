@@ -37,6 +37,24 @@ impl StfContainer {
         read_all(bytes, limits, ())
     }
 
+    /// [`StfContainer::read_with_limits`] from a reader at its start (a file, say),
+    /// without holding the file's bytes: the document and the buffers are read straight
+    /// into place, so reading a file takes about its size in memory, not twice.
+    pub fn read_from<R: std::io::Read + std::io::Seek>(
+        reader: R,
+        limits: &Limits,
+    ) -> Result<StfContainer> {
+        crate::io::read_all_from(reader, limits, ())
+    }
+
+    /// Writes the file into `out` as [`StfContainer::write`] would give it, without
+    /// building the whole file in memory first.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        let mut out = binrw::io::NoSeek::new(out);
+        binrw::BinWrite::write_options(self, &mut out, binrw::Endian::Little, ())
+            .map_err(|e| crate::error::from_binrw(e, None))
+    }
+
     /// Writes the file; for one read from a file, the same bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
         let size = 16 + 8 * (self.buffers.len() + 1) + self.json.len();

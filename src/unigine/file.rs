@@ -25,6 +25,10 @@ impl MeshFile for UnigineMesh {
         UnigineMesh::write(self)
     }
 
+    fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        UnigineMesh::write_to(self, out)
+    }
+
     fn summary(&self, limits: &Limits) -> Result<Summary> {
         let info = self.info(limits)?;
         Summary::new(&info, mesh_text(&info))

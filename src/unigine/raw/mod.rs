@@ -23,7 +23,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{read_all, write_all};
+use crate::io::{read_all_from, write_all};
 use mesh::ClassicMesh;
 use ms14::{Ms14Mesh, Ms14SurfaceHeader};
 
@@ -132,11 +132,23 @@ impl UnigineMesh {
 
     /// Reads a mesh.
     pub fn read_with_limits(bytes: &[u8], limits: &Limits) -> Result<UnigineMesh> {
-        limits.check_input(bytes.len())?;
-        let magic = bytes
-            .get(..4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .ok_or_else(|| Error::at(0, "UNIGINE mesh magic", ErrorKind::UnexpectedEof))?;
+        Self::read_from(std::io::Cursor::new(bytes), limits)
+    }
+
+    /// [`UnigineMesh::read_with_limits`] from a reader at its start (a file, say),
+    /// without holding the file's bytes: the arrays are read straight into place, so
+    /// reading a file takes about its size in memory, not twice.
+    pub fn read_from<R: std::io::Read + std::io::Seek>(
+        mut reader: R,
+        limits: &Limits,
+    ) -> Result<UnigineMesh> {
+        use std::io::Read;
+        let io = |e: std::io::Error| Error::new("input", ErrorKind::Io(e));
+        crate::io::checked_len(&mut reader, limits)?;
+        let mut head = Vec::with_capacity(4);
+        (&mut reader).take(4).read_to_end(&mut head).map_err(io)?;
+        let magic = <[u8; 4]>::try_from(head.as_slice())
+            .map_err(|_| Error::at(0, "UNIGINE mesh magic", ErrorKind::UnexpectedEof))?;
         let version = MeshVersion::from_magic(magic).ok_or_else(|| {
             Error::at(
                 0,
@@ -147,16 +159,40 @@ impl UnigineMesh {
                 )),
             )
         })?;
-        let rest = bytes.get(4..).unwrap_or_default();
+        let rest = crate::io::Window::new(reader, 4).map_err(io)?;
         let shift = |mut e: Error| {
             e.shift(4);
             e
         };
         let body = match version {
-            MeshVersion::Ms14 => MeshBody::Ms14(read_all(rest, limits, ()).map_err(shift)?),
-            v => MeshBody::Classic(read_all(rest, limits, (v,)).map_err(shift)?),
+            MeshVersion::Ms14 => MeshBody::Ms14(read_all_from(rest, limits, ()).map_err(shift)?),
+            v => MeshBody::Classic(read_all_from(rest, limits, (v,)).map_err(shift)?),
         };
         Ok(UnigineMesh { version, body })
+    }
+
+    /// Writes the mesh into `out` as [`UnigineMesh::write`] would give it, without
+    /// building the whole file in memory first (the arrays are written as they are).
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        let io = |e: std::io::Error| Error::new("output", ErrorKind::Io(e));
+        let magic = self.version.magic();
+        let mut out = binrw::io::NoSeek::new(out);
+        let endian = binrw::Endian::Little;
+        let written = match (&self.body, self.version) {
+            (MeshBody::Ms14(m), MeshVersion::Ms14) => {
+                std::io::Write::write_all(&mut out, &magic).map_err(io)?;
+                binrw::BinWrite::write_options(m, &mut out, endian, ())
+            }
+            (MeshBody::Classic(c), v) if v != MeshVersion::Ms14 => {
+                c.check_fits(v)
+                    .map_err(|e| crate::error::from_binrw(e, None))?;
+                std::io::Write::write_all(&mut out, &magic).map_err(io)?;
+                binrw::BinWrite::write_options(c, &mut out, endian, (v,))
+            }
+            // A body that does not match its version (the error is write's).
+            _ => return std::io::Write::write_all(&mut out, &self.write()?).map_err(io),
+        };
+        written.map_err(|e| crate::error::from_binrw(e, None))
     }
 
     /// Writes the mesh; for a mesh read from a file, the same bytes.
