@@ -614,18 +614,22 @@ fn coarse_loss(coarse: &[&str], target: &Target) -> Option<Loss> {
     })
 }
 
-/// [`import`] into STF or UNIGINE taking the scene, with the same result: the scene is
-/// not copied (UNIGINE turns it in place), and STF writes each buffer straight from the
-/// scene's arrays, dropping each array once written, so the scene and the file are not
-/// held whole together.
-fn import_owned(mut scene: Scene, target: &Target) -> Result<Converted> {
+/// [`import`] into FileMesh, STF or UNIGINE taking the scene, with the same result: the
+/// scene is not copied (UNIGINE turns it in place), STF writes each buffer straight from
+/// the scene's arrays, dropping each array once written, and a FileMesh drops the scene
+/// once its model is built (the model converted as [`crate::filemesh::file::convert_owned`]
+/// does), so the scene and the file are not held whole together.
+fn import_owned(mut scene: Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
+    let keeps_lods = matches!(target, Target::FileMesh(v) if v.has_lods());
     let coarse: Vec<String> = scene
         .meshes
         .iter()
-        .filter(|m| m.lod > 0)
+        .filter(|m| m.lod > 0 && !keeps_lods)
         .map(|m| m.name.clone())
         .collect();
-    scene.meshes.retain(|m| m.lod == 0);
+    if !keeps_lods {
+        scene.meshes.retain(|m| m.lod == 0);
+    }
     let mut losses = scene_losses(&scene, target);
     let names: Vec<&str> = coarse.iter().map(String::as_str).collect();
     losses.splice(0..0, coarse_loss(&names, target));
@@ -636,6 +640,16 @@ fn import_owned(mut scene: Scene, target: &Target) -> Result<Converted> {
                 c.losses.push(l);
             }
             c
+        }
+        Target::FileMesh(v) => {
+            let mesh = crate::filemesh::scene::from_scene(&scene)?;
+            drop(scene);
+            crate::filemesh::file::convert_owned(
+                mesh,
+                v,
+                options,
+                crate::filemesh::model::convert::AsRead::Unknown,
+            )?
         }
         _ => crate::stf::file::import_owned(scene)?,
     };
@@ -862,10 +876,27 @@ pub fn convert_into(
                 limits,
             )?;
             let mut c = if matches!(t, Target::Stf | Target::UnigineMesh(_)) {
-                import_owned(scene, &t)?
+                import_owned(scene, &t, options)?
             } else {
                 import(&scene, &t, options)?
             };
+            losses.append(&mut c.losses);
+            c.losses = losses;
+            Ok(c)
+        }
+        // From another format, into FileMesh, STF or UNIGINE: the report of what the
+        // scene leaves behind first, then the scene, with the file dropped before the
+        // import and the scene dropped once the target's model is built.
+        (file, t)
+            if t.format() != file.format()
+                && matches!(
+                    t,
+                    Target::FileMesh(_) | Target::Stf | Target::UnigineMesh(_)
+                ) =>
+        {
+            let mut losses = file.scene_losses(limits)?;
+            let scene = to_scene_into(file, &ExportOptions::default(), limits)?;
+            let mut c = import_owned(scene, &t, options)?;
             losses.append(&mut c.losses);
             c.losses = losses;
             Ok(c)
@@ -876,10 +907,12 @@ pub fn convert_into(
 
 /// [`MeshFile::to_scene`] taking the file: a FileMesh is dropped once its model is
 /// built, and the model once the scene is, so an export never holds the file, its model
-/// and the scene at once.
+/// and the scene at once; an ms14 mesh's compressed blocks are dropped as they are
+/// decoded, and the mesh once the scene is built.
 pub fn to_scene_into(file: AnyFile, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
     match file {
         AnyFile::FileMesh(f) => crate::filemesh::file::to_scene_owned(f, options, limits),
+        AnyFile::UnigineMesh(m) => crate::unigine::file::to_scene_owned(m, options, limits),
         file => file.to_scene(options, limits),
     }
 }

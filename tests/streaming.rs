@@ -114,7 +114,18 @@ fn convert_into_gives_what_convert_to_gives() {
             meshcodec::Format::FileMesh => {
                 &["2.00", "4.01", "6.00", "filemesh:5.00", "csgphs:7", "stf"]
             }
-            meshcodec::Format::UnigineMesh => &["ms13", "filemesh:4.00"],
+            meshcodec::Format::UnigineMesh => &[
+                "ms13",
+                "filemesh:4.00",
+                "filemesh:2.00",
+                "filemesh:7.00",
+                "filemesh:1.00",
+                "stf",
+            ],
+            meshcodec::Format::Stf => &["filemesh:4.01", "filemesh:3.00", "unigine-mesh:ms14"],
+            meshcodec::Format::Csgphs | meshcodec::Format::Csgmdl => {
+                &["filemesh:4.01", "stf", "unigine-mesh:ms13"]
+            }
             _ => &[],
         };
         for to in targets {
@@ -138,6 +149,41 @@ fn convert_into_gives_what_convert_to_gives() {
         }
     }
     assert!(n >= 100, "{n} conversions compared");
+}
+
+/// `to_scene_into` (what `export` and `render` use, taking the file) gives the scene
+/// `to_scene` gives, or the same error, for every file and a few export options.
+#[test]
+fn scene_into_gives_what_to_scene_gives() {
+    use meshcodec::file::{to_scene_into, ExportOptions};
+    let limits = Limits::default();
+    let options = [
+        ExportOptions::default(),
+        ExportOptions {
+            keep_axes: true,
+            name: "x".into(),
+            ..ExportOptions::default()
+        },
+        ExportOptions {
+            all_lods: true,
+            ..ExportOptions::default()
+        },
+        ExportOptions {
+            lod: 1,
+            ..ExportOptions::default()
+        },
+    ];
+    let mut n = 0;
+    for (path, bytes) in meshes() {
+        let file = open(&bytes).unwrap();
+        for o in &options {
+            let a = file.to_scene(o, &limits).map_err(|e| e.to_string());
+            let b = to_scene_into(file.clone(), o, &limits).map_err(|e| e.to_string());
+            assert!(a == b, "{} with {o:?}", path.display());
+            n += usize::from(a.is_ok());
+        }
+    }
+    assert!(n >= 150, "{n} scenes compared");
 }
 
 #[test]

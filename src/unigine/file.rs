@@ -82,6 +82,23 @@ impl MeshFile for UnigineMesh {
     }
 }
 
+/// [`MeshFile::to_scene`] of a mesh the caller gives away (see
+/// [`super::scene::mesh_to_scene_owned`]).
+pub(crate) fn to_scene_owned(
+    mesh: UnigineMesh,
+    options: &ExportOptions,
+    limits: &Limits,
+) -> Result<Scene> {
+    if options.lod != 0 {
+        return Err(usage("--lod applies to FileMesh only".to_string()));
+    }
+    let mut scene = super::scene::mesh_to_scene_owned(mesh, &options.name, limits)?;
+    if !options.keep_axes {
+        scene.to_y_up();
+    }
+    Ok(scene)
+}
+
 impl MeshFile for UnigineAnim {
     fn format(&self) -> Format {
         Format::UnigineAnim

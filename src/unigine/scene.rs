@@ -49,6 +49,26 @@ pub fn mesh_to_scene(
     limits: &Limits,
 ) -> Result<Scene> {
     let body = mesh.classic_view(limits)?;
+    classic_to_scene(&body, mesh.version, name)
+}
+
+/// [`mesh_to_scene`] of a mesh the caller gives away: an ms14 mesh's compressed blocks
+/// are dropped as they are decoded, and the mesh once the scene is built.
+pub(crate) fn mesh_to_scene_owned(
+    mesh: crate::unigine::UnigineMesh,
+    name: &str,
+    limits: &Limits,
+) -> Result<Scene> {
+    let version = mesh.version;
+    classic_to_scene(&mesh.into_classic(limits)?, version, name)
+}
+
+/// [`mesh_to_scene`] of a body in the ms10–ms13 layout, read from a `version` file.
+fn classic_to_scene(
+    body: &crate::unigine::raw::mesh::ClassicMesh,
+    version: crate::unigine::MeshVersion,
+    name: &str,
+) -> Result<Scene> {
     let mut fixes = Fixes::default();
     let bind_pose = unigine_finite_pose(&body.bind_pose, &mut fixes);
     let skeleton = unigine_skeleton(&body.bones, &bind_pose, &mut fixes)?;
@@ -117,7 +137,7 @@ pub fn mesh_to_scene(
             name: h.name.text(),
             positions,
             normals: (nt > 0).then(|| {
-                let ms10 = mesh.version == crate::unigine::MeshVersion::Ms10;
+                let ms10 = version == crate::unigine::MeshVersion::Ms10;
                 base.tangents
                     .iter()
                     .map(|t| tangent_normal(*t, ms10))

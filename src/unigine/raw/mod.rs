@@ -239,6 +239,29 @@ impl UnigineMesh {
         self.classic_view(limits).map(std::borrow::Cow::into_owned)
     }
 
+    /// [`UnigineMesh::classic_view`] taking the mesh: an ms14 mesh's compressed blocks
+    /// are dropped as they are decoded ([`Ms14Mesh::into_geometry`]).
+    pub(crate) fn into_classic(self, limits: &Limits) -> Result<ClassicMesh> {
+        let m = match self.body {
+            MeshBody::Classic(c) => return Ok(c),
+            MeshBody::Ms14(m) => m,
+        };
+        let (m, geometry) = m.into_geometry(limits)?;
+        Ok(ClassicMesh {
+            bounds: m.bounds,
+            bones: m.bones,
+            animation_names: Vec::new(),
+            surfaces: m
+                .surfaces
+                .iter()
+                .map(Ms14SurfaceHeader::to_classic)
+                .collect(),
+            bind_pose: m.bind_pose,
+            animations: Vec::new(),
+            data: geometry.into_iter().map(mesh::SurfaceData::from).collect(),
+        })
+    }
+
     /// The body in the ms10–ms13 layout, borrowed when it already is (reading counts or
     /// losses then copies nothing), decoded from the blocks for ms14.
     pub fn classic_view(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, ClassicMesh>> {

@@ -489,6 +489,34 @@ impl Ms14Mesh {
         .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))
     }
 
+    /// [`Ms14Mesh::geometry`] of every surface, taking the mesh: each compressed block is
+    /// dropped once it is decompressed, and its bytes once they are parsed, so a big
+    /// mesh's blocks, their bytes and the arrays are never all held at once. The
+    /// spatial trees are dropped unread. Also the header fields besides.
+    pub(crate) fn into_geometry(
+        mut self,
+        limits: &Limits,
+    ) -> Result<(Ms14Mesh, Vec<Ms14Geometry>)> {
+        let blocks = std::mem::take(&mut self.blocks.geometry);
+        drop(std::mem::take(&mut self.blocks.trees));
+        let mut blocks = blocks.into_iter();
+        let mut out = Vec::with_capacity(self.surfaces.len());
+        for (i, h) in self.surfaces.iter().enumerate() {
+            let block = blocks.next().ok_or_else(|| self.no_surface(i))?;
+            let bytes = block.decompress(limits)?;
+            drop(block);
+            let counts = h.targets.iter().map(|t| t.vertex_count).collect();
+            let g = read_all(
+                &bytes,
+                limits,
+                (counts, h.coordinate_index_count, h.triangle_index_count),
+            )
+            .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))?;
+            out.push(g);
+        }
+        Ok((self, out))
+    }
+
     /// The edges and spatial tree of surface `i`, decompressed and parsed.
     pub fn tree(&self, i: usize, limits: &Limits) -> Result<Ms14Tree> {
         let (_, block) = self.surface(i, &self.blocks.trees)?;
