@@ -884,6 +884,20 @@ pub fn convert_into(
             c.losses = losses;
             Ok(c)
         }
+        // ms11–ms13 to ms14: the file written straight from the classic body taken
+        // (`Ms14Mesh::write_classic`), never holding the mesh, its blocks and the file at
+        // once.
+        (AnyFile::UnigineMesh(m), Target::UnigineMesh(MeshVersion::Ms14))
+            if !matches!(m.version, MeshVersion::Ms10 | MeshVersion::Ms14) =>
+        {
+            let losses = m.losses(MeshVersion::Ms14)?;
+            let body = m.into_classic(limits)?;
+            Ok(Converted {
+                bytes: crate::unigine::raw::ms14::Ms14Mesh::write_classic(body, None)?,
+                losses,
+                summary: format!("UNIGINE mesh {}", MeshVersion::Ms14),
+            })
+        }
         // From another format, into FileMesh, STF or UNIGINE: the report of what the
         // scene leaves behind first, then the scene, with the file dropped before the
         // import and the scene dropped once the target's model is built.

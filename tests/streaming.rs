@@ -116,6 +116,8 @@ fn convert_into_gives_what_convert_to_gives() {
             }
             meshcodec::Format::UnigineMesh => &[
                 "ms13",
+                "ms14",
+                "ms11",
                 "filemesh:4.00",
                 "filemesh:2.00",
                 "filemesh:7.00",
