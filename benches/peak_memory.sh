@@ -93,6 +93,8 @@ measure "convert --to ms14 (ms13)" "$(size "$u")" "$bin" convert "$u" "$o/big.ms
 measure "convert --to filemesh:4.01 (ms13)" "$(size "$u")" "$bin" convert "$u" "$o/u.mesh" --to filemesh:4.01 --allow-lossy
 measure "info (ms14)" "$(size "$u14")" "$bin" info "$u14"
 measure "verify (ms14)" "$(size "$u14")" "$bin" verify "$u14"
+measure "convert --to filemesh:4.01 (ms14)" "$(size "$u14")" "$bin" convert "$u14" "$o/u14.mesh" --to filemesh:4.01 --allow-lossy
+measure "export .glb (ms14)" "$(size "$u14")" "$bin" export "$u14" "$o/u14.glb"
 measure "info (STF)" "$(size "$s")" "$bin" info "$s"
 measure "verify (STF)" "$(size "$s")" "$bin" verify "$s"
 measure "convert --to filemesh:4.01 (STF)" "$(size "$s")" "$bin" convert "$s" "$o/s.mesh" --to filemesh:4.01 --allow-lossy
