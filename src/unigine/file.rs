@@ -71,14 +71,9 @@ impl MeshFile for UnigineMesh {
     }
 
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
-        if options.lod != 0 {
-            return Err(usage("--lod applies to FileMesh only".to_string()));
-        }
-        let mut scene = super::scene::mesh_to_scene(self, &options.name, limits)?;
-        if !options.keep_axes {
-            scene.to_y_up();
-        }
-        Ok(scene)
+        scene_with(options, |name| {
+            super::scene::mesh_to_scene(self, name, limits)
+        })
     }
 }
 
@@ -89,10 +84,18 @@ pub(crate) fn to_scene_owned(
     options: &ExportOptions,
     limits: &Limits,
 ) -> Result<Scene> {
+    scene_with(options, |name| {
+        super::scene::mesh_to_scene_owned(mesh, name, limits)
+    })
+}
+
+/// The scene `build` makes under the export's name, with the export's options applied
+/// (one level of detail; +Y up unless the axes are kept).
+fn scene_with(options: &ExportOptions, build: impl FnOnce(&str) -> Result<Scene>) -> Result<Scene> {
     if options.lod != 0 {
         return Err(usage("--lod applies to FileMesh only".to_string()));
     }
-    let mut scene = super::scene::mesh_to_scene_owned(mesh, &options.name, limits)?;
+    let mut scene = build(&options.name)?;
     if !options.keep_axes {
         scene.to_y_up();
     }
