@@ -908,8 +908,8 @@ pub fn convert_into(
                     Target::FileMesh(_) | Target::Stf | Target::UnigineMesh(_)
                 ) =>
         {
-            let mut losses = file.scene_losses(limits)?;
-            let scene = to_scene_into(file, &ExportOptions::default(), limits)?;
+            let (scene, mut losses) =
+                scene_and_losses_into(file, &ExportOptions::default(), limits)?;
             let mut c = import_owned(scene, &t, options)?;
             losses.append(&mut c.losses);
             c.losses = losses;
@@ -922,12 +922,30 @@ pub fn convert_into(
 /// [`MeshFile::to_scene`] taking the file: a FileMesh is dropped once its model is
 /// built, and the model once the scene is, so an export never holds the file, its model
 /// and the scene at once; an ms14 mesh's compressed blocks are dropped as they are
-/// decoded, and the mesh once the scene is built.
+/// decoded, and the mesh once the scene is built; an STF container once its meshes are
+/// decoded, and their arrays as the scene takes them.
 pub fn to_scene_into(file: AnyFile, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
     match file {
         AnyFile::FileMesh(f) => crate::filemesh::file::to_scene_owned(f, options, limits),
         AnyFile::UnigineMesh(m) => crate::unigine::file::to_scene_owned(m, options, limits),
+        AnyFile::Stf(c) => crate::stf::file::scene_and_losses_owned(c, options).map(|(s, _)| s),
         file => file.to_scene(options, limits),
+    }
+}
+
+/// [`MeshFile::scene_losses`] and [`to_scene_into`] of a file the caller gives away: an
+/// STF file's meshes are decoded once for both.
+fn scene_and_losses_into(
+    file: AnyFile,
+    options: &ExportOptions,
+    limits: &Limits,
+) -> Result<(Scene, Vec<Loss>)> {
+    match file {
+        AnyFile::Stf(c) => crate::stf::file::scene_and_losses_owned(c, options),
+        file => {
+            let losses = file.scene_losses(limits)?;
+            Ok((to_scene_into(file, options, limits)?, losses))
+        }
     }
 }
 

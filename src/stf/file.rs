@@ -16,7 +16,8 @@ impl MeshFile for StfContainer {
     }
 
     fn version_name(&self) -> String {
-        self.info().map(|i| i.version).unwrap_or_default()
+        // As `info` gives it, without decoding the meshes.
+        format!("{}.{}", self.version_major, self.version_minor)
     }
 
     fn write(&self) -> Result<Vec<u8>> {
@@ -83,89 +84,7 @@ impl MeshFile for StfContainer {
     /// UV set names, mesh keys the model does not read, and every other resource —
     /// nodes and their transforms, materials, armatures …).
     fn scene_losses(&self, _: &Limits) -> Result<Vec<crate::loss::Loss>> {
-        use crate::loss::{Loss, LossKind};
-        let meshes = model::meshes(self)?;
-        let doc = model::document(self)?;
-        let mut losses = Vec::new();
-        let mut lose = |n: usize, detail: String| {
-            if n > 0 {
-                losses.push(Loss {
-                    kind: LossKind::NotImported,
-                    detail,
-                });
-            }
-        };
-        let polygons = meshes
-            .iter()
-            .flat_map(|m| &m.faces)
-            .filter(|&&f| f > 1)
-            .count();
-        lose(
-            polygons,
-            format!("{polygons} faces of several triangles (the scene holds triangles)"),
-        );
-        let slots = meshes
-            .iter()
-            .filter(|m| !m.material_slots.is_empty())
-            .count();
-        lose(
-            slots,
-            format!("the material slots and material indices of {slots} meshes"),
-        );
-        let split_normals = meshes
-            .iter()
-            .flat_map(|m| &m.blendshapes)
-            .filter(|b| b.split_normals.is_some())
-            .count();
-        lose(
-            split_normals,
-            format!("the split normals of {split_normals} blendshapes"),
-        );
-        let limits = meshes
-            .iter()
-            .flat_map(|m| &m.blendshapes)
-            .filter(|b| b.limit_lower != 0.0 || b.limit_upper != 1.0)
-            .count();
-        lose(limits, format!("the weight limits of {limits} blendshapes"));
-        let resources = doc.get("resources").and_then(serde_json::Value::as_object);
-        let mut keys = std::collections::BTreeSet::new();
-        let mut others = std::collections::BTreeMap::<String, usize>::new();
-        for r in resources.into_iter().flat_map(|r| r.values()) {
-            let kind = r
-                .get("type")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or("");
-            if kind == "stf.mesh" {
-                for k in r.as_object().into_iter().flat_map(|o| o.keys()) {
-                    let known = super::write::MODEL_KEYS.contains(&k.as_str())
-                        || matches!(k.as_str(), "type" | "referenced_buffers");
-                    if !known {
-                        keys.insert(k.clone());
-                    }
-                }
-            } else {
-                *others.entry(kind.to_string()).or_default() += 1;
-            }
-        }
-        lose(
-            keys.len(),
-            format!(
-                "mesh data the model does not read: {}",
-                keys.into_iter().collect::<Vec<_>>().join(", ")
-            ),
-        );
-        lose(
-            others.len(),
-            format!(
-                "the other resources (nodes and their transforms, materials …): {}",
-                others
-                    .iter()
-                    .map(|(k, n)| format!("{n} {k}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        );
-        Ok(losses)
+        Ok(losses_of(&model::meshes(self)?, &model::document(self)?))
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
@@ -243,4 +162,107 @@ fn text(info: &StfInfo) -> String {
         }
     }
     t
+}
+
+/// What the scene of these meshes (of a file whose JSON is `doc`) leaves behind
+/// ([`MeshFile::scene_losses`]).
+fn losses_of(meshes: &[super::StfMesh], doc: &serde_json::Value) -> Vec<crate::loss::Loss> {
+    use crate::loss::{Loss, LossKind};
+    let mut losses = Vec::new();
+    let mut lose = |n: usize, detail: String| {
+        if n > 0 {
+            losses.push(Loss {
+                kind: LossKind::NotImported,
+                detail,
+            });
+        }
+    };
+    let polygons = meshes
+        .iter()
+        .flat_map(|m| &m.faces)
+        .filter(|&&f| f > 1)
+        .count();
+    lose(
+        polygons,
+        format!("{polygons} faces of several triangles (the scene holds triangles)"),
+    );
+    let slots = meshes
+        .iter()
+        .filter(|m| !m.material_slots.is_empty())
+        .count();
+    lose(
+        slots,
+        format!("the material slots and material indices of {slots} meshes"),
+    );
+    let split_normals = meshes
+        .iter()
+        .flat_map(|m| &m.blendshapes)
+        .filter(|b| b.split_normals.is_some())
+        .count();
+    lose(
+        split_normals,
+        format!("the split normals of {split_normals} blendshapes"),
+    );
+    let limits = meshes
+        .iter()
+        .flat_map(|m| &m.blendshapes)
+        .filter(|b| b.limit_lower != 0.0 || b.limit_upper != 1.0)
+        .count();
+    lose(limits, format!("the weight limits of {limits} blendshapes"));
+    let resources = doc.get("resources").and_then(serde_json::Value::as_object);
+    let mut keys = std::collections::BTreeSet::new();
+    let mut others = std::collections::BTreeMap::<String, usize>::new();
+    for r in resources.into_iter().flat_map(|r| r.values()) {
+        let kind = r
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        if kind == "stf.mesh" {
+            for k in r.as_object().into_iter().flat_map(|o| o.keys()) {
+                let known = super::write::MODEL_KEYS.contains(&k.as_str())
+                    || matches!(k.as_str(), "type" | "referenced_buffers");
+                if !known {
+                    keys.insert(k.clone());
+                }
+            }
+        } else {
+            *others.entry(kind.to_string()).or_default() += 1;
+        }
+    }
+    lose(
+        keys.len(),
+        format!(
+            "mesh data the model does not read: {}",
+            keys.into_iter().collect::<Vec<_>>().join(", ")
+        ),
+    );
+    lose(
+        others.len(),
+        format!(
+            "the other resources (nodes and their transforms, materials …): {}",
+            others
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    );
+    losses
+}
+
+/// [`MeshFile::to_scene`] and [`MeshFile::scene_losses`] of a file the caller gives away,
+/// from one decoding of its meshes: each buffer of the container is dropped once decoded
+/// ([`model::meshes_owned`]), and each mesh's arrays as the scene takes them
+/// ([`super::scene::from_meshes`]).
+pub(crate) fn scene_and_losses_owned(
+    c: StfContainer,
+    options: &ExportOptions,
+) -> Result<(Scene, Vec<crate::loss::Loss>)> {
+    if options.lod != 0 {
+        return Err(usage("--lod applies to FileMesh only".to_string()));
+    }
+    let (meshes, doc) = model::meshes_owned(c)?;
+    let losses = losses_of(&meshes, &doc);
+    drop(doc);
+    Ok((super::scene::from_meshes(meshes)?, losses))
 }

@@ -142,21 +142,56 @@ pub fn document(c: &StfContainer) -> Result<Value> {
 /// Every `stf.mesh` resource of the file, decoded, in the JSON's order.
 pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
     let doc = document(c)?;
+    meshes_from(&doc, &Buffers::Borrowed(&c.buffers), file_size(c))
+}
+
+/// [`meshes`] of a container the caller gives away, and its parsed JSON: each buffer is
+/// dropped once the last property naming it is decoded, so the buffers and the meshes
+/// are not held whole together. Which use is a buffer's last is found by resolving
+/// every property first without decoding (buffers read as empty); if that fails, the
+/// meshes are decoded as [`meshes`] does, for its error.
+pub(crate) fn meshes_owned(c: StfContainer) -> Result<(Vec<StfMesh>, Value)> {
+    let doc = document(&c)?;
+    let size = file_size(&c);
+    let counting = Buffers::Counting(std::cell::RefCell::new(vec![0; c.buffers.len()]));
+    if meshes_from(&doc, &counting, size).is_err() {
+        return Ok((meshes(&c)?, doc));
+    }
+    let Buffers::Counting(uses) = counting else {
+        return Ok((meshes(&c)?, doc));
+    };
+    let table = c
+        .buffers
+        .into_iter()
+        .zip(uses.into_inner())
+        .map(|(b, n)| (Some(std::rc::Rc::new(b)), n))
+        .collect();
+    let taken = Buffers::Taken(std::cell::RefCell::new(table));
+    let meshes = meshes_from(&doc, &taken, size)?;
+    Ok((meshes, doc))
+}
+
+/// The bytes the buffers hold, and the header: what [`meshes_from`]'s budget is based on.
+fn file_size(c: &StfContainer) -> u64 {
+    c.buffers.iter().map(|b| b.len() as u64).sum::<u64>() + 16
+}
+
+/// The `stf.mesh` resources of the document `doc`, decoded from `buffers`.
+fn meshes_from(doc: &Value, buffers: &Buffers<'_>, file_size: u64) -> Result<Vec<StfMesh>> {
     let Some(resources) = doc.get("resources").and_then(Value::as_object) else {
         return Err(bad("the JSON has no \"resources\" object".into()));
     };
     // Buffers are borrowed, never copied, but the meshes may name the same buffer many
     // times (each property, each mesh): what they decode to, all together, may not
     // exceed 16 times the file's size (plus 1 MiB), whatever the JSON says.
-    let file_size: u64 = c.buffers.iter().map(|b| b.len() as u64).sum::<u64>() + 16;
     let budget = std::cell::Cell::new(file_size.saturating_mul(DECODE_FACTOR) + (1 << 20));
     resources
         .iter()
         .filter(|(_, r)| r.get("type").and_then(Value::as_str) == Some("stf.mesh"))
         .map(|(id, r)| {
             MeshReader {
-                c,
-                doc: &doc,
+                buffers,
+                doc,
                 id,
                 r,
                 budget: &budget,
@@ -166,6 +201,77 @@ pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
         .collect()
 }
 
+/// Where a [`MeshReader`] finds the buffers its properties name.
+enum Buffers<'a> {
+    /// The container's, borrowed.
+    Borrowed(&'a [Vec<u8>]),
+    /// None: every buffer reads as empty, and the uses of each are counted.
+    Counting(std::cell::RefCell<Vec<usize>>),
+    /// Taken from the container, each with the uses it has left: dropped after its last.
+    Taken(std::cell::RefCell<Vec<TakenBuffer>>),
+}
+
+/// A buffer taken from the container (`None` once dropped), and the uses it has left.
+type TakenBuffer = (Option<std::rc::Rc<Vec<u8>>>, usize);
+
+/// The bytes of a buffer (see [`Buffers`]).
+enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    Shared(std::rc::Rc<Vec<u8>>),
+}
+
+impl std::ops::Deref for Bytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            Bytes::Shared(b) => b,
+        }
+    }
+}
+
+impl Buffers<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Buffers::Borrowed(b) => b.len(),
+            Buffers::Counting(uses) => uses.borrow().len(),
+            Buffers::Taken(table) => table.borrow().len(),
+        }
+    }
+
+    /// Buffer `index` (`None` past the end), one use of it counted or spent. A taken
+    /// buffer used more often than counted is an error (it was dropped).
+    fn get(&self, index: usize) -> Result<Option<Bytes<'_>>> {
+        match self {
+            Buffers::Borrowed(b) => Ok(b.get(index).map(|b| Bytes::Borrowed(b))),
+            Buffers::Counting(uses) => Ok(uses.borrow_mut().get_mut(index).map(|n| {
+                *n += 1;
+                Bytes::Borrowed(&[])
+            })),
+            Buffers::Taken(table) => {
+                let mut table = table.borrow_mut();
+                let Some((slot, left)) = table.get_mut(index) else {
+                    return Ok(None);
+                };
+                *left = left.saturating_sub(1);
+                let bytes = if *left == 0 {
+                    slot.take()
+                } else {
+                    slot.clone()
+                };
+                bytes.map(|b| Some(Bytes::Shared(b))).ok_or_else(|| {
+                    Error::new(
+                        "STF",
+                        ErrorKind::Inconsistent(format!(
+                            "buffer {index} was named more often than counted"
+                        )),
+                    )
+                })
+            }
+        }
+    }
+}
+
 /// How many times its size an STF file may decode to (see [`meshes`]). A mesh decodes
 /// each value to 8 bytes (f64, u64), from 4 or 8 in the buffer, so a file whose buffers
 /// are each used once decodes to at most about twice its size.
@@ -173,7 +279,7 @@ pub const DECODE_FACTOR: u64 = 16;
 
 /// Resolves and decodes the buffers of one mesh resource.
 struct MeshReader<'a> {
-    c: &'a StfContainer,
+    buffers: &'a Buffers<'a>,
     doc: &'a Value,
     id: &'a str,
     r: &'a Value,
@@ -256,7 +362,7 @@ impl MeshReader<'_> {
     }
 
     /// The bytes of the buffer a property names (`None` if the property is absent).
-    fn buffer(&self, reference: Option<&Value>, key: &str) -> Result<Option<&[u8]>> {
+    fn buffer(&self, reference: Option<&Value>, key: &str) -> Result<Option<Bytes<'_>>> {
         let id = match reference {
             None | Some(Value::Null) => return Ok(None),
             Some(Value::String(s)) => s.as_str(),
@@ -287,16 +393,13 @@ impl MeshReader<'_> {
             .get("index")
             .and_then(Value::as_u64)
             .ok_or_else(|| self.err(format!("{key}: buffer {id} has no index")))?;
-        self.c
-            .buffers
-            .get(index as usize)
-            .map(|b| Some(b.as_slice()))
-            .ok_or_else(|| {
-                self.err(format!(
-                    "{key}: buffer index {index}, but the file has {} buffers",
-                    self.c.buffers.len()
-                ))
-            })
+        match self.buffers.get(index as usize)? {
+            Some(b) => Ok(Some(b)),
+            None => Err(self.err(format!(
+                "{key}: buffer index {index}, but the file has {} buffers",
+                self.buffers.len()
+            ))),
+        }
     }
 
     /// A required or optional buffer, as elements of `n` values of `width` bytes, each
@@ -332,9 +435,14 @@ impl MeshReader<'_> {
         Ok(bytes.chunks_exact(size))
     }
 
-    fn floats<const N: usize>(&self, bytes: &[u8], key: &str, width: u64) -> Result<Vec<[f64; N]>> {
+    fn floats<const N: usize>(
+        &self,
+        bytes: Bytes<'_>,
+        key: &str,
+        width: u64,
+    ) -> Result<Vec<[f64; N]>> {
         Ok(self
-            .chunks(bytes, key, width, N)?
+            .chunks(&bytes, key, width, N)?
             .map(|c| {
                 let mut v = [0.0; N];
                 for (x, b) in v.iter_mut().zip(c.chunks_exact(width as usize)) {
@@ -345,9 +453,14 @@ impl MeshReader<'_> {
             .collect())
     }
 
-    fn uints<const N: usize>(&self, bytes: &[u8], key: &str, width: u64) -> Result<Vec<[u64; N]>> {
+    fn uints<const N: usize>(
+        &self,
+        bytes: Bytes<'_>,
+        key: &str,
+        width: u64,
+    ) -> Result<Vec<[u64; N]>> {
         Ok(self
-            .chunks(bytes, key, width, N)?
+            .chunks(&bytes, key, width, N)?
             .map(|c| {
                 let mut v = [0u64; N];
                 for (x, b) in v.iter_mut().zip(c.chunks_exact(width as usize)) {
@@ -358,7 +471,7 @@ impl MeshReader<'_> {
             .collect())
     }
 
-    fn required(&self, key: &str) -> Result<&[u8]> {
+    fn required(&self, key: &str) -> Result<Bytes<'_>> {
         self.buffer(self.r.get(key), key)?
             .ok_or_else(|| self.err(format!("{key} is required")))
     }
@@ -555,5 +668,58 @@ impl StfMesh {
                 Some([v(t[0])?, v(t[1])?, v(t[2])?])
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{meshes, meshes_owned, StfContainer};
+
+    /// `meshes_owned` (buffers dropped as decoded) gives what `meshes` gives, or the
+    /// same error, on every STF fixture and corpus file, whole and with bytes changed.
+    #[test]
+    fn taking_the_container_decodes_the_same_meshes() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let corpus = crate::test_corpus_roblox().parent().map(|p| p.join("stf"));
+        let mut files = Vec::new();
+        for dir in [Some(root.join("roundtrip-fixtures/stf")), corpus]
+            .into_iter()
+            .flatten()
+        {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if e.path().extension().is_some_and(|x| x == "stf") {
+                    files.push(std::fs::read(e.path()).expect("reads"));
+                }
+            }
+        }
+        assert!(files.len() >= 3, "{} STF files", files.len());
+        let (mut same, mut failed) = (0, 0);
+        for bytes in files {
+            let mut variants = vec![bytes.clone()];
+            // Changed bytes all along the file (JSON and buffers).
+            for i in (0..bytes.len()).step_by(bytes.len() / 200 + 1) {
+                for b in [b'0', b'"', 0xff] {
+                    let mut d = bytes.clone();
+                    if let Some(x) = d.get_mut(i) {
+                        *x = b;
+                    }
+                    variants.push(d);
+                }
+            }
+            for v in variants {
+                let Ok(c) = StfContainer::read(&v) else {
+                    continue;
+                };
+                let borrowed = meshes(&c).map_err(|e| e.to_string());
+                let taken = meshes_owned(c).map(|(m, _)| m).map_err(|e| e.to_string());
+                assert_eq!(borrowed, taken);
+                if borrowed.is_ok() {
+                    same += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+        }
+        assert!(same > 20 && failed > 20, "{same} decoded, {failed} failed");
     }
 }

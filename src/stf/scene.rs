@@ -10,8 +10,14 @@ use crate::scene::{ExportMesh, MorphTarget, Primitive, Scene};
 /// it when the blendshape has `indices`, zero for a vertex not listed), converted to
 /// f32. Blendshape split normals are not exported.
 pub fn to_scene(file: &crate::stf::StfContainer) -> Result<Scene> {
+    from_meshes(crate::stf::model::meshes(file)?)
+}
+
+/// [`to_scene`] of meshes already decoded, taken: each mesh's arrays are dropped as
+/// the scene's are made from them.
+pub(crate) fn from_meshes(decoded: Vec<crate::stf::StfMesh>) -> Result<Scene> {
     let mut meshes = Vec::new();
-    for m in crate::stf::model::meshes(file)? {
+    for m in decoded {
         let problems = m.problems();
         if let Some(p) = problems.first() {
             return Err(Error::new(
@@ -19,27 +25,38 @@ pub fn to_scene(file: &crate::stf::StfContainer) -> Result<Scene> {
                 ErrorKind::Inconsistent(format!("mesh {:?}: {p}", m.name)),
             ));
         }
+        let crate::stf::StfMesh {
+            name,
+            vertices,
+            face_corners,
+            splits,
+            split_normals,
+            split_colors,
+            uvs,
+            tris,
+            blendshapes,
+            ..
+        } = m;
         let f = |x: f64| x as f32;
-        let positions = m
-            .splits
+        let triangles = tris
             .iter()
-            .map(|&s| {
-                m.vertices
-                    .get(s as usize)
-                    .copied()
-                    .unwrap_or_default()
-                    .map(f)
-            })
+            .map(|t| t.map(|c| face_corners.get(c as usize).copied().unwrap_or(0) as u32))
             .collect();
-        let morph_targets = m
-            .blendshapes
+        drop((tris, face_corners));
+        let normals = split_normals.map(|n| n.iter().map(|x| x.map(f)).collect());
+        let colors = split_colors.map(|c| c.iter().map(|x| x.map(f)).collect());
+        let mut uv_sets = uvs
+            .into_iter()
+            .map(|(_, uv)| uv.iter().map(|x| x.map(f)).collect::<Vec<[f32; 2]>>());
+        let first_uvs = uv_sets.next();
+        let extra_uvs = uv_sets.collect();
+        let morph_targets = blendshapes
             .iter()
             .map(|b| {
-                let offsets = b.vertex_offsets(m.vertices.len());
+                let offsets = b.vertex_offsets(vertices.len());
                 MorphTarget {
                     name: b.name.clone(),
-                    position_deltas: m
-                        .splits
+                    position_deltas: splits
                         .iter()
                         .map(|&s| offsets.get(s as usize).copied().unwrap_or_default().map(f))
                         .collect(),
@@ -47,39 +64,26 @@ pub fn to_scene(file: &crate::stf::StfContainer) -> Result<Scene> {
                 }
             })
             .collect();
-        let triangles = m
-            .tris
+        drop(blendshapes);
+        let positions = splits
             .iter()
-            .map(|t| t.map(|c| m.face_corners.get(c as usize).copied().unwrap_or(0) as u32))
+            .map(|&s| vertices.get(s as usize).copied().unwrap_or_default().map(f))
             .collect();
+        drop((splits, vertices));
         let prim = Primitive {
-            name: m.name.clone(),
+            name: name.clone(),
             positions,
-            normals: m
-                .split_normals
-                .as_ref()
-                .map(|n| n.iter().map(|x| x.map(f)).collect()),
-            uvs: m
-                .uvs
-                .first()
-                .map(|(_, uv)| uv.iter().map(|x| x.map(f)).collect()),
-            extra_uvs: m
-                .uvs
-                .iter()
-                .skip(1)
-                .map(|(_, uv)| uv.iter().map(|x| x.map(f)).collect())
-                .collect(),
-            colors: m
-                .split_colors
-                .as_ref()
-                .map(|c| c.iter().map(|x| x.map(f)).collect()),
+            normals,
+            uvs: first_uvs,
+            extra_uvs,
+            colors,
             triangles,
             morph_targets,
             ..Primitive::default()
         };
         meshes.push(ExportMesh {
             lod: 0,
-            name: m.name,
+            name,
             primitives: vec![prim],
         });
     }
