@@ -369,6 +369,14 @@ pub(crate) fn usage(msg: String) -> Error {
     Error::new("", ErrorKind::Invalid(msg))
 }
 
+/// Refuses export options that pick a level of detail: only FileMesh has several.
+pub(crate) fn one_level(options: &ExportOptions) -> Result<()> {
+    if options.lod != 0 {
+        return Err(usage("--lod applies to FileMesh only".to_string()));
+    }
+    Ok(())
+}
+
 /// Options of [`MeshFile::convert`] and [`import`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ConvertOptions {
@@ -866,24 +874,6 @@ pub fn convert_into(
                 crate::filemesh::model::convert::AsRead::Decoded,
             )
         }
-        // Another format, as `convert_to` does it (the scene, and what it leaves behind),
-        // from one model (the file read and its Draco core mesh decoded once), with the
-        // file and its model dropped before the import.
-        (AnyFile::FileMesh(f), t) if t.format() != Format::FileMesh => {
-            let (scene, mut losses) = crate::filemesh::file::scene_and_losses_owned(
-                f,
-                &ExportOptions::default(),
-                limits,
-            )?;
-            let mut c = if matches!(t, Target::Stf | Target::UnigineMesh(_)) {
-                import_owned(scene, &t, options)?
-            } else {
-                import(&scene, &t, options)?
-            };
-            losses.append(&mut c.losses);
-            c.losses = losses;
-            Ok(c)
-        }
         // ms11–ms13 to ms14: the file written straight from the classic body taken
         // (`Ms14Mesh::write_classic`), never holding the mesh, its blocks and the file at
         // once.
@@ -898,19 +888,20 @@ pub fn convert_into(
                 summary: format!("UNIGINE mesh {}", MeshVersion::Ms14),
             })
         }
-        // From another format, into FileMesh, STF or UNIGINE: the report of what the
-        // scene leaves behind first, then the scene, with the file dropped before the
-        // import and the scene dropped once the target's model is built.
-        (file, t)
-            if t.format() != file.format()
-                && matches!(
-                    t,
-                    Target::FileMesh(_) | Target::Stf | Target::UnigineMesh(_)
-                ) =>
-        {
+        // Another format, as `convert_to` does it (the scene, and what it leaves behind),
+        // from one decoding of the file, which is dropped before the import; into
+        // FileMesh, STF or UNIGINE the scene is given away too.
+        (file, t) if t.format() != file.format() => {
             let (scene, mut losses) =
                 scene_and_losses_into(file, &ExportOptions::default(), limits)?;
-            let mut c = import_owned(scene, &t, options)?;
+            let mut c = if matches!(
+                t,
+                Target::FileMesh(_) | Target::Stf | Target::UnigineMesh(_)
+            ) {
+                import_owned(scene, &t, options)?
+            } else {
+                import(&scene, &t, options)?
+            };
             losses.append(&mut c.losses);
             c.losses = losses;
             Ok(c)
@@ -933,14 +924,16 @@ pub fn to_scene_into(file: AnyFile, options: &ExportOptions, limits: &Limits) ->
     }
 }
 
-/// [`MeshFile::scene_losses`] and [`to_scene_into`] of a file the caller gives away: an
-/// STF file's meshes are decoded once for both.
+/// [`MeshFile::scene_losses`] and [`to_scene_into`] of a file the caller gives away: a
+/// FileMesh's model (its Draco core mesh decoded once) and an STF file's meshes are
+/// decoded once for both.
 fn scene_and_losses_into(
     file: AnyFile,
     options: &ExportOptions,
     limits: &Limits,
 ) -> Result<(Scene, Vec<Loss>)> {
     match file {
+        AnyFile::FileMesh(f) => crate::filemesh::file::scene_and_losses_owned(f, options, limits),
         AnyFile::Stf(c) => crate::stf::file::scene_and_losses_owned(c, options),
         file => {
             let losses = file.scene_losses(limits)?;

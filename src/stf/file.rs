@@ -88,9 +88,7 @@ impl MeshFile for StfContainer {
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        if options.lod != 0 {
-            return Err(usage("--lod applies to FileMesh only".to_string()));
-        }
+        crate::file::one_level(options)?;
         super::scene::to_scene(self)
     }
 }
@@ -258,9 +256,7 @@ pub(crate) fn scene_and_losses_owned(
     c: StfContainer,
     options: &ExportOptions,
 ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
-    if options.lod != 0 {
-        return Err(usage("--lod applies to FileMesh only".to_string()));
-    }
+    crate::file::one_level(options)?;
     let (meshes, doc) = model::meshes_owned(c)?;
     let losses = losses_of(&meshes, &doc);
     drop(doc);

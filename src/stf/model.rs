@@ -153,13 +153,10 @@ pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
 pub(crate) fn meshes_owned(c: StfContainer) -> Result<(Vec<StfMesh>, Value)> {
     let doc = document(&c)?;
     let size = file_size(&c);
-    let counting = Buffers::Counting(std::cell::RefCell::new(vec![0; c.buffers.len()]));
-    if meshes_from(&doc, &counting, size).is_err() {
+    let uses = std::cell::RefCell::new(vec![0; c.buffers.len()]);
+    if meshes_from(&doc, &Buffers::Counting(&uses), size).is_err() {
         return Ok((meshes(&c)?, doc));
     }
-    let Buffers::Counting(uses) = counting else {
-        return Ok((meshes(&c)?, doc));
-    };
     let table = c
         .buffers
         .into_iter()
@@ -206,7 +203,7 @@ enum Buffers<'a> {
     /// The container's, borrowed.
     Borrowed(&'a [Vec<u8>]),
     /// None: every buffer reads as empty, and the uses of each are counted.
-    Counting(std::cell::RefCell<Vec<usize>>),
+    Counting(&'a std::cell::RefCell<Vec<usize>>),
     /// Taken from the container, each with the uses it has left: dropped after its last.
     Taken(std::cell::RefCell<Vec<TakenBuffer>>),
 }

@@ -92,9 +92,7 @@ pub(crate) fn to_scene_owned(
 /// The scene `build` makes under the export's name, with the export's options applied
 /// (one level of detail; +Y up unless the axes are kept).
 fn scene_with(options: &ExportOptions, build: impl FnOnce(&str) -> Result<Scene>) -> Result<Scene> {
-    if options.lod != 0 {
-        return Err(usage("--lod applies to FileMesh only".to_string()));
-    }
+    crate::file::one_level(options)?;
     let mut scene = build(&options.name)?;
     if !options.keep_axes {
         scene.to_y_up();
@@ -142,9 +140,7 @@ impl MeshFile for UnigineAnim {
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        if options.lod != 0 {
-            return Err(usage("--lod applies to FileMesh only".to_string()));
-        }
+        crate::file::one_level(options)?;
         let mut scene = super::scene::anim_to_scene(self, &options.name)?;
         if !options.keep_axes {
             scene.to_y_up();

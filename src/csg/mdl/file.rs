@@ -116,9 +116,7 @@ impl MeshFile for CsgMdl {
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        if options.lod != 0 {
-            return Err(usage("--lod applies to FileMesh only".to_string()));
-        }
+        crate::file::one_level(options)?;
         match &self.body {
             MdlBody::Plain(m) => Ok(scene_of(m, &options.name)),
             MdlBody::Packed(m) => scene_of_v5(m, &options.name),

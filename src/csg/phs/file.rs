@@ -85,9 +85,7 @@ impl MeshFile for Csgphs {
     }
 
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
-        if options.lod != 0 {
-            return Err(usage("--lod applies to FileMesh only".to_string()));
-        }
+        crate::file::one_level(options)?;
         let model = CsgMesh::from_csgphs(self, limits)?;
         Ok(super::scene::to_scene(&model, &options.name))
     }

@@ -1004,10 +1004,18 @@ impl<'a> DracoMemo<'a> {
     /// The arrays `bitstream` is known to decode to exactly (with the default limits),
     /// if this memo or a parent checked that.
     pub(crate) fn decoded_exactly(&self, bitstream: &[u8]) -> Option<(&'a [Vertex], &'a [Face])> {
+        self.exact_decoding(|b| b.is(bitstream))
+    }
+
+    /// The arrays a bitstream `which` picks is known to decode to exactly.
+    fn exact_decoding(
+        &self,
+        which: impl Fn(&Blob<'a>) -> bool,
+    ) -> Option<(&'a [Vertex], &'a [Face])> {
         self.chain().find_map(|m| {
             m.decoded
                 .iter()
-                .find(|(b, _, _, same)| *same && b.is(bitstream))
+                .find(|(b, _, _, same)| *same && which(b))
                 .map(|&(_, v, f, _)| (v, f))
         })
     }
@@ -1066,13 +1074,7 @@ impl<'a> DracoMemo<'a> {
             // The decoder is a function of the bytes: a bitstream known to decode to
             // other arrays exactly does not decode to these.
             None => {
-                let exact = self.chain().find_map(|m| {
-                    m.decoded
-                        .iter()
-                        .find(|(b, _, _, same)| *same && b.same(blob))
-                        .map(|&(_, v, f, _)| (v, f))
-                });
-                let Some((v, f)) = exact else {
+                let Some((v, f)) = self.exact_decoding(|b| b.same(blob)) else {
                     return Err(Error::new(
                         crate::filemesh::raw::draco::CONTEXT,
                         ErrorKind::Inconsistent(

@@ -337,22 +337,9 @@ impl Decimal {
         scratch: &mut String,
     ) -> Result<Decimal, &'static str> {
         scratch.clear();
-        // Fast path: for a normal f32 and at most 6 digits (FLT_DIG), the decimal grid is
-        // coarser than the f32 spacing, so a shortest round-trip representation of at most
-        // `precision` digits is the correctly rounded one (both lie within half an f32 ulp
-        // of the value, closer together than two grid points can be).
-        if precision <= 6 && (value == 0.0 || value.is_normal()) {
-            write!(scratch, "{value:e}").map_err(|_| "formatting failed")?;
-            let digits = scratch.bytes().take_while(|&b| b != b'e');
-            if digits.filter(u8::is_ascii_digit).count() > precision {
-                scratch.clear();
-            }
-        }
-        if scratch.is_empty() {
-            // Rust's `{:.Ne}` is exact and rounds ties to even, like glibc's printf.
-            write!(scratch, "{:.*e}", precision - 1, f64::from(value))
-                .map_err(|_| "formatting failed")?;
-        }
+        // Rust's `{:.Ne}` is exact and rounds ties to even, like glibc's printf.
+        write!(scratch, "{:.*e}", precision - 1, f64::from(value))
+            .map_err(|_| "formatting failed")?;
         Decimal::from_exponential(scratch.as_bytes())
     }
 

@@ -247,19 +247,16 @@ impl UnigineMesh {
             MeshBody::Ms14(m) => m,
         };
         let (m, geometry) = m.into_geometry(limits)?;
-        Ok(ClassicMesh {
-            bounds: m.bounds,
-            bones: m.bones,
-            animation_names: Vec::new(),
-            surfaces: m
-                .surfaces
-                .iter()
-                .map(Ms14SurfaceHeader::to_classic)
-                .collect(),
-            bind_pose: m.bind_pose,
-            animations: Vec::new(),
-            data: geometry.into_iter().map(mesh::SurfaceData::from).collect(),
-        })
+        Ok(classic_body(
+            &m.surfaces,
+            geometry,
+            ClassicMesh {
+                bounds: m.bounds,
+                bones: m.bones,
+                bind_pose: m.bind_pose,
+                ..ClassicMesh::default()
+            },
+        ))
     }
 
     /// The body in the ms10–ms13 layout, borrowed when it already is (reading counts or
@@ -269,22 +266,32 @@ impl UnigineMesh {
             MeshBody::Classic(c) => return Ok(std::borrow::Cow::Borrowed(c)),
             MeshBody::Ms14(m) => m,
         };
-        let surfaces = m
-            .surfaces
-            .iter()
-            .map(Ms14SurfaceHeader::to_classic)
-            .collect();
-        let data = (0..m.surfaces.len())
-            .map(|i| m.geometry(i, limits).map(mesh::SurfaceData::from))
-            .collect::<Result<_>>()?;
-        Ok(std::borrow::Cow::Owned(ClassicMesh {
-            bounds: m.bounds,
-            bones: m.bones.clone(),
-            animation_names: Vec::new(),
-            surfaces,
-            bind_pose: m.bind_pose.clone(),
-            animations: Vec::new(),
-            data,
-        }))
+        let geometry = (0..m.surfaces.len())
+            .map(|i| m.geometry(i, limits))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(std::borrow::Cow::Owned(classic_body(
+            &m.surfaces,
+            geometry,
+            ClassicMesh {
+                bounds: m.bounds,
+                bones: m.bones.clone(),
+                bind_pose: m.bind_pose.clone(),
+                ..ClassicMesh::default()
+            },
+        )))
+    }
+}
+
+/// The ms10–ms13 body of an ms14 mesh: `head` (its bounds, bones and bind pose; no
+/// animations, which ms14 cannot hold) with the surfaces' headers and decoded geometry.
+fn classic_body(
+    surfaces: &[Ms14SurfaceHeader],
+    geometry: Vec<ms14::Ms14Geometry>,
+    head: ClassicMesh,
+) -> ClassicMesh {
+    ClassicMesh {
+        surfaces: surfaces.iter().map(Ms14SurfaceHeader::to_classic).collect(),
+        data: geometry.into_iter().map(mesh::SurfaceData::from).collect(),
+        ..head
     }
 }

@@ -479,14 +479,7 @@ impl Ms14Mesh {
     /// The geometry of surface `i`, decompressed and parsed.
     pub fn geometry(&self, i: usize, limits: &Limits) -> Result<Ms14Geometry> {
         let (h, block) = self.surface(i, &self.blocks.geometry)?;
-        let bytes = block.decompress(limits)?;
-        let counts = h.targets.iter().map(|t| t.vertex_count).collect();
-        read_all(
-            &bytes,
-            limits,
-            (counts, h.coordinate_index_count, h.triangle_index_count),
-        )
-        .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))
+        h.parse_geometry(block, i, limits)
     }
 
     /// [`Ms14Mesh::geometry`] of every surface, taking the mesh: each compressed block is
@@ -503,16 +496,7 @@ impl Ms14Mesh {
         let mut out = Vec::with_capacity(self.surfaces.len());
         for (i, h) in self.surfaces.iter().enumerate() {
             let block = blocks.next().ok_or_else(|| self.no_surface(i))?;
-            let bytes = block.decompress(limits)?;
-            drop(block);
-            let counts = h.targets.iter().map(|t| t.vertex_count).collect();
-            let g = read_all(
-                &bytes,
-                limits,
-                (counts, h.coordinate_index_count, h.triangle_index_count),
-            )
-            .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))?;
-            out.push(g);
+            out.push(h.parse_geometry(block, i, limits)?);
         }
         Ok((self, out))
     }
@@ -1393,6 +1377,29 @@ impl BinWrite for GeometryOf<'_> {
 }
 
 impl Ms14SurfaceHeader {
+    /// The geometry payload of this surface (number `i`), decompressed from `block` and
+    /// parsed with this header's counts; the decompressed bytes are dropped once parsed.
+    fn parse_geometry(
+        &self,
+        block: impl std::borrow::Borrow<Lz4Block>,
+        i: usize,
+        limits: &Limits,
+    ) -> Result<Ms14Geometry> {
+        let bytes = block.borrow().decompress(limits)?;
+        drop(block);
+        let counts = self.targets.iter().map(|t| t.vertex_count).collect();
+        read_all(
+            &bytes,
+            limits,
+            (
+                counts,
+                self.coordinate_index_count,
+                self.triangle_index_count,
+            ),
+        )
+        .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))
+    }
+
     /// The arguments a geometry payload of this surface is written with: its targets'
     /// vertex counts and its index counts.
     fn payload_args(&self) -> (Vec<u32>, u32, u32) {
