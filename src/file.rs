@@ -411,6 +411,114 @@ pub struct Converted {
     pub summary: String,
 }
 
+/// A conversion done, its file not yet written ([`convert_prepared`]): what the target
+/// loses is known before a byte is written, and a target that would be large in memory
+/// is written straight into the output ([`Prepared::write_to`]): a FileMesh streams its
+/// arrays, and a text (1.00/1.01) target, about six times its binary size, is printed
+/// from the model in pieces and never held whole.
+pub struct Prepared {
+    /// What the target changed or dropped (empty: nothing; see [`crate::loss`]).
+    pub losses: Vec<Loss>,
+    /// One line on what is written (`FileMesh 4.01, 9 vertices, 6 faces`).
+    pub summary: String,
+    body: PreparedBody,
+}
+
+/// What a [`Prepared`] writes.
+enum PreparedBody {
+    /// The file's bytes.
+    Bytes(Vec<u8>),
+    /// A binary FileMesh.
+    FileMesh(Box<crate::filemesh::raw::FileMesh>),
+    /// The text file of this model (the version is 1.00 or 1.01).
+    Text(
+        Box<crate::filemesh::model::Mesh>,
+        crate::filemesh::raw::Version,
+    ),
+}
+
+impl Prepared {
+    /// A conversion whose file is already written as bytes.
+    pub(crate) fn bytes(c: Converted) -> Prepared {
+        Prepared {
+            losses: c.losses,
+            summary: c.summary,
+            body: PreparedBody::Bytes(c.bytes),
+        }
+    }
+
+    /// A conversion into a binary FileMesh, written when asked.
+    pub(crate) fn filemesh(
+        file: crate::filemesh::raw::FileMesh,
+        losses: Vec<Loss>,
+        summary: String,
+    ) -> Prepared {
+        Prepared {
+            losses,
+            summary,
+            body: PreparedBody::FileMesh(Box::new(file)),
+        }
+    }
+
+    /// A conversion into text version `v` of `mesh`, printed when asked.
+    pub(crate) fn text(
+        mesh: crate::filemesh::model::Mesh,
+        v: crate::filemesh::raw::Version,
+        losses: Vec<Loss>,
+        summary: String,
+    ) -> Prepared {
+        Prepared {
+            losses,
+            summary,
+            body: PreparedBody::Text(Box::new(mesh), v),
+        }
+    }
+
+    /// Writes the converted file into `out` (in pieces, for a FileMesh target).
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        match &self.body {
+            PreparedBody::Bytes(b) => out
+                .write_all(b)
+                .map_err(|e| Error::new("output", ErrorKind::Io(e))),
+            PreparedBody::FileMesh(f) => f.write_to(out),
+            PreparedBody::Text(mesh, v) => mesh.write_text_to(*v, out),
+        }
+    }
+
+    /// The converted file as bytes, with the report ([`convert_into`]).
+    pub fn into_converted(self) -> Result<Converted> {
+        let bytes = match self.body {
+            PreparedBody::Bytes(b) => b,
+            PreparedBody::FileMesh(f) => f.write()?,
+            PreparedBody::Text(mesh, v) => {
+                let mut out = Vec::new();
+                mesh.write_text_to(v, &mut out)?;
+                out
+            }
+        };
+        Ok(Converted {
+            bytes,
+            losses: self.losses,
+            summary: self.summary,
+        })
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let body = match &self.body {
+            PreparedBody::Bytes(b) => format!("{} bytes", b.len()),
+            PreparedBody::FileMesh(m) => format!("FileMesh {}", m.version),
+            PreparedBody::Text(_, v) => format!("FileMesh {v} (text, printed when written)"),
+        };
+        f.debug_struct("Prepared")
+            .field("losses", &self.losses)
+            .field("summary", &self.summary)
+            .field("body", &body)
+            .finish()
+    }
+}
+
 /// What every supported format offers. Implemented by each format's raw file type, and
 /// by [`AnyFile`] for a file of any format.
 pub trait MeshFile {
@@ -425,7 +533,7 @@ pub trait MeshFile {
     fn write(&self) -> Result<Vec<u8>>;
 
     /// [`MeshFile::write`] into `out`; formats that can stream their arrays do so
-    /// without building the whole file in memory (FileMesh 2.00–7.00).
+    /// without building the whole file in memory (FileMesh, UNIGINE, STF).
     fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
         out.write_all(&self.write()?)
             .map_err(|e| Error::new("output", ErrorKind::Io(e)))
@@ -627,7 +735,7 @@ fn coarse_loss(coarse: &[&str], target: &Target) -> Option<Loss> {
 /// the scene's arrays, dropping each array once written, and a FileMesh drops the scene
 /// once its model is built (the model converted as [`crate::filemesh::file::convert_owned`]
 /// does), so the scene and the file are not held whole together.
-fn import_owned(mut scene: Scene, target: &Target, options: &ConvertOptions) -> Result<Converted> {
+fn import_owned(mut scene: Scene, target: &Target, options: &ConvertOptions) -> Result<Prepared> {
     let keeps_lods = matches!(target, Target::FileMesh(v) if v.has_lods());
     let coarse: Vec<String> = scene
         .meshes
@@ -647,7 +755,7 @@ fn import_owned(mut scene: Scene, target: &Target, options: &ConvertOptions) -> 
             if let Some(l) = unwritten_animations(&extra, target) {
                 c.losses.push(l);
             }
-            c
+            Prepared::bytes(c)
         }
         Target::FileMesh(v) => {
             let mesh = crate::filemesh::scene::from_scene(&scene)?;
@@ -659,7 +767,7 @@ fn import_owned(mut scene: Scene, target: &Target, options: &ConvertOptions) -> 
                 crate::filemesh::model::convert::AsRead::Unknown,
             )?
         }
-        _ => crate::stf::file::import_owned(scene)?,
+        _ => Prepared::bytes(crate::stf::file::import_owned(scene)?),
     };
     losses.append(&mut converted.losses);
     converted.losses = losses;
@@ -856,6 +964,19 @@ pub fn convert_into(
     options: &ConvertOptions,
     limits: &Limits,
 ) -> Result<Converted> {
+    convert_prepared(file, to, options, limits)?.into_converted()
+}
+
+/// [`convert_into`], with the target written only when asked ([`Prepared::write_to`]):
+/// the report can be read (and a lossy conversion refused) before a byte is written,
+/// and a FileMesh target (text included) is written into the output without being
+/// built whole in memory.
+pub fn convert_prepared(
+    file: AnyFile,
+    to: &str,
+    options: &ConvertOptions,
+    limits: &Limits,
+) -> Result<Prepared> {
     let target = match Target::qualified(to).transpose()? {
         Some(t) => t,
         None => file.target(to)?,
@@ -882,11 +1003,11 @@ pub fn convert_into(
         {
             let losses = m.losses(MeshVersion::Ms14)?;
             let body = m.into_classic(limits)?;
-            Ok(Converted {
+            Ok(Prepared::bytes(Converted {
                 bytes: crate::unigine::raw::ms14::Ms14Mesh::write_classic(body, None)?,
                 losses,
                 summary: format!("UNIGINE mesh {}", MeshVersion::Ms14),
-            })
+            }))
         }
         // Another format, as `convert_to` does it (the scene, and what it leaves behind),
         // from one decoding of the file, which is dropped before the import; into
@@ -900,13 +1021,13 @@ pub fn convert_into(
             ) {
                 import_owned(scene, &t, options)?
             } else {
-                import(&scene, &t, options)?
+                Prepared::bytes(import(&scene, &t, options)?)
             };
             losses.append(&mut c.losses);
             c.losses = losses;
             Ok(c)
         }
-        (file, _) => convert_to(&file, to, options, limits),
+        (file, _) => convert_to(&file, to, options, limits).map(Prepared::bytes),
     }
 }
 

@@ -56,8 +56,8 @@ pub(crate) fn test_filemeshes(
         .collect()
 }
 pub use file::{
-    convert_into, convert_to, detect, import, open, open_reader, open_reader_with,
-    open_with_limits, AnyFile, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary,
-    Target,
+    convert_into, convert_prepared, convert_to, detect, import, open, open_reader,
+    open_reader_with, open_with_limits, AnyFile, ConvertOptions, Converted, ExportOptions, Format,
+    MeshFile, Prepared, Summary, Target,
 };
 pub use io::{PlainRecord, Records, Spare};

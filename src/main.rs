@@ -660,37 +660,45 @@ struct ConvertHow {
     core_mesh: CoreMesh,
 }
 
-/// What a conversion writes: the target's bytes, or (no --to) the file itself, streamed
-/// back as it was read.
+/// What a conversion writes: the target, once its report is accepted, or (no --to) the
+/// file itself, streamed back as it was read.
 // One per file: the size of the inline variant does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Payload {
-    Bytes(Vec<u8>),
+    /// The file read, written back as it is.
     Same(meshcodec::AnyFile),
+    /// A conversion, written when the report has been accepted.
+    Prepared(meshcodec::Prepared),
 }
 
 impl Payload {
     /// Writes OUT atomically; the number of bytes written.
     fn write(&self, output: &Path) -> Result<u64, Failure> {
         match self {
-            Payload::Bytes(b) => write_output(output, b).map(|()| b.len() as u64),
-            Payload::Same(file) => {
-                let mut n = 0;
-                meshcodec::output::write_atomically_with(output, |w| {
-                    let mut counted = Counted { inner: w, n: 0 };
-                    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut counted);
-                    file.write_to(&mut buffered)
-                        .map_err(std::io::Error::other)?;
-                    std::io::Write::flush(&mut buffered)?;
-                    drop(buffered);
-                    n = counted.n;
-                    Ok(())
-                })
-                .map_err(|e| fail(output, format!("cannot write: {e}")))?;
-                Ok(n)
-            }
+            Payload::Same(file) => stream(output, |w| file.write_to(w)),
+            Payload::Prepared(p) => stream(output, |w| p.write_to(w)),
         }
     }
+}
+
+/// Writes OUT atomically with `write`, through a 64 KiB buffer; the number of bytes
+/// written.
+fn stream(
+    output: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> meshcodec::Result<()>,
+) -> Result<u64, Failure> {
+    let mut n = 0;
+    meshcodec::output::write_atomically_with(output, |w| {
+        let mut counted = Counted { inner: w, n: 0 };
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut counted);
+        write(&mut buffered).map_err(std::io::Error::other)?;
+        std::io::Write::flush(&mut buffered)?;
+        drop(buffered);
+        n = counted.n;
+        Ok(())
+    })
+    .map_err(|e| fail(output, format!("cannot write: {e}")))?;
+    Ok(n)
 }
 
 /// A writer that counts what passes through it.
@@ -749,18 +757,19 @@ fn convert_file(
     let target = Target::qualified(to)
         .and_then(Result::ok)
         .or_else(|| file.target(to).ok());
-    let c = meshcodec::convert_into(file, to, &options, &limits()).map_err(|e| fail(input, e))?;
+    let mut c =
+        meshcodec::convert_prepared(file, to, &options, &limits()).map_err(|e| fail(input, e))?;
     let shown = target
         .as_ref()
         .map_or_else(|| to.to_string(), ToString::to_string);
     refuse_losses(input, &from, &shown, &c.losses, how.allow_lossy)?;
     Ok(Converted {
-        payload: Payload::Bytes(c.bytes),
+        losses: std::mem::take(&mut c.losses),
+        payload: Payload::Prepared(c),
         from,
         from_format,
         to: shown,
         to_format: target.map_or(from_format, |t| t.format()),
-        losses: c.losses,
     })
 }
 

@@ -116,6 +116,61 @@ fn convert_refuses_a_lossy_conversion_unless_allowed() {
     assert!(out.status.success(), "{out:?}");
 }
 
+/// A conversion to text is printed into the output in pieces, never built whole: the
+/// file written is the library's conversion byte for byte, for every fixture and every
+/// text version; a refused one leaves an existing output as it was.
+#[test]
+fn text_conversions_write_what_the_library_converts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("o.mesh");
+    let mut checked = 0;
+    for sub in ["filemesh", "chunked", "text"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(common::fixture_dir(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
+            .collect();
+        files.sort();
+        for src in files {
+            let bytes = std::fs::read(&src).unwrap();
+            for to in ["1.00", "1.01"] {
+                let file = meshcodec::open(&bytes).unwrap();
+                let expected = meshcodec::convert_into(
+                    file,
+                    to,
+                    &Default::default(),
+                    &meshcodec::Limits::default(),
+                );
+                let out = meshcodec(&[
+                    "convert",
+                    s(&src),
+                    s(&out_path),
+                    "--to",
+                    to,
+                    "--allow-lossy",
+                ]);
+                match expected {
+                    Ok(c) => {
+                        assert!(out.status.success(), "{} to {to}: {out:?}", src.display());
+                        let written = std::fs::read(&out_path).unwrap();
+                        assert!(written == c.bytes, "{} to {to}", src.display());
+                        checked += 1;
+                    }
+                    Err(_) => assert_eq!(out.status.code(), Some(1), "{}", src.display()),
+                }
+            }
+        }
+    }
+    assert!(checked > 30, "{checked}");
+    // Refused: what the output held before is still there.
+    std::fs::write(&out_path, b"previous").unwrap();
+    let src = fixture("v4.01-bones.mesh");
+    let out = meshcodec(&["convert", s(&src), s(&out_path), "--to", "1.00"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("would lose"));
+    assert_eq!(std::fs::read(&out_path).unwrap(), b"previous");
+}
+
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(meshcodec(&[]).status.code(), Some(2));

@@ -10,7 +10,8 @@ use super::raw::{draco, Body, Info};
 use super::{FileMesh, Mesh, Version};
 use crate::error::{Limits, Result};
 use crate::file::{
-    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
+    Target,
 };
 use crate::scene::Scene;
 
@@ -279,12 +280,15 @@ pub(crate) fn convert_model(
 /// known to decode to its arrays without decoding it again, and the encoding the loss
 /// report asks for is also done with the arrays given away
 /// ([`Mesh::draco_owned_as_read`]).
+///
+/// A text target is not built: its report is worked out number by number, and the
+/// mesh is kept to print it when the [`Prepared`] is written.
 pub(crate) fn convert_owned(
     mut mesh: Mesh,
     v: Version,
     options: &ConvertOptions,
     as_read: AsRead,
-) -> Result<Converted> {
+) -> Result<Prepared> {
     let options = WriteOptions {
         core_mesh: options.core_mesh,
     };
@@ -292,14 +296,14 @@ pub(crate) fn convert_owned(
         None if as_read == AsRead::Decoded => mesh.draco_owned_as_read(v)?,
         seed => seed,
     };
-    let c = mesh.convert_seeded(v, &options, seed, as_read)?;
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
+    if v.is_text() {
+        let losses = mesh.text_losses_seeded(v, seed, as_read)?;
+        return Ok(Prepared::text(mesh, v, losses, summary));
+    }
+    let c = mesh.convert_seeded(v, &options, seed, as_read)?;
     drop(mesh);
-    Ok(Converted {
-        bytes: c.file.write()?,
-        losses: c.losses,
-        summary,
-    })
+    Ok(Prepared::filemesh(c.file, c.losses, summary))
 }
 
 fn line(v: Version, vertices: usize, faces: usize) -> String {
@@ -396,7 +400,9 @@ fn text(info: &Info, version: Version) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{convert_model, convert_owned, model_of_owned, Bitstream, FileMesh, Mesh};
+    use super::{
+        convert_model, convert_owned, model_of_owned, Bitstream, FileMesh, Mesh, Prepared,
+    };
     use crate::error::Limits;
     use crate::file::ConvertOptions;
     use crate::filemesh::model::convert::{AsRead, WriteOptions};
@@ -430,7 +436,8 @@ mod tests {
                     owned += 1;
                 }
                 let a = convert_model(&m, Version::V7_00, &options);
-                let b = convert_owned(m, Version::V7_00, &options, AsRead::Unknown);
+                let b = convert_owned(m, Version::V7_00, &options, AsRead::Unknown)
+                    .and_then(Prepared::into_converted);
                 match (a, b) {
                     (Ok(a), Ok(b)) => {
                         assert!(a.bytes == b.bytes, "{}", path.display());
@@ -478,7 +485,8 @@ mod tests {
             for v in Version::ALL {
                 let a = convert_model(&m, v, &options);
                 let read = model_of_owned(f.clone(), &limits, Bitstream::Keep).expect("read");
-                let b = convert_owned(read, v, &options, AsRead::Decoded);
+                let b = convert_owned(read, v, &options, AsRead::Decoded)
+                    .and_then(Prepared::into_converted);
                 let what = format!("{} to {v}", path.display());
                 match (a, b) {
                     (Ok(a), Ok(b)) => {

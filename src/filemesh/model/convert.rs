@@ -120,6 +120,32 @@ impl Mesh {
         seed: Option<OwnedDraco>,
         as_read: AsRead,
     ) -> Result<Conversion> {
+        let mut warm = self.warm_memo(seed, as_read);
+        self.warm_draco(target, &mut warm);
+        let mut file = self.to_file_warm(target, options, &warm)?;
+        let mut losses = Vec::new();
+        super::losses::compare_file(self, &mut file, target, &mut losses, &warm)?;
+        Ok(Conversion { file, losses })
+    }
+
+    /// What [`Mesh::convert_seeded`] reports for a text `target`, without writing the
+    /// text: each number's reading back is worked out from its value.
+    pub(crate) fn text_losses_seeded(
+        &self,
+        target: Version,
+        seed: Option<OwnedDraco>,
+        as_read: AsRead,
+    ) -> Result<Vec<Loss>> {
+        self.check_indices()?;
+        let warm = self.warm_memo(seed, as_read);
+        let mut losses = Vec::new();
+        super::losses::compare_text(self, target, &mut losses, &warm)?;
+        Ok(losses)
+    }
+
+    /// The Draco work known before a conversion: the seed [`Mesh::draco_owned`] gave,
+    /// and (`as_read`) that the stored bitstream decodes to these arrays.
+    fn warm_memo(&self, seed: Option<OwnedDraco>, as_read: AsRead) -> DracoMemo<'_> {
         let mut warm = DracoMemo::default();
         let (vertices, faces) = (self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
         if let Some(OwnedDraco::Gone { stored, .. }) = &seed {
@@ -134,11 +160,7 @@ impl Mesh {
         if let Some(seed) = seed {
             warm.seed(vertices, faces, seed, stored);
         }
-        self.warm_draco(target, &mut warm);
-        let mut file = self.to_file_warm(target, options, &warm)?;
-        let mut losses = Vec::new();
-        super::losses::compare_file(self, &mut file, target, &mut losses, &warm)?;
-        Ok(Conversion { file, losses })
+        warm
     }
 
     /// [`Mesh::convert_with`] as it was first written: the target read back into a whole
@@ -543,25 +565,41 @@ impl Mesh {
 
     /// The text body: LOD 0's faces, one vertex per corner.
     pub(crate) fn to_text(&self, target: Version) -> FileMeshV1 {
+        let (format, faces) = self.text_faces(target);
+        FileMeshV1::with_format(faces.collect(), format)
+    }
+
+    /// Writes the text file `target` (1.00 or 1.01) of this mesh into `out`, as
+    /// [`Mesh::to_file`] gives it, without building it: one face at a time, in pieces of
+    /// about 64 KiB.
+    pub fn write_text_to(&self, target: Version, out: &mut dyn std::io::Write) -> Result<()> {
+        self.check_indices()?;
+        let (format, faces) = self.text_faces(target);
+        let n = self.lod0_faces().len();
+        crate::filemesh::raw::text::write_faces(target, &format, &[], n, faces, out)
+    }
+
+    /// The text's format (the source's, or canonical), and its faces: LOD 0's, one
+    /// vertex per corner.
+    fn text_faces(
+        &self,
+        target: Version,
+    ) -> (TextFormat, impl Iterator<Item = [VertexV1; 3]> + '_) {
         let stored = self.stored.text.as_ref();
         let w = stored
             .map(|t| t.w.as_slice())
             .filter(|w| w.len() == self.vertices.len())
             .unwrap_or_default();
-        let faces = self
-            .lod0_faces()
-            .iter()
-            .map(|f| {
-                f.map(|i| {
-                    let w = w.get(i as usize).copied().unwrap_or(0.0);
-                    self.vertices
-                        .get(i as usize)
-                        .map(|v| text_vertex(v, w, target))
-                        .unwrap_or_default()
-                })
+        let faces = self.lod0_faces().iter().map(move |f| {
+            f.map(|i| {
+                let w = w.get(i as usize).copied().unwrap_or(0.0);
+                self.vertices
+                    .get(i as usize)
+                    .map(|v| text_vertex(v, w, target))
+                    .unwrap_or_default()
             })
-            .collect();
-        FileMeshV1::with_format(faces, stored.map_or(TextFormat::canonical(), |t| t.format))
+        });
+        (stored.map_or(TextFormat::canonical(), |t| t.format), faces)
     }
 
     fn to_v2(&self, target: Version) -> FileMeshV2 {

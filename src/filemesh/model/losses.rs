@@ -25,6 +25,8 @@ use crate::filemesh::raw::{Body, FileMesh, Version, VertexArray};
 use crate::io::Records;
 use crate::loss::{Loss, LossKind};
 
+use super::text_back::TextBack;
+
 /// The target read back into a whole model: a binary body writes and reads back byte
 /// for byte (the raw layer's round trip), so its model is taken from it directly; a text
 /// body is written and parsed, as its numbers are rounded on the way.
@@ -57,7 +59,7 @@ pub(crate) fn compare_file(
     warm: &DracoMemo<'_>,
 ) -> Result<()> {
     if target.is_text() {
-        return compare_with(before, &read_back(file)?, target, out, warm);
+        return compare_text(before, target, out, warm);
     }
     let mut arrays = Arrays::take(file);
     let done = in_place(before, file, &mut arrays, target, out, warm);
@@ -67,6 +69,17 @@ pub(crate) fn compare_file(
     } else {
         compare_with(before, &read_back(file)?, target, out, warm)
     }
+}
+
+/// [`compare`] of `before` with the text file `before` writes as `target`, worked out
+/// number by number without writing it ([`TextBack`]): the text is never held.
+pub(crate) fn compare_text(
+    before: &Mesh,
+    target: Version,
+    out: &mut Vec<Loss>,
+    warm: &DracoMemo<'_>,
+) -> Result<()> {
+    compare_with(before, &TextBack::new(before, target)?, target, out, warm)
 }
 
 /// [`compare`] of `before` with `file`, whose big arrays are in `arrays`; false (and
@@ -307,8 +320,58 @@ impl View<'_> {
     }
 }
 
-/// The target read back, as [`compare`] sees it: a whole model, or a [`View`].
-pub(crate) trait Back {
+/// How a vertex and its `w` changed: which attributes, and how many of their numbers
+/// (finite before, or not).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct VertexDiff {
+    /// The attributes that changed ([`VertexDiff::POSITION`] …).
+    pub(super) changed: u8,
+    /// Finite numbers that changed.
+    pub(super) numbers: u8,
+    /// Numbers that were not finite and changed.
+    pub(super) non_finite: u8,
+}
+
+impl VertexDiff {
+    pub(super) const POSITION: u8 = 1;
+    pub(super) const NORMAL: u8 = 2;
+    pub(super) const UV: u8 = 4;
+    pub(super) const W: u8 = 8;
+    pub(super) const TANGENT: u8 = 16;
+    pub(super) const COLOR: u8 = 32;
+
+    /// The difference between vertex `b` (with its text `w`, `bw`) and `a` (`aw`).
+    pub(super) fn of(b: &MeshVertex, bw: f32, a: &MeshVertex, aw: f32) -> VertexDiff {
+        let mut d = VertexDiff::default();
+        let mut count = |x: &[f32], y: &[f32], flag: u8| {
+            for (x, y) in x.iter().zip(y) {
+                if !x.same_bits(y) {
+                    d.changed |= flag;
+                    if x.is_finite() {
+                        d.numbers += 1;
+                    } else {
+                        d.non_finite += 1;
+                    }
+                }
+            }
+        };
+        count(&b.position, &a.position, Self::POSITION);
+        count(&b.normal, &a.normal, Self::NORMAL);
+        count(&b.uv, &a.uv, Self::UV);
+        count(&[bw], &[aw], Self::W);
+        if b.tangent_bytes != a.tangent_bytes {
+            d.changed |= Self::TANGENT;
+        }
+        if b.color != a.color {
+            d.changed |= Self::COLOR;
+        }
+        d
+    }
+}
+
+/// The target read back, as [`compare`] sees it: a whole model, a [`View`], or a text
+/// target worked out from the source ([`super::text_back::TextBack`]).
+pub(super) trait Back {
     /// The model's small parts (LODs, skeleton, FACS, HSR flags, what was stored).
     fn model(&self) -> &Mesh;
     fn vertex_count(&self) -> usize;
@@ -324,6 +387,14 @@ pub(crate) trait Back {
             .and_then(|t| t.w.get(i).copied())
             .unwrap_or(0.0)
     }
+    /// How vertex `j` differs from vertex `i` of `before` (a vertex either lacks is
+    /// the default vertex).
+    fn diff(&self, before: &Mesh, i: usize, j: usize) -> VertexDiff {
+        let default = MeshVertex::default();
+        let b = before.vertices.get(i).unwrap_or(&default);
+        let a = self.vertex(j).unwrap_or(default);
+        VertexDiff::of(b, Back::w(before, i), &a, self.w(j))
+    }
     /// `before.skinning == skinning`.
     fn same_skinning(&self, before: &Mesh) -> bool;
     /// [`Mesh::vertex_size_for`].
@@ -333,20 +404,22 @@ pub(crate) trait Back {
     /// [`Mesh::skin_for`].
     fn skin(&self) -> Result<Cow<'_, SkinningV1>>;
     /// [`Mesh::planned_chunks`], the COREMESH as a [`CorePlan`] beside the chunks (where
-    /// the list holds an empty COREMESH).
+    /// the list holds an empty COREMESH); without `core`, the COREMESH is not planned
+    /// (`None`).
     fn plan<'s>(
         &'s self,
         v: Version,
         options: &WriteOptions,
         memo: &mut DracoMemo<'s>,
+        core: bool,
     ) -> Result<Planned<'s>>;
 }
 
 /// Planned chunks, and the plan of their COREMESH.
-pub(crate) type Planned<'s> = (Vec<(Option<ChunkKind>, Chunk)>, Option<CorePlan<'s>>);
+pub(super) type Planned<'s> = (Vec<(Option<ChunkKind>, Chunk)>, Option<CorePlan<'s>>);
 
 /// What stands in the chunk list for a planned COREMESH.
-fn planned_core() -> ChunkData {
+pub(super) fn planned_core() -> ChunkData {
     ChunkData::CoreMeshV1(CoreMeshV1::default())
 }
 
@@ -380,11 +453,15 @@ impl Back for Mesh {
         v: Version,
         options: &WriteOptions,
         memo: &mut DracoMemo<'s>,
+        with_core: bool,
     ) -> Result<Planned<'s>> {
         let faces: &[Face] = bytemuck::cast_slice(&self.faces);
         let mut core = None;
         let chunks =
             self.plan_chunks_with(&|| self.lod_offsets_for(), &|| self.skin_for(), &mut || {
+                if !with_core {
+                    return Ok(planned_core());
+                }
                 let stored = memo.core_stored(self);
                 core = Some(core_plan(
                     self.raw_vertex_slice(),
@@ -444,6 +521,7 @@ impl Back for View<'_> {
         v: Version,
         options: &WriteOptions,
         memo: &mut DracoMemo<'s>,
+        with_core: bool,
     ) -> Result<Planned<'s>> {
         let faces: &[Face] = bytemuck::cast_slice(self.faces);
         // The file's own COREMESH choice, as reading it would record it.
@@ -455,6 +533,9 @@ impl Back for View<'_> {
         let chunks =
             self.light
                 .plan_chunks_with(&|| self.lod_offsets(), &|| self.skin(), &mut || {
+                    if !with_core {
+                        return Ok(planned_core());
+                    }
                     let plan = match self.vertices {
                         Verts::V40(vertices) => {
                             core_plan(vertices, faces, stored, v, options, memo)?
@@ -597,10 +678,10 @@ fn geometry(
     let lod0 = before.lod0_faces();
     let mut kept = true;
     // Pairs of (vertex before, vertex after) that should hold the same values.
-    let pairs: Vec<(usize, usize)> = if target.is_text() {
-        let corners = lod0.iter().flatten().map(|&i| i as usize);
-        let in_order = before.vertices.len() == lod0.len() * 3
-            && corners.clone().enumerate().all(|(k, i)| k == i);
+    let corners = lod0.iter().flatten().map(|&i| i as usize).enumerate();
+    if target.is_text() {
+        let in_order =
+            before.vertices.len() == lod0.len() * 3 && corners.clone().all(|(k, i)| k == i);
         if !in_order {
             kept = false;
             loss(
@@ -612,7 +693,6 @@ fn geometry(
                 ),
             );
         }
-        corners.enumerate().map(|(k, i)| (i, k)).collect()
     } else {
         if before.vertices.len() != after.vertex_count() {
             kept = false;
@@ -625,10 +705,7 @@ fn geometry(
                 ),
             );
         }
-        (0..before.vertices.len().min(after.vertex_count()))
-            .map(|i| (i, i))
-            .collect()
-    };
+    }
     let expected: &[[u32; 3]] = if target.has_lods() {
         &before.faces
     } else {
@@ -646,7 +723,12 @@ fn geometry(
         kept = false;
         loss(LossKind::Values, "the faces change".to_string());
     }
-    vertices(before, after, &pairs, target, loss);
+    if target.is_text() {
+        vertices(before, after, corners.map(|(k, i)| (i, k)), target, loss);
+    } else {
+        let n = before.vertices.len().min(after.vertex_count());
+        vertices(before, after, (0..n).map(|i| (i, i)), target, loss);
+    }
     kept
 }
 
@@ -654,43 +736,24 @@ fn geometry(
 fn vertices(
     before: &Mesh,
     after: &impl Back,
-    pairs: &[(usize, usize)],
+    pairs: impl Iterator<Item = (usize, usize)>,
     target: Version,
     loss: &mut impl FnMut(LossKind, String),
 ) {
-    // Per attribute: (vertices whose value changed, numbers that were not finite).
+    // Per attribute: vertices whose value changed; and numbers that changed, finite or
+    // not.
     let (mut pos, mut nrm, mut uv, mut tan, mut col, mut ws) = (0, 0, 0, 0, 0, 0);
     let (mut non_finite, mut numbers) = (0usize, 0usize);
-    let mut count = |b: &[f32], a: &[f32], n: &mut usize| {
-        let mut changed = false;
-        for (x, y) in b.iter().zip(a) {
-            if !x.same_bits(y) {
-                changed = true;
-                if x.is_finite() {
-                    numbers += 1;
-                } else {
-                    non_finite += 1;
-                }
-            }
-        }
-        if changed {
-            *n += 1;
-        }
-    };
-    let default = MeshVertex::default();
-    for &(i, j) in pairs {
-        let b = before.vertices.get(i).unwrap_or(&default);
-        let a = after.vertex(j).unwrap_or(default);
-        count(&b.position, &a.position, &mut pos);
-        count(&b.normal, &a.normal, &mut nrm);
-        count(&b.uv, &a.uv, &mut uv);
-        count(&[Back::w(before, i)], &[after.w(j)], &mut ws);
-        if b.tangent_bytes != a.tangent_bytes {
-            tan += 1;
-        }
-        if b.color != a.color {
-            col += 1;
-        }
+    for (i, j) in pairs {
+        let d = after.diff(before, i, j);
+        pos += usize::from(d.changed & VertexDiff::POSITION != 0);
+        nrm += usize::from(d.changed & VertexDiff::NORMAL != 0);
+        uv += usize::from(d.changed & VertexDiff::UV != 0);
+        ws += usize::from(d.changed & VertexDiff::W != 0);
+        tan += usize::from(d.changed & VertexDiff::TANGENT != 0);
+        col += usize::from(d.changed & VertexDiff::COLOR != 0);
+        numbers += usize::from(d.numbers);
+        non_finite += usize::from(d.non_finite);
     }
     if col > 0 {
         loss(
@@ -867,8 +930,9 @@ fn layout(
     }
     let options = WriteOptions::default();
     let mut memo = DracoMemo::child(warm);
-    let (b, b_core) = before.plan(source, &options, &mut memo)?;
-    let (a, a_core) = after.plan(source, &options, &mut memo)?;
+    // The COREMESH encodings are compared only while the faces are kept.
+    let (b, b_core) = before.plan(source, &options, &mut memo, kept.faces)?;
+    let (a, a_core) = after.plan(source, &options, &mut memo, kept.faces)?;
     // Chunks kept whole: each one the target's file does not give back is lost.
     let kept_of = |p: &[(Option<ChunkKind>, Chunk)]| -> Vec<Chunk> {
         p.iter()
@@ -1016,7 +1080,23 @@ mod tests {
         }
         let mut fresh = m.clone();
         fresh.stored = Default::default();
-        vec![m, moved, reweighted, fresh]
+        // One vertex per corner of LOD 0, in order, as a text file holds them: the text
+        // read back then keeps the faces, and its COREMESH is planned.
+        let mut unshared = m.clone();
+        let corners: Vec<_> = m
+            .lod0_faces()
+            .iter()
+            .flatten()
+            .filter_map(|&i| m.vertices.get(i as usize).copied())
+            .collect();
+        unshared.faces = (0..corners.len() as u32 / 3)
+            .map(|f| [3 * f, 3 * f + 1, 3 * f + 2])
+            .collect();
+        unshared.vertices = corners;
+        unshared.lods = Default::default();
+        unshared.skinning = None;
+        unshared.hsr_always_visible = None;
+        vec![m, moved, reweighted, fresh, unshared]
     }
 
     /// The comparison that reads the target in place reports exactly what reading it

@@ -22,6 +22,7 @@ pub mod facs_eval;
 mod losses;
 pub mod skinning;
 pub mod stored;
+mod text_back;
 
 pub use skinning::Skinning;
 

@@ -194,10 +194,13 @@ impl FileMesh {
     }
 
     /// Writes the file into `out` as [`FileMesh::write`] would give it, without building
-    /// the whole file in memory first (binary versions).
+    /// the whole file in memory first.
     pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
         use std::io::Write;
         let io = |e: std::io::Error| Error::new("output", ErrorKind::Io(e));
+        if let (Body::V1(b), Version::V1_00 | Version::V1_01) = (&self.body, self.version) {
+            return b.write_to(self.version, out);
+        }
         let mut out = binrw::io::NoSeek::new(out);
         let line = self.version.line();
         let (endian, v) = (binrw::Endian::Little, (self.version,));
@@ -214,7 +217,7 @@ impl FileMesh {
                 out.write_all(&line).map_err(io)?;
                 binrw::BinWrite::write_options(b, &mut out, endian, ())
             }
-            // Text, or a body that does not match its version (the error is write's).
+            // A body that does not match its version (the error is write's).
             _ => return out.write_all(&self.write()?).map_err(io),
         };
         written.map_err(|e| crate::error::from_binrw(e, None))

@@ -140,6 +140,46 @@ impl TextFormat {
         Ok(())
     }
 
+    /// The value a reader gets from the text this format prints for `value`: `value`
+    /// rounded to [`TextFormat::precision`] significant digits, then to the nearest `f32`
+    /// (as [`FileMeshV1::read`] does, ±`f32::MAX` beyond the range). Fails for NaN and
+    /// infinities, which text cannot hold. `scratch` and `printed` are reused between
+    /// calls.
+    pub(crate) fn read_back(
+        &self,
+        value: f32,
+        scratch: &mut String,
+        printed: &mut Vec<u8>,
+    ) -> Result<f32, &'static str> {
+        if !value.is_finite() {
+            return Err("NaN and infinities cannot be written");
+        }
+        let precision = usize::from(self.precision.clamp(1, 17));
+        // Nine significant digits tell every f32 apart: correctly rounded both ways, the
+        // round trip gives the value back.
+        if precision >= 9 {
+            return Ok(value);
+        }
+        let d = Decimal::of(value, precision, scratch)?;
+        // The reader's exact fast path, taken from the digits, where it applies.
+        if d.len <= FAST_DIGITS {
+            let digits = d.digits();
+            let int = digits
+                .iter()
+                .fold(0u32, |acc, &b| acc * 10 + u32::from(b - b'0'));
+            let count = if int == 0 { 0 } else { digits.len() };
+            let place = d.exp - (digits.len() as i32 - 1);
+            if let Some(v) = fast_f32(d.negative, int, place, count) {
+                return Ok(v);
+            }
+        }
+        printed.clear();
+        d.render(precision, self.exponent_digits, printed);
+        lexical_core::parse::<f32>(printed)
+            .map(|v| v.clamp(f32::MIN, f32::MAX))
+            .map_err(|_| "the printed number does not parse")
+    }
+
     fn check(&self) -> Result<()> {
         if (1..=17).contains(&self.precision) {
             Ok(())
@@ -227,57 +267,23 @@ impl FileMeshV1 {
     /// Fails for a non-text `version`, a value that is NaN or infinite, or a precision
     /// outside 1..=17.
     pub fn write(&self, version: Version) -> Result<Vec<u8>> {
-        if !version.is_text() {
-            return Err(Error::new(
-                "FileMeshV1",
-                ErrorKind::Inconsistent(format!("{version} is not a text version")),
-            ));
-        }
-        self.format.check()?;
-        let nl = self.format.line_ending.as_bytes();
         let mut out =
             Vec::with_capacity(32 + self.faces.len().saturating_mul(NUMBERS_PER_FACE * 10));
-        out.extend_from_slice(version.line().get(..12).unwrap_or_default());
-        out.extend_from_slice(nl);
-        out.extend_from_slice(self.faces.len().to_string().as_bytes());
-        out.extend_from_slice(nl);
-        let mut scratch = String::with_capacity(32);
-        let mut overrides = self.overrides.iter().peekable();
-        let mut index = 0usize;
-        for (f, face) in self.faces.iter().enumerate() {
-            for vertex in face {
-                for triple in [&vertex.position, &vertex.normal, &vertex.uvw] {
-                    out.push(b'[');
-                    for (c, &value) in triple.iter().enumerate() {
-                        if c > 0 {
-                            out.push(b',');
-                        }
-                        while overrides.next_if(|o| o.index < index).is_some() {}
-                        match overrides.next_if(|o| o.index == index) {
-                            Some(o) if o.bits == value.to_bits() => {
-                                out.extend_from_slice(o.text.as_bytes())
-                            }
-                            _ => format_g(value, &self.format, &mut scratch, &mut out).map_err(
-                                |m| {
-                                    Error::new(
-                                        format!("FileMeshV1.faces[{f}]"),
-                                        ErrorKind::Inconsistent(format!(
-                                            "number {index} ({value}): {m}"
-                                        )),
-                                    )
-                                },
-                            )?,
-                        }
-                        index += 1;
-                    }
-                    out.push(b']');
-                }
-            }
-        }
-        if self.format.final_newline {
-            out.extend_from_slice(nl);
-        }
+        self.write_to(version, &mut out)?;
         Ok(out)
+    }
+
+    /// [`FileMeshV1::write`] into `out`, in pieces of about 64 KiB: the whole text is
+    /// never held in memory.
+    pub fn write_to(&self, version: Version, out: &mut dyn std::io::Write) -> Result<()> {
+        write_faces(
+            version,
+            &self.format,
+            &self.overrides,
+            self.faces.len(),
+            self.faces.iter().copied(),
+            out,
+        )
     }
 
     /// Number of faces.
@@ -305,6 +311,82 @@ impl FileMeshV1 {
     pub fn clear_overrides(&mut self) {
         self.overrides.clear();
     }
+}
+
+/// Bytes gathered before they are passed on to the writer.
+const WRITE_PIECE: usize = 1 << 16;
+
+/// Writes a text mesh of `num_faces` faces, given one at a time, into `out` (see
+/// [`FileMeshV1::write`]), in pieces of about [`WRITE_PIECE`] bytes. `overrides` (sorted
+/// by index) give the text of a number while it has their bits. Fails, having written
+/// part of the file, if `faces` gives a number of faces other than `num_faces`.
+pub(crate) fn write_faces(
+    version: Version,
+    format: &TextFormat,
+    overrides: &[TokenOverride],
+    num_faces: usize,
+    faces: impl Iterator<Item = [VertexV1; 3]>,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    if !version.is_text() {
+        return Err(Error::new(
+            "FileMeshV1",
+            ErrorKind::Inconsistent(format!("{version} is not a text version")),
+        ));
+    }
+    format.check()?;
+    let io = |e: std::io::Error| Error::new("output", ErrorKind::Io(e));
+    let nl = format.line_ending.as_bytes();
+    let mut piece = Vec::with_capacity(WRITE_PIECE + 1024);
+    piece.extend_from_slice(version.line().get(..12).unwrap_or_default());
+    piece.extend_from_slice(nl);
+    piece.extend_from_slice(num_faces.to_string().as_bytes());
+    piece.extend_from_slice(nl);
+    let mut scratch = String::with_capacity(32);
+    let mut overrides = overrides.iter().peekable();
+    let mut index = 0usize;
+    let mut written = 0usize;
+    for (f, face) in faces.enumerate() {
+        for vertex in &face {
+            for triple in [&vertex.position, &vertex.normal, &vertex.uvw] {
+                piece.push(b'[');
+                for (c, &value) in triple.iter().enumerate() {
+                    if c > 0 {
+                        piece.push(b',');
+                    }
+                    while overrides.next_if(|o| o.index < index).is_some() {}
+                    match overrides.next_if(|o| o.index == index) {
+                        Some(o) if o.bits == value.to_bits() => {
+                            piece.extend_from_slice(o.text.as_bytes())
+                        }
+                        _ => format_g(value, format, &mut scratch, &mut piece).map_err(|m| {
+                            Error::new(
+                                format!("FileMeshV1.faces[{f}]"),
+                                ErrorKind::Inconsistent(format!("number {index} ({value}): {m}")),
+                            )
+                        })?,
+                    }
+                    index += 1;
+                }
+                piece.push(b']');
+            }
+        }
+        written += 1;
+        if piece.len() >= WRITE_PIECE {
+            out.write_all(&piece).map_err(io)?;
+            piece.clear();
+        }
+    }
+    if written != num_faces {
+        return Err(Error::new(
+            "FileMeshV1",
+            ErrorKind::Inconsistent(format!("{written} faces given for {num_faces}")),
+        ));
+    }
+    if format.final_newline {
+        piece.extend_from_slice(nl);
+    }
+    out.write_all(&piece).map_err(io)
 }
 
 /// A decimal `±d₁.d₂…dₙ × 10^exp` without trailing zeros (zero is the single digit `0`
@@ -1446,6 +1528,85 @@ fn describe(b: Option<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// [`super::TextFormat::read_back`] gives what writing the number and reading the
+    /// file gives, at every precision, on random bit patterns, the extremes, subnormals,
+    /// zeros and neighbours of powers of ten.
+    #[test]
+    fn read_back_agrees_with_writing_and_reading() {
+        use super::{ExponentDigits, FileMeshV1, TextFormat, VertexV1};
+        use crate::filemesh::raw::Version;
+        let mut values: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            -f32::from_bits(0x7f_ffff),
+            1.0,
+            0.445_312_5,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..27 * 400 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f32::from_bits(x as u32);
+            values.push(if v.is_finite() { v } else { v.to_bits() as f32 });
+        }
+        for k in -45..=38 {
+            let b = (10f64.powi(k) as f32).to_bits();
+            values.extend([b.wrapping_sub(1), b, b + 1].map(f32::from_bits));
+        }
+        while !values.len().is_multiple_of(27) {
+            values.push(0.5);
+        }
+        let faces: Vec<[VertexV1; 3]> = values
+            .chunks(27)
+            .map(|c| {
+                let t = |k: usize| [0, 1, 2].map(|d| c.get(k + d).copied().unwrap_or(0.0));
+                let v = |k: usize| VertexV1 {
+                    position: t(k),
+                    normal: t(k + 3),
+                    uvw: t(k + 6),
+                };
+                [v(0), v(9), v(18)]
+            })
+            .collect();
+        let (mut scratch, mut printed) = (String::new(), Vec::new());
+        for precision in 1..=17 {
+            for exponent_digits in [ExponentDigits::Two, ExponentDigits::Three] {
+                let format = TextFormat {
+                    precision,
+                    exponent_digits,
+                    ..TextFormat::canonical()
+                };
+                let mesh = FileMeshV1::with_format(faces.clone(), format);
+                let bytes = mesh.write(Version::V1_01).unwrap();
+                let back = FileMeshV1::read(&bytes, Version::V1_01).unwrap();
+                let read: Vec<f32> = back
+                    .faces
+                    .iter()
+                    .flatten()
+                    .flat_map(|v| v.position.into_iter().chain(v.normal).chain(v.uvw))
+                    .collect();
+                assert_eq!(read.len(), values.len());
+                for (&v, &r) in values.iter().zip(&read) {
+                    let ours = format.read_back(v, &mut scratch, &mut printed).unwrap();
+                    assert_eq!(
+                        ours.to_bits(),
+                        r.to_bits(),
+                        "{v:e} ({:#x}) at precision {precision}",
+                        v.to_bits()
+                    );
+                }
+            }
+        }
+        assert!(TextFormat::canonical()
+            .read_back(f32::NAN, &mut scratch, &mut printed)
+            .is_err());
+    }
 
     /// `Decimal::exact` (integer arithmetic) rounds as Rust's exact `{:.*e}` does (ties
     /// to even, like glibc's `printf`), at every precision, on random bit patterns, on
