@@ -100,14 +100,15 @@ impl FileMesh {
     /// Reads a FileMesh from a reader at its start (a file, say) without holding the
     /// file's bytes: binary versions read their arrays straight into place, so reading a
     /// file takes about its size in memory, not twice. Text versions (1.00, 1.01) are
-    /// read whole first. Same checks and errors as [`FileMesh::read_with_limits`].
+    /// read in pieces into their faces ([`FileMeshV1::read_from`]). Same checks and
+    /// errors as [`FileMesh::read_with_limits`].
     pub fn read_from<R: std::io::Read + std::io::Seek>(
         mut reader: R,
         limits: &Limits,
     ) -> Result<FileMesh> {
         use std::io::{Read, SeekFrom};
         let io = |e: std::io::Error| Error::new("input", ErrorKind::Io(e));
-        crate::io::checked_len(&mut reader, limits)?;
+        let len = crate::io::checked_len(&mut reader, limits)?;
         let mut head = Vec::with_capacity(VERSION_LINE_LEN);
         (&mut reader)
             .take(VERSION_LINE_LEN as u64)
@@ -116,9 +117,8 @@ impl FileMesh {
         let version = read_version_line(&head)?;
         if version.is_text() {
             reader.seek(SeekFrom::Start(0)).map_err(io)?;
-            let mut bytes = Vec::new();
-            reader.read_to_end(&mut bytes).map_err(io)?;
-            return Self::read_with_limits(&bytes, limits);
+            let body = Body::V1(FileMeshV1::read_from(reader, version, len)?);
+            return Ok(FileMesh { version, body });
         }
         let rest = Window::new(reader, VERSION_LINE_LEN as u64).map_err(io)?;
         let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
