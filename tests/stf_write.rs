@@ -419,6 +419,7 @@ fn quad_primitive() -> Primitive {
 
 #[test]
 fn hand_built_scenes_survive_stf() {
+    let dir = tempfile::tempdir().unwrap();
     // One primitive with everything.
     let one = Scene {
         meshes: vec![ExportMesh {
@@ -516,7 +517,7 @@ fn hand_built_scenes_survive_stf() {
     }
     assert_eq!(k, 3 * 8);
     check_blender_requirements(&c);
-    let path = tmp("two-meshes.stf");
+    let path = dir.path().join("two-meshes.stf");
     std::fs::write(&path, c.write().unwrap()).unwrap();
     python_check(&path, true);
 
@@ -721,17 +722,12 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_meshcodec"))
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("meshcodec-stf-write-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn cli_imports_and_converts_into_stf() {
+    let dir = tempfile::tempdir().unwrap();
     let fixture = common::fixture_dir("filemesh").join("v5.00-nofacs.mesh");
     // A glTF made by the exporter, imported as STF.
-    let gltf = tmp("nofacs.gltf");
+    let gltf = dir.path().join("nofacs.gltf");
     let out = bin()
         .arg("export")
         .arg(&fixture)
@@ -743,7 +739,7 @@ fn cli_imports_and_converts_into_stf() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stf_out = tmp("nofacs.stf");
+    let stf_out = dir.path().join("nofacs.stf");
     let out = bin()
         .args(["import"])
         .arg(&gltf)
@@ -772,7 +768,7 @@ fn cli_imports_and_converts_into_stf() {
 
     // A FileMesh converted (its tangents and LOD data are named losses).
     let mesh = common::fixture_dir("filemesh").join("v4.01-nobones.mesh");
-    let conv = tmp("filemesh.stf");
+    let conv = dir.path().join("filemesh.stf");
     let out = bin()
         .arg("convert")
         .arg(&mesh)
@@ -788,7 +784,7 @@ fn cli_imports_and_converts_into_stf() {
     let c = StfContainer::read(&std::fs::read(&conv).unwrap()).unwrap();
     check_blender_requirements(&c);
     python_check(&conv, true);
-    let qualified = tmp("filemesh-q.stf");
+    let qualified = dir.path().join("filemesh-q.stf");
     let out = bin()
         .arg("convert")
         .arg(&mesh)
@@ -800,7 +796,7 @@ fn cli_imports_and_converts_into_stf() {
 
     // A skinned mesh: the skeleton is a named loss, refused without --allow-lossy.
     let skinned = common::fixture_dir("filemesh").join("v4.01-bones.mesh");
-    let refused = tmp("refused.stf");
+    let refused = dir.path().join("refused.stf");
     let out = bin()
         .arg("convert")
         .arg(&skinned)
@@ -815,7 +811,7 @@ fn cli_imports_and_converts_into_stf() {
 
     // STF to STF: meshes written back from the model.
     for path in corpus_stf() {
-        let again = tmp("again.stf");
+        let again = dir.path().join("again.stf");
         let out = bin()
             .arg("convert")
             .arg(&path)
@@ -841,6 +837,7 @@ fn cli_imports_and_converts_into_stf() {
 
 #[test]
 fn python_reads_written_files_as_stf_blender_does() {
+    let dir = tempfile::tempdir().unwrap();
     let scene = Scene {
         meshes: vec![ExportMesh {
             name: "Quad".into(),
@@ -849,14 +846,14 @@ fn python_reads_written_files_as_stf_blender_does() {
         }],
         ..Scene::default()
     };
-    let path = tmp("python.stf");
+    let path = dir.path().join("python.stf");
     std::fs::write(&path, stf::from_scene(&scene, "").unwrap().write().unwrap()).unwrap();
     python_check(&path, true);
     // The changed corpus and fixture files too (their meshes rewritten).
     for (name, c) in containers() {
         let mut meshes = model::meshes(&c).unwrap();
         change(&mut meshes[0]);
-        let p = tmp("changed.stf");
+        let p = dir.path().join("changed.stf");
         std::fs::write(
             &p,
             stf::replace_meshes(&c, &meshes).unwrap().write().unwrap(),
@@ -1027,8 +1024,9 @@ fn odd_documents_never_panic() {
 #[test]
 fn source_date_epoch_makes_the_output_reproducible() {
     let fixture = common::fixture_dir("filemesh").join("v2.00-36b.mesh");
+    let dir = tempfile::tempdir().unwrap();
     let run = |name: &str, time: &str| {
-        let out = tmp(name);
+        let out = dir.path().join(name);
         let o = bin()
             .arg("convert")
             .arg(&fixture)

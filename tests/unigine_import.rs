@@ -805,20 +805,15 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_meshcodec"))
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("meshcodec-unigine-import-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
-}
-
 fn read_mesh(path: &Path) -> UnigineMesh {
     UnigineMesh::read(&std::fs::read(path).expect("output")).expect("parse")
 }
 
 #[test]
 fn cli_imports_gltf_into_unigine() {
+    let dir = tempfile::tempdir().unwrap();
     // A glTF of the rig, written by the crate's exporter.
-    let gltf = temp("rig.gltf");
+    let gltf = dir.path().join("rig.gltf");
     std::fs::write(
         &gltf,
         meshcodec::scene::gltf::to_gltf(&rig()).expect("gltf"),
@@ -827,8 +822,11 @@ fn cli_imports_gltf_into_unigine() {
     let read =
         meshcodec::scene::import::read_gltf(&std::fs::read(&gltf).expect("read"), gltf.parent())
             .expect("read");
-    let out = temp("rig.mesh");
-    let anims = [temp("rig_wave.anim"), temp("rig_grow.anim")];
+    let out = dir.path().join("rig.mesh");
+    let anims = [
+        dir.path().join("rig_wave.anim"),
+        dir.path().join("rig_grow.anim"),
+    ];
     let run = |lossy: bool| {
         let mut c = bin();
         c.arg("import")
@@ -870,11 +868,12 @@ fn cli_imports_gltf_into_unigine() {
 
 #[test]
 fn cli_refuses_three_uv_sets_without_allow_lossy() {
+    let dir = tempfile::tempdir().unwrap();
     let mut s = rig();
     s.meshes[0].primitives[0].extra_uvs.push(vec![[0.0; 2]; 4]);
-    let gltf = temp("uv3.gltf");
+    let gltf = dir.path().join("uv3.gltf");
     std::fs::write(&gltf, meshcodec::scene::gltf::to_gltf(&s).expect("gltf")).expect("write");
-    let out = temp("uv3.mesh");
+    let out = dir.path().join("uv3.mesh");
     let o = bin()
         .arg("import")
         .arg(&gltf)
@@ -890,8 +889,9 @@ fn cli_refuses_three_uv_sets_without_allow_lossy() {
 
 #[test]
 fn cli_converts_a_filemesh_to_ms14() {
+    let dir = tempfile::tempdir().unwrap();
     let input = common::fixtures().join("v4.00-bones.mesh");
-    let out = temp("fm.mesh");
+    let out = dir.path().join("fm.mesh");
     let o = bin()
         .arg("convert")
         .arg(&input)
