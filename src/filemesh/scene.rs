@@ -1,4 +1,4 @@
-//! A FileMesh model to and from the format-neutral [`Scene`](crate::scene::Scene) (glTF,
+//! A FileMesh model to and from the format-neutral [`Scene`] (glTF,
 //! OBJ export and import).
 
 use crate::error::{Error, ErrorKind, Result};

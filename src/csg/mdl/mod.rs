@@ -2,7 +2,7 @@
 //! `PartOperation`'s `MeshData`) and CSGK (a reference to one stored elsewhere).
 //!
 //! - [`raw`]: the blobs exactly as stored, obfuscation included, byte-exact.
-//! - [`file`]: the blobs through the front door ([`crate::MeshFile`]): info, dump,
+//! - [`file`](mod@file): the blobs through the front door ([`crate::MeshFile`]): info, dump,
 //!   verify (version 5's corner stream decoded), export.
 //!
 //! - [`model`]: one union mesh whatever the version; any version written from it,

@@ -1,4 +1,4 @@
-//! CSGPHS hulls to and from the format-neutral [`Scene`](crate::scene::Scene).
+//! CSGPHS hulls to and from the format-neutral [`Scene`].
 
 use std::collections::HashMap;
 

@@ -12,10 +12,10 @@
 //!
 //! It also records, in [`Mesh::stored`], how the file encoded what its format leaves
 //! open and the bytes the model does not interpret, so that writing changes nothing that
-//! need not change (see [`stored`](stored), "Carry-over").
+//! need not change (see [`stored`], "Carry-over").
 //!
 //! Writing a model as any version, and the loss report of a conversion, are in
-//! [`convert`](convert).
+//! [`convert`].
 
 pub mod convert;
 pub mod facs_eval;
@@ -58,7 +58,7 @@ pub struct Mesh {
     pub hsr_always_visible: Option<Vec<bool>>,
     /// How the source file encoded what its format leaves open, and the bytes the model
     /// does not interpret; writing reuses each part while it still describes the data
-    /// (see [`stored`](stored)). Empty for a mesh built from scratch.
+    /// (see [`stored`]). Empty for a mesh built from scratch.
     #[serde(skip)]
     pub stored: Stored,
 }

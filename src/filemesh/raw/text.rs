@@ -263,7 +263,7 @@ impl FileMeshV1 {
     }
 
     /// [`FileMeshV1::read`] from a reader at the file's start, `len` bytes long, without
-    /// holding the text: it is read in pieces of about [`READ_PIECE`] bytes, so reading
+    /// holding the text: it is read in pieces of about 256 KiB, so reading
     /// takes the faces' size in memory, not the text's as well. The same checks, errors
     /// (offsets, lines and columns) and result as [`FileMeshV1::read`].
     ///
