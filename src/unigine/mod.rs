@@ -14,13 +14,16 @@ pub mod import;
 pub mod raw;
 pub mod scene;
 
+#[cfg(test)]
+mod info_tests;
+
 use serde::Serialize;
 
 use crate::error::{Limits, Result};
 use crate::loss::{Loss, LossKind};
 pub use raw::anim::UnigineAnim;
 use raw::mesh::ClassicMesh;
-use raw::ms14::Ms14Mesh;
+use raw::ms14::{GeometryCounts, Ms14Mesh};
 pub use raw::{MeshBody, MeshVersion, UnigineMesh};
 
 /// What `meshcodec info` reports of a UNIGINE mesh.
@@ -64,9 +67,6 @@ pub struct NonFiniteCounts {
 
 impl NonFiniteCounts {
     fn of(b: &ClassicMesh) -> NonFiniteCounts {
-        fn bad<'a>(xs: impl IntoIterator<Item = &'a f32>) -> bool {
-            xs.into_iter().any(|x| !x.is_finite())
-        }
         let count = |n: usize, x: bool| n + usize::from(x);
         NonFiniteCounts {
             positions: b
@@ -80,9 +80,7 @@ impl NonFiniteCounts {
                 .iter()
                 .flat_map(|d| d.uv0.iter().chain(&d.uv1))
                 .fold(0, |n, uv| count(n, bad(uv))),
-            bind_pose: b.bind_pose.iter().fold(0, |n, t| {
-                count(n, bad(t.position.iter().chain(&t.rotation).chain(&t.scale)))
-            }),
+            bind_pose: bind_pose_non_finite(&b.bind_pose),
         }
     }
 
@@ -90,6 +88,18 @@ impl NonFiniteCounts {
     pub fn is_empty(&self) -> bool {
         *self == NonFiniteCounts::default()
     }
+}
+
+/// Whether any of the values is not finite.
+fn bad<'a>(xs: impl IntoIterator<Item = &'a f32>) -> bool {
+    xs.into_iter().any(|x| !x.is_finite())
+}
+
+/// Bind pose transforms with a value that is not finite.
+fn bind_pose_non_finite(pose: &[raw::skeleton::Transform]) -> usize {
+    pose.iter()
+        .filter(|t| bad(t.position.iter().chain(&t.rotation).chain(&t.scale)))
+        .count()
 }
 
 /// Counts of one surface.
@@ -119,8 +129,57 @@ pub struct SurfaceInfo {
 }
 
 impl UnigineMesh {
-    /// Counts for `meshcodec info` (decompresses ms14 geometry and trees).
+    /// Counts for `meshcodec info`; also what `verify` checks (every payload decodes).
+    ///
+    /// An ms14 mesh's blocks are walked as streams ([`Ms14Mesh::geometry_counts`],
+    /// [`Ms14Mesh::tree_counts`]): every block is decoded and its payload read and
+    /// checked as [`Ms14Mesh::geometry`] and [`Ms14Mesh::tree`] read them, with the same
+    /// errors, but neither the payload nor its arrays are held, so this takes little
+    /// memory besides the mesh. All geometry blocks are walked before the trees, as
+    /// [`UnigineMesh::whole_info`] decodes them, so a file with several damaged blocks
+    /// fails on the same one.
     pub fn info(&self, limits: &Limits) -> Result<MeshInfo> {
+        let MeshBody::Ms14(m) = &self.body else {
+            return self.whole_info(limits);
+        };
+        let geometry = (0..m.surfaces.len())
+            .map(|i| m.geometry_counts(i, limits))
+            .collect::<Result<Vec<_>>>()?;
+        let trees = (0..m.surfaces.len())
+            .map(|i| m.tree_counts(i, limits))
+            .collect::<Result<Vec<_>>>()?;
+        let surface_list = m
+            .surfaces
+            .iter()
+            .zip(&geometry)
+            .zip(&trees)
+            .map(|((h, g), t)| SurfaceInfo {
+                name: h.name.text(),
+                targets: h.targets.iter().map(|t| t.name.text()).collect(),
+                vertices: g.vertices as usize,
+                positions: g.positions as usize,
+                faces: h.triangle_index_count as usize / 3,
+                weighted_vertices: g.weighted_vertices as usize,
+                uv0: g.uv0 as usize,
+                uv1: g.uv1 as usize,
+                colors: g.colors as usize,
+                tree_nodes: Some(t.nodes as usize),
+            })
+            .collect();
+        let sum = |f: fn(&GeometryCounts) -> u64| geometry.iter().map(f).sum::<u64>() as usize;
+        let non_finite = NonFiniteCounts {
+            positions: sum(|g| g.non_finite_positions),
+            uvs: sum(|g| g.non_finite_uvs),
+            bind_pose: bind_pose_non_finite(&m.bind_pose),
+        };
+        Ok(self.mesh_info(surface_list, &m.bones, &[], non_finite))
+    }
+
+    /// [`UnigineMesh::info`] from the arrays: an ms14 mesh's geometry decoded whole
+    /// ([`UnigineMesh::classic_view`]) and its trees parsed. How `info` reads ms10–ms13
+    /// (whose arrays are the mesh itself); for ms14, the tests' oracle for the streamed
+    /// walk.
+    pub(crate) fn whole_info(&self, limits: &Limits) -> Result<MeshInfo> {
         let b = self.classic_view(limits)?;
         let trees = match &self.body {
             MeshBody::Ms14(m) => (0..m.surfaces.len())
@@ -149,23 +208,35 @@ impl UnigineMesh {
                 }
             })
             .collect();
-        Ok(MeshInfo {
+        Ok(self.mesh_info(
+            surface_list,
+            &b.bones,
+            &b.animation_names,
+            NonFiniteCounts::of(&b),
+        ))
+    }
+
+    /// The info of this mesh from its surfaces' and the rest of its counts.
+    fn mesh_info(
+        &self,
+        surface_list: Vec<SurfaceInfo>,
+        bones: &[raw::skeleton::Bone],
+        animations: &[raw::cint::UString],
+        non_finite: NonFiniteCounts,
+    ) -> MeshInfo {
+        MeshInfo {
             format: "unigine-mesh",
             version: self.version.to_string(),
             surfaces: surface_list.len(),
             vertices: surface_list.iter().map(|s| s.vertices).sum(),
             positions: surface_list.iter().map(|s| s.positions).sum(),
             faces: surface_list.iter().map(|s| s.faces).sum(),
-            bones: b.bones.len(),
-            bone_names: b.bones.iter().map(|x| x.name.text()).collect(),
-            animations: b
-                .animation_names
-                .iter()
-                .map(raw::cint::UString::text)
-                .collect(),
+            bones: bones.len(),
+            bone_names: bones.iter().map(|x| x.name.text()).collect(),
+            animations: animations.iter().map(raw::cint::UString::text).collect(),
             surface_list,
-            non_finite: NonFiniteCounts::of(&b),
-        })
+            non_finite,
+        }
     }
 }
 

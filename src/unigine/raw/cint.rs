@@ -242,12 +242,34 @@ where
     for<'a> T::Args<'a>: Clone,
     R: Read + Seek,
 {
-    check_count(reader, count.get(), min_size.max(1), what)?;
-    let mut v = Vec::with_capacity(count.0 as usize);
-    for _ in 0..count.0 {
-        v.push(T::read_options(reader, endian, args.clone())?);
-    }
+    let mut v = Vec::new();
+    each_record(reader, endian, (count, min_size, what, args), |n, x| {
+        if v.is_empty() {
+            v.reserve_exact(n as usize);
+        }
+        v.push(x);
+    })?;
     Ok(v)
+}
+
+/// [`records`], handing each record to `each` with their number (for the first to
+/// reserve room) instead of keeping it.
+pub(crate) fn each_record<T, R>(
+    reader: &mut R,
+    endian: Endian,
+    (count, min_size, what, args): (Count, u64, &'static str, T::Args<'_>),
+    mut each: impl FnMut(u32, T),
+) -> BinResult<()>
+where
+    T: BinRead,
+    for<'a> T::Args<'a>: Clone,
+    R: Read + Seek,
+{
+    check_count(reader, count.get(), min_size.max(1), what)?;
+    for _ in 0..count.0 {
+        each(count.0, T::read_options(reader, endian, args.clone())?);
+    }
+    Ok(())
 }
 
 /// binrw `try_map` check: a section separator must repeat the file's magic.

@@ -152,17 +152,13 @@ impl BinRead for Weights {
     type Args<'a> = ();
 
     fn read_options<R: Read + Seek>(reader: &mut R, endian: Endian, _: ()) -> BinResult<Self> {
-        let n = Count::read_options(reader, endian, ("weighted vertices",))?;
-        check_count(reader, n.get(), 1, "weighted vertices")?;
-        let mut counts = Vec::with_capacity(n.0 as usize);
-        let mut entries = Vec::with_capacity(n.0 as usize);
-        // One read per vertex into a reused buffer: the count byte and up to 255 entries.
-        let mut buf = [0u8; 4 * 255];
-        for _ in 0..n.0 {
-            let c = u8::read_options(reader, endian, ())?;
+        let (mut counts, mut entries) = (Vec::new(), Vec::new());
+        Weights::walk(reader, endian, |n, c, bytes| {
+            if counts.is_empty() {
+                counts.reserve_exact(n as usize);
+                entries.reserve_exact(n as usize);
+            }
             counts.push(c);
-            let bytes = buf.get_mut(..4 * usize::from(c)).unwrap_or_default();
-            reader.read_exact(bytes)?;
             entries.extend(bytes.chunks_exact(4).map(|e| {
                 let [b0, b1, w0, w1] = <[u8; 4]>::try_from(e).unwrap_or_default();
                 BoneWeight {
@@ -170,8 +166,34 @@ impl BinRead for Weights {
                     weight: u16::from_le_bytes([w0, w1]),
                 }
             }));
-        }
+        })?;
         Ok(Weights { counts, entries })
+    }
+}
+
+impl Weights {
+    /// Walks the weights as stored: the number of weighted vertices, checked against the
+    /// bytes that remain, then per vertex its influence count and those influences'
+    /// bytes (4 each: bone i16, weight u16), handed to `each` with the number of
+    /// vertices (for the first to reserve room).
+    /// The one reading of the layout, for [`Weights`] and for counting them
+    /// (`meshcodec info`). Returns the number of vertices.
+    pub(crate) fn walk<R: Read + Seek>(
+        reader: &mut R,
+        endian: Endian,
+        mut each: impl FnMut(u32, u8, &[u8]),
+    ) -> BinResult<u32> {
+        let n = Count::read_options(reader, endian, ("weighted vertices",))?;
+        check_count(reader, n.get(), 1, "weighted vertices")?;
+        // One read per vertex into a reused buffer: the count byte and up to 255 entries.
+        let mut buf = [0u8; 4 * 255];
+        for _ in 0..n.0 {
+            let c = u8::read_options(reader, endian, ())?;
+            let bytes = buf.get_mut(..4 * usize::from(c)).unwrap_or_default();
+            reader.read_exact(bytes)?;
+            each(n.0, c, bytes);
+        }
+        Ok(n.0)
     }
 }
 
@@ -219,10 +241,7 @@ pub(crate) fn read_indices<R: Read + Seek>(
     endian: Endian,
     (count, indexed, what): (Option<u32>, usize, &'static str),
 ) -> BinResult<Vec<u32>> {
-    let n = match count {
-        Some(n) => Count(n),
-        None => Count::read_options(reader, endian, (what,))?,
-    };
+    let n = index_count(reader, endian, count, what)?;
     Ok(match index_width(indexed) {
         1 => pod_vec::<u8, _>(reader, endian, (n.get(), what))?
             .into_iter()
@@ -234,6 +253,31 @@ pub(crate) fn read_indices<R: Read + Seek>(
             .collect(),
         _ => pod_vec(reader, endian, (n.get(), what))?,
     })
+}
+
+/// [`read_indices`] without keeping them: checks that they are there and reads past
+/// them; their number.
+pub(crate) fn skip_indices<R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (count, indexed, what): (Option<u32>, usize, &'static str),
+) -> BinResult<u32> {
+    let n = index_count(reader, endian, count, what)?;
+    super::scan::skip(reader, n.get(), index_width(indexed), what)?;
+    Ok(n.0)
+}
+
+/// The number of indices: given (ms14: in the surface header) or read (ms10–ms13).
+fn index_count<R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    count: Option<u32>,
+    what: &'static str,
+) -> BinResult<Count> {
+    match count {
+        Some(n) => Ok(Count(n)),
+        None => Count::read_options(reader, endian, (what,)),
+    }
 }
 
 /// binrw `write_with` for [`read_indices`]: with a given count, the array must have it.

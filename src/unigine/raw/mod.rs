@@ -16,6 +16,7 @@ pub mod lz4;
 pub mod mesh;
 pub mod ms14;
 pub mod quant;
+mod scan;
 pub mod skeleton;
 
 use std::fmt;

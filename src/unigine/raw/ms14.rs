@@ -23,8 +23,12 @@ use super::mesh::{
 };
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{
-    count_as, inconsistent, invalid, pod_vec, pod_write, read_all, write_all, Records,
+    count_as, inconsistent, invalid, pod_vec, pod_write, read_all, read_all_from, write_all,
+    Records,
 };
+
+mod counts;
+pub use counts::{GeometryCounts, TreeCounts};
 
 /// The magic, also the section separator.
 pub const MAGIC: [u8; 4] = *b"ms14";
@@ -99,45 +103,10 @@ const LZ4_MAX_RATIO: u64 = 255;
 impl Lz4Block {
     /// The decompressed data, bounded by `limits` and by what LZ4 can expand to.
     pub fn decompress(&self, limits: &Limits) -> Result<Vec<u8>> {
-        let stored = self.data.len() as u64;
-        if self.size == stored {
+        if self.is_stored() {
             return Ok(self.data.clone().into());
         }
-        let bound = stored.saturating_mul(LZ4_MAX_RATIO).saturating_add(64);
-        if self.size > limits.max_decoded_bytes || self.size > bound {
-            return Err(Error::new(
-                "LZ4 block",
-                ErrorKind::LimitExceeded {
-                    what: "decompressed LZ4 block",
-                    requested: self.size,
-                    limit: limits.max_decoded_bytes.min(bound),
-                },
-            ));
-        }
-        // The size the header claims is believed only once the block's own sequences
-        // add up to it: memory follows the data, not the claim.
-        match super::lz4::decoded_len(&self.data) {
-            Some(n) if n == self.size => {}
-            Some(n) => {
-                return Err(Error::new(
-                    "LZ4 block",
-                    ErrorKind::Invalid(format!(
-                        "decompresses to {n} bytes, the header says {}",
-                        self.size
-                    )),
-                ))
-            }
-            None => {
-                return Err(Error::new(
-                    "LZ4 block",
-                    ErrorKind::Invalid(
-                        "not a valid LZ4 block (a length, literal run or offset goes past \
-                         its data)"
-                            .into(),
-                    ),
-                ))
-            }
-        }
+        self.check_size(limits)?;
         let mut out = Vec::new();
         out.try_reserve_exact(self.size as usize).map_err(|_| {
             Error::new(
@@ -163,6 +132,60 @@ impl Lz4Block {
         }
     }
 
+    /// The decompressed data as a stream ([`super::lz4::Decoder`]; a stored block is
+    /// read as it is), after the same checks as [`Lz4Block::decompress`], which it
+    /// accepts and refuses alike: a payload can be walked without holding it.
+    pub fn reader(&self, limits: &Limits) -> Result<BlockReader<'_>> {
+        if self.is_stored() {
+            return Ok(BlockReader::Stored(std::io::Cursor::new(&self.data)));
+        }
+        self.check_size(limits)?;
+        Ok(BlockReader::Packed(super::lz4::Decoder::new(
+            &self.data, self.size,
+        )))
+    }
+
+    /// A block whose stored size equals its decoded size holds the bytes themselves.
+    fn is_stored(&self) -> bool {
+        self.size == self.data.len() as u64
+    }
+
+    /// Checks the size the header claims against `limits` and against what LZ4 can
+    /// expand the stored bytes to, then that the block's own sequences add up to it
+    /// (walking them in constant memory): memory follows the data, not the claim.
+    fn check_size(&self, limits: &Limits) -> Result<()> {
+        let stored = self.data.len() as u64;
+        let bound = stored.saturating_mul(LZ4_MAX_RATIO).saturating_add(64);
+        if self.size > limits.max_decoded_bytes || self.size > bound {
+            return Err(Error::new(
+                "LZ4 block",
+                ErrorKind::LimitExceeded {
+                    what: "decompressed LZ4 block",
+                    requested: self.size,
+                    limit: limits.max_decoded_bytes.min(bound),
+                },
+            ));
+        }
+        match super::lz4::decoded_len(&self.data) {
+            Some(n) if n == self.size => Ok(()),
+            Some(n) => Err(Error::new(
+                "LZ4 block",
+                ErrorKind::Invalid(format!(
+                    "decompresses to {n} bytes, the header says {}",
+                    self.size
+                )),
+            )),
+            None => Err(Error::new(
+                "LZ4 block",
+                ErrorKind::Invalid(
+                    "not a valid LZ4 block (a length, literal run or offset goes past \
+                     its data)"
+                        .into(),
+                ),
+            )),
+        }
+    }
+
     /// `data` compressed as UNIGINE compresses it ([`super::lz4::compress`]): for a
     /// payload decoded from a real file, the stored block again. Data that does not
     /// shrink is stored as it is (a block the size of its data reads as stored).
@@ -183,6 +206,40 @@ impl Lz4Block {
         Lz4Block {
             size: data.len() as u64,
             data: data.into(),
+        }
+    }
+}
+
+/// The decoded bytes of an [`Lz4Block`] as a stream ([`Lz4Block::reader`]).
+#[derive(Debug)]
+pub enum BlockReader<'a> {
+    /// A stored block: its bytes.
+    Stored(std::io::Cursor<&'a Records<u8>>),
+    /// An LZ4 block, decoded as it is read.
+    Packed(super::lz4::Decoder<'a>),
+}
+
+impl Read for BlockReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            BlockReader::Stored(c) => c.read(buf),
+            BlockReader::Packed(d) => d.read(buf),
+        }
+    }
+}
+
+impl Seek for BlockReader<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        match self {
+            BlockReader::Stored(c) => c.seek(to),
+            BlockReader::Packed(d) => d.seek(to),
+        }
+    }
+
+    fn stream_position(&mut self) -> std::io::Result<u64> {
+        match self {
+            BlockReader::Stored(c) => c.stream_position(),
+            BlockReader::Packed(d) => d.stream_position(),
         }
     }
 }
@@ -506,6 +563,23 @@ impl Ms14Mesh {
         let (_, block) = self.surface(i, &self.blocks.trees)?;
         let bytes = block.decompress(limits)?;
         read_all(&bytes, limits, ())
+            .map_err(|e| e.within(&format!("surface {i} tree (decompressed)")))
+    }
+
+    /// [`GeometryCounts`] of surface `i`: its geometry block walked as a stream, with
+    /// the checks and errors of [`Ms14Mesh::geometry`], holding neither the payload nor
+    /// its arrays.
+    pub fn geometry_counts(&self, i: usize, limits: &Limits) -> Result<GeometryCounts> {
+        let (h, block) = self.surface(i, &self.blocks.geometry)?;
+        read_all_from(block.reader(limits)?, limits, h.payload_args())
+            .map_err(|e| e.within(&format!("surface {i} geometry (decompressed)")))
+    }
+
+    /// [`TreeCounts`] of surface `i`: its tree block walked as a stream, with the checks
+    /// and errors of [`Ms14Mesh::tree`].
+    pub fn tree_counts(&self, i: usize, limits: &Limits) -> Result<TreeCounts> {
+        let (_, block) = self.surface(i, &self.blocks.trees)?;
+        read_all_from(block.reader(limits)?, limits, ())
             .map_err(|e| e.within(&format!("surface {i} tree (decompressed)")))
     }
 
