@@ -3,6 +3,7 @@
 // Properties checked on every input:
 // - reading never panics, and never allocates past the limits (libFuzzer's
 //   -rss_limit_mb and -malloc_limit_mb catch that);
+// - reading from a reader accepts and refuses what reading the bytes does;
 // - an accepted file writes back byte for byte;
 // - `check` (every payload decoded) and the summary are Ok or Err, never a panic;
 // - every conversion the format offers to its own versions, and through the scene to
@@ -27,7 +28,24 @@ const TARGETS: &[&str] = &[
 
 /// Checks the properties above on one input.
 pub fn check(data: &[u8]) {
-    let Ok(file) = open_with_limits(data, &LIMITS) else {
+    let opened = open_with_limits(data, &LIMITS);
+    // Read from a reader (what the command-line tool does: FileMesh, UNIGINE and STF
+    // straight into place, text in pieces), the file is accepted or refused alike, and
+    // writes back the same.
+    let from_reader = meshcodec::open_reader(std::io::Cursor::new(data), &LIMITS);
+    match (&opened, &from_reader) {
+        (Ok(a), Ok(b)) => assert!(
+            a.write().ok() == b.write().ok(),
+            "the file read from a reader writes the same"
+        ),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!(
+            "read whole: {:?}; from a reader: {:?}",
+            a.as_ref().map(|f| f.version_name()),
+            b.as_ref().map(|f| f.version_name())
+        ),
+    }
+    let Ok(file) = opened else {
         return;
     };
     let written = file.write().expect("an accepted file writes back");

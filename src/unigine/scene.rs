@@ -1,4 +1,4 @@
-//! UNIGINE meshes and animations to the format-neutral [`Scene`](crate::scene::Scene):
+//! UNIGINE meshes and animations to the format-neutral [`Scene`]:
 //! surfaces (with normals from the tangent frames), skins, morph targets and animations.
 //! The scenes keep UNIGINE's +Z-up numbers ([`Scene::up`] is [`UpAxis::Z`]); the front
 //! door's export turns them to glTF's +Y up ([`Scene::to_y_up`]).
