@@ -135,8 +135,8 @@ impl UnigineMesh {
     /// [`Ms14Mesh::tree_counts`]): every block is decoded and its payload read and
     /// checked as [`Ms14Mesh::geometry`] and [`Ms14Mesh::tree`] read them, with the same
     /// errors, but neither the payload nor its arrays are held, so this takes little
-    /// memory besides the mesh. All geometry blocks are walked before the trees, as
-    /// [`UnigineMesh::whole_info`] decodes them, so a file with several damaged blocks
+    /// memory besides the mesh. All geometry blocks are walked before the trees, in the
+    /// order decoding the whole mesh takes them, so a file with several damaged blocks
     /// fails on the same one.
     pub fn info(&self, limits: &Limits) -> Result<MeshInfo> {
         let MeshBody::Ms14(m) = &self.body else {
