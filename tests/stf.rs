@@ -173,10 +173,10 @@ fn cli_info_and_verify_of_damaged_files() {
     let bin = env!("CARGO_BIN_EXE_meshcodec");
     let path = common::fixture_dir("stf").join("quad-new-style.stf");
     let whole = StfContainer::read(&std::fs::read(path).unwrap()).unwrap();
-    let dir = std::env::temp_dir().join(format!("meshcodec-stf-damaged-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test ends, whether it passes or not.
+    let dir = tempfile::tempdir().unwrap();
     let run = |c: &StfContainer, name: &str, command: &str| {
-        let file = dir.join(name);
+        let file = dir.path().join(name);
         std::fs::write(&file, c.write().unwrap()).unwrap();
         std::process::Command::new(bin)
             .arg(command)
@@ -211,7 +211,6 @@ fn cli_info_and_verify_of_damaged_files() {
     );
     let out = run(&beyond, "beyond.stf", "verify");
     assert!(out.status.success(), "{out:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Mesh JSON that points at a missing buffer, a bad width or a short buffer is an error
