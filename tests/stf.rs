@@ -165,6 +165,54 @@ fn cli_info_json_and_verify() {
     }
 }
 
+/// `info` and `verify` judge a damaged file as decoding its meshes does: a buffer that
+/// does not hold whole values is the decoder's error for both; an index beyond its array
+/// is the decoded mesh's problem in `info`, and not an error for `verify`.
+#[test]
+fn cli_info_and_verify_of_damaged_files() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let path = common::fixture_dir("stf").join("quad-new-style.stf");
+    let whole = StfContainer::read(&std::fs::read(path).unwrap()).unwrap();
+    // Removed when the test ends, whether it passes or not.
+    let dir = tempfile::tempdir().unwrap();
+    let run = |c: &StfContainer, name: &str, command: &str| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, c.write().unwrap()).unwrap();
+        std::process::Command::new(bin)
+            .arg(command)
+            .arg(&file)
+            .output()
+            .unwrap()
+    };
+    // Buffer 0 holds the vertices: one byte short of four.
+    let mut short = whole.clone();
+    short.buffers[0].pop();
+    let expected = model::meshes(&short).unwrap_err().to_string();
+    assert!(expected.contains("vertices: 47 bytes"), "{expected}");
+    for command in ["info", "verify"] {
+        let out = run(&short, "short.stf", command);
+        // `info` says it on stderr, `verify` in its report on stdout.
+        let said = [&out.stdout[..], &out.stderr[..]].concat();
+        let said = String::from_utf8_lossy(&said);
+        assert!(!out.status.success(), "{command}: {out:?}");
+        assert!(said.contains(&expected), "{command}: {said}");
+    }
+    // Buffer 1 holds the face corners (two-byte indices): the last one beyond the splits.
+    let mut beyond = whole.clone();
+    *beyond.buffers[1].last_mut().unwrap() = 0x7f;
+    let problems = model::meshes(&beyond).unwrap()[0].problems();
+    assert_eq!(problems, ["face corner split 32515 is out of range (of 4)"]);
+    let out = run(&beyond, "beyond.stf", "info");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("problem: {}", problems[0])),
+        "{stdout}"
+    );
+    let out = run(&beyond, "beyond.stf", "verify");
+    assert!(out.status.success(), "{out:?}");
+}
+
 /// Mesh JSON that points at a missing buffer, a bad width or a short buffer is an error
 /// naming the mesh and the property, never a panic.
 #[test]

@@ -59,6 +59,19 @@ pub const MODEL_KEYS: &[&str] = &[
     "blendshapes",
 ];
 
+/// The keys of an `stf.mesh` that name one buffer each (the UV sets' and blendshapes'
+/// are in lists).
+pub(crate) const ARRAY_KEYS: [&str; 8] = [
+    "vertices",
+    "face_corners",
+    "splits",
+    "split_normals",
+    "split_colors",
+    "tris",
+    "faces",
+    "material_indices",
+];
+
 /// Keys of an `stf.mesh` (besides [`MODEL_KEYS`]) that hold no buffer reference: their
 /// integers are widths or resource references, not slots of `referenced_buffers`.
 const NOT_BUFFER_KEYS: &[&str] = &[
@@ -429,19 +442,7 @@ impl MeshWriter<'_> {
     /// Notes every buffer the old resource's model properties name as released.
     fn release_all(&mut self) {
         let old = self.old;
-        let mut refs: Vec<&Value> = [
-            "vertices",
-            "face_corners",
-            "splits",
-            "split_normals",
-            "split_colors",
-            "tris",
-            "faces",
-            "material_indices",
-        ]
-        .iter()
-        .filter_map(|k| old.get(*k))
-        .collect();
+        let mut refs: Vec<&Value> = ARRAY_KEYS.iter().filter_map(|k| old.get(*k)).collect();
         for e in old
             .get("uvs")
             .and_then(Value::as_array)
