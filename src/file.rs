@@ -435,6 +435,8 @@ enum PreparedBody {
         Box<crate::filemesh::model::Mesh>,
         crate::filemesh::raw::Version,
     ),
+    /// A file of any format, written as it is.
+    File(Box<AnyFile>),
 }
 
 impl Prepared {
@@ -460,6 +462,15 @@ impl Prepared {
         }
     }
 
+    /// A conversion into `file`, written when asked ([`MeshFile::write_to`]).
+    pub(crate) fn file(file: AnyFile, losses: Vec<Loss>, summary: String) -> Prepared {
+        Prepared {
+            losses,
+            summary,
+            body: PreparedBody::File(Box::new(file)),
+        }
+    }
+
     /// A conversion into text version `v` of `mesh`, printed when asked.
     pub(crate) fn text(
         mesh: crate::filemesh::model::Mesh,
@@ -482,6 +493,7 @@ impl Prepared {
                 .map_err(|e| Error::new("output", ErrorKind::Io(e))),
             PreparedBody::FileMesh(f) => f.write_to(out),
             PreparedBody::Text(mesh, v) => mesh.write_text_to(*v, out),
+            PreparedBody::File(f) => f.write_to(out),
         }
     }
 
@@ -495,6 +507,7 @@ impl Prepared {
                 mesh.write_text_to(v, &mut out)?;
                 out
             }
+            PreparedBody::File(f) => f.write()?,
         };
         Ok(Converted {
             bytes,
@@ -510,6 +523,7 @@ impl std::fmt::Debug for Prepared {
             PreparedBody::Bytes(b) => format!("{} bytes", b.len()),
             PreparedBody::FileMesh(m) => format!("FileMesh {}", m.version),
             PreparedBody::Text(_, v) => format!("FileMesh {v} (text, printed when written)"),
+            PreparedBody::File(file) => format!("{} {}", file.format().name(), file.version_name()),
         };
         f.debug_struct("Prepared")
             .field("losses", &self.losses)
@@ -1009,6 +1023,8 @@ pub fn convert_prepared(
                 summary: format!("UNIGINE mesh {}", MeshVersion::Ms14),
             }))
         }
+        // STF written back from its meshes, the container taken.
+        (AnyFile::Stf(c), Target::Stf) => crate::stf::file::convert_owned(c),
         // Another format, as `convert_to` does it (the scene, and what it leaves behind),
         // from one decoding of the file, which is dropped before the import; into
         // FileMesh, STF or UNIGINE the scene is given away too.

@@ -23,7 +23,7 @@ const LIMITS: Limits = Limits {
 const TARGETS: &[&str] = &[
     "1.00", "1.01", "2.00", "3.00", "3.01", "4.00", "4.01", "5.00", "6.00", "7.00", "0", "2",
     "3", "4", "5", "6", "7", "8", "ms10", "ms11", "ms12", "ms13", "ms14", "filemesh:4.00",
-    "filemesh:7.00", "csgphs:7", "csgmdl:5",
+    "filemesh:7.00", "csgphs:7", "csgmdl:5", "stf",
 ];
 
 /// Checks the properties above on one input.

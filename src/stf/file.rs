@@ -95,6 +95,24 @@ impl MeshFile for StfContainer {
     }
 }
 
+/// [`MeshFile::convert`] to STF of a container the caller gives away: the meshes are
+/// decoded, the container's own buffers written back from them (each mesh's arrays
+/// dropped once its buffers are made), and the result written when asked, without
+/// copying the container when nothing changed.
+pub(crate) fn convert_owned(c: StfContainer) -> Result<crate::file::Prepared> {
+    let meshes = model::meshes(&c)?;
+    let out = match super::write::changed_meshes_owned(&c, meshes)? {
+        Some(out) => out,
+        None => c,
+    };
+    let summary = line(&out)?;
+    Ok(crate::file::Prepared::file(
+        crate::file::AnyFile::Stf(out),
+        Vec::new(),
+        summary,
+    ))
+}
+
 /// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
 /// does not get is reported by [`crate::import`] (skins, animations, other LODs).
 pub(crate) fn import(scene: &Scene) -> Result<Converted> {

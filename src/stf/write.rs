@@ -90,19 +90,29 @@ const NOT_BUFFER_KEYS: &[&str] = &[
 /// kept. An id that names no `stf.mesh`, or a mesh with [`StfMesh::problems`], is an
 /// error (nothing is written that would not read back).
 pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContainer> {
-    replace(c, meshes.iter().map(Cow::Borrowed))
+    Ok(replace(c, meshes.iter().map(Cow::Borrowed))?.unwrap_or_else(|| c.clone()))
 }
 
 /// [`replace_meshes`] taking the meshes: each array of a mesh is dropped once its
 /// buffer is made, so the model and the new buffers are not held whole together.
 pub(crate) fn replace_meshes_owned(c: &StfContainer, meshes: Vec<StfMesh>) -> Result<StfContainer> {
+    Ok(changed_meshes_owned(c, meshes)?.unwrap_or_else(|| c.clone()))
+}
+
+/// [`replace_meshes_owned`], `None` when nothing changed (the container as it was), so
+/// that it need not be copied.
+pub(crate) fn changed_meshes_owned(
+    c: &StfContainer,
+    meshes: Vec<StfMesh>,
+) -> Result<Option<StfContainer>> {
     replace(c, meshes.into_iter().map(Cow::Owned))
 }
 
+/// The container with `meshes` written in; `None` when that changes nothing.
 fn replace<'m>(
     c: &StfContainer,
     meshes: impl Iterator<Item = Cow<'m, StfMesh>>,
-) -> Result<StfContainer> {
+) -> Result<Option<StfContainer>> {
     let mut doc = model::document(c)?;
     let original = serde_json::to_vec(&doc).ok();
     let mut new_buffers: Vec<(String, Vec<u8>)> = Vec::new();
@@ -140,9 +150,9 @@ fn replace<'m>(
     // Nothing changed (every property kept its buffer, every key its value and
     // place): the file as it was, byte for byte.
     if new_buffers.is_empty() && original.is_some() && serde_json::to_vec(&doc).ok() == original {
-        return Ok(c.clone());
+        return Ok(None);
     }
-    assemble(doc, c, new_buffers, &released)
+    assemble(doc, c, new_buffers, &released).map(Some)
 }
 
 /// Drops the buffers that the old versions of the rewritten properties named
