@@ -71,7 +71,8 @@ measure "convert --to 7.00 (4.01 from Draco)" "$(size "$d4")" "$bin" convert "$d
 # What draco-core's encoder needs above the arrays it encodes, holding nothing else: the
 # floor under any conversion that encodes Draco (stderr, not a table row).
 "$target"/release/examples/draco_encoder_memory "$f4" >&2
-# Text (1.00): six times the binary file's size, held whole and read back whole.
+# Text (1.00): six times the binary file's size, printed into the output in pieces and
+# read in pieces.
 t="$work/big-1.00.mesh"
 measure "convert --to 1.00 (4.01)" "$(size "$f4")" "$bin" convert "$f4" "$t" --to 1.00 --allow-lossy
 measure "info (1.00)" "$(size "$t")" "$bin" info "$t"
@@ -98,6 +99,7 @@ measure "export .glb (ms14)" "$(size "$u14")" "$bin" export "$u14" "$o/u14.glb"
 measure "info (STF)" "$(size "$s")" "$bin" info "$s"
 measure "verify (STF)" "$(size "$s")" "$bin" verify "$s"
 measure "convert --to filemesh:4.01 (STF)" "$(size "$s")" "$bin" convert "$s" "$o/s.mesh" --to filemesh:4.01 --allow-lossy
+measure "convert --to stf (STF)" "$(size "$s")" "$bin" convert "$s" "$o/s.stf" --to stf
 
 corpus="${MESHCODEC_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 if [ -d "$corpus" ]; then
