@@ -428,8 +428,6 @@ pub struct Prepared {
 enum PreparedBody {
     /// The file's bytes.
     Bytes(Vec<u8>),
-    /// A binary FileMesh.
-    FileMesh(Box<crate::filemesh::raw::FileMesh>),
     /// The text file of this model (the version is 1.00 or 1.01).
     Text(
         Box<crate::filemesh::model::Mesh>,
@@ -446,19 +444,6 @@ impl Prepared {
             losses: c.losses,
             summary: c.summary,
             body: PreparedBody::Bytes(c.bytes),
-        }
-    }
-
-    /// A conversion into a binary FileMesh, written when asked.
-    pub(crate) fn filemesh(
-        file: crate::filemesh::raw::FileMesh,
-        losses: Vec<Loss>,
-        summary: String,
-    ) -> Prepared {
-        Prepared {
-            losses,
-            summary,
-            body: PreparedBody::FileMesh(Box::new(file)),
         }
     }
 
@@ -485,13 +470,12 @@ impl Prepared {
         }
     }
 
-    /// Writes the converted file into `out` (in pieces, for a FileMesh target).
+    /// Writes the converted file into `out` (in pieces, where its format writes so: FileMesh, text included, UNIGINE, STF).
     pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<()> {
         match &self.body {
             PreparedBody::Bytes(b) => out
                 .write_all(b)
                 .map_err(|e| Error::new("output", ErrorKind::Io(e))),
-            PreparedBody::FileMesh(f) => f.write_to(out),
             PreparedBody::Text(mesh, v) => mesh.write_text_to(*v, out),
             PreparedBody::File(f) => f.write_to(out),
         }
@@ -501,7 +485,6 @@ impl Prepared {
     pub fn into_converted(self) -> Result<Converted> {
         let bytes = match self.body {
             PreparedBody::Bytes(b) => b,
-            PreparedBody::FileMesh(f) => f.write()?,
             PreparedBody::Text(mesh, v) => {
                 let mut out = Vec::new();
                 mesh.write_text_to(v, &mut out)?;
@@ -521,7 +504,6 @@ impl std::fmt::Debug for Prepared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let body = match &self.body {
             PreparedBody::Bytes(b) => format!("{} bytes", b.len()),
-            PreparedBody::FileMesh(m) => format!("FileMesh {}", m.version),
             PreparedBody::Text(_, v) => format!("FileMesh {v} (text, printed when written)"),
             PreparedBody::File(file) => format!("{} {}", file.format().name(), file.version_name()),
         };

@@ -303,7 +303,11 @@ pub(crate) fn convert_owned(
     }
     let c = mesh.convert_seeded(v, &options, seed, as_read)?;
     drop(mesh);
-    Ok(Prepared::filemesh(c.file, c.losses, summary))
+    Ok(Prepared::file(
+        crate::file::AnyFile::FileMesh(c.file),
+        c.losses,
+        summary,
+    ))
 }
 
 fn line(v: Version, vertices: usize, faces: usize) -> String {
