@@ -24,7 +24,7 @@
 //! - When nothing changes (every property encodes to the bytes it named, every key keeps
 //!   its value), the container is returned as it was: writing it gives the same bytes.
 //! - Writing every mesh back as it was read (`convert --to stf`) need not decode the
-//!   meshes: `written_back` encodes each property straight from where it lies (a
+//!   meshes: `written_back_owned` encodes each property straight from where it lies (a
 //!   `MeshSource` over the mesh's arrays in the buffers), value by value as decoding
 //!   and writing the model would, one property at a time.
 //! - Widths: `float_width` is the model's (4 or 8); `indices_width` and
@@ -128,22 +128,13 @@ fn replace<'m>(
 }
 
 /// Every mesh of `c` written back from its own arrays: what
-/// `replace_meshes(c, &model::meshes(c)?)` gives, byte for byte and error for error,
+/// `replace_meshes(&c, &model::meshes(&c)?)` gives, byte for byte and error for error,
 /// without decoding the meshes. The meshes are resolved and checked as
 /// [`model::meshes`] does it (its errors first), then each property is decoded from
 /// where it lies as it is encoded again ([`MeshSource`] of a mesh view), so one
-/// property's bytes are held at a time, not the decoded model. `None` when nothing
-/// changes. (Tests only: the command-line tool gives the container away,
-/// [`written_back_owned`].)
-#[cfg(test)]
-pub(crate) fn written_back(c: &StfContainer) -> Result<Option<StfContainer>> {
-    written_back_changes(c)?
-        .map(|changes| assemble(changes, Cow::Borrowed(c)))
-        .transpose()
-}
-
-/// [`written_back`] of a container the caller gives away: its buffers are moved into
-/// the result, not copied (the container itself when nothing changes).
+/// property's bytes are held at a time, not the decoded model. The container is given
+/// away: its buffers are moved into the result, not copied (the container itself is the
+/// result when nothing changes).
 pub(crate) fn written_back_owned(c: StfContainer) -> Result<StfContainer> {
     match written_back_changes(&c)? {
         Some(changes) => assemble(changes, Cow::Owned(c)),
@@ -151,9 +142,19 @@ pub(crate) fn written_back_owned(c: StfContainer) -> Result<StfContainer> {
     }
 }
 
-/// What [`written_back`] changes.
+/// [`written_back_owned`] of a borrowed container (`None` when nothing changes; the
+/// buffers copied when something does). Tests only: the command-line tool gives the
+/// container away.
+#[cfg(test)]
+pub(crate) fn written_back(c: &StfContainer) -> Result<Option<StfContainer>> {
+    written_back_changes(c)?
+        .map(|changes| assemble(changes, Cow::Borrowed(c)))
+        .transpose()
+}
+
+/// What [`written_back_owned`] changes.
 fn written_back_changes(c: &StfContainer) -> Result<Option<Changes>> {
-    // Every read error [`model::meshes`] would give, before anything is written.
+    // Every read error `model::meshes` would give, before anything is written.
     model::check(c)?;
     let mut rewrite = Rewrite::new(c)?;
     model::each_view(c, |m| rewrite.mesh(m))?;
