@@ -235,6 +235,81 @@ fn an_inconsistent_or_unknown_mesh_is_refused() {
     assert!(e.contains("no such mesh"), "{e}");
 }
 
+/// `convert --to stf` (the container taken, each property decoded as it is encoded
+/// again) writes what decoding every mesh and `replace_meshes` write, byte for byte, or
+/// fails as they fail: on every STF file at hand (the hand-built blendshape file among
+/// them), on the files that changed meshes make of them (moved vertices, other UV sets,
+/// widths, material indices, blendshapes; old- and new-style references), and on each
+/// of those with a signalling NaN at the start of a buffer (which decoding makes quiet,
+/// so the properties that name the buffer change and get new buffers).
+#[test]
+fn converting_to_stf_writes_what_the_decoded_meshes_give() {
+    fn oracle(c: &StfContainer) -> Result<Vec<u8>, String> {
+        model::meshes(c)
+            .and_then(|m| stf::replace_meshes(c, &m))
+            .and_then(|out| out.write())
+            .map_err(|e| e.to_string())
+    }
+    fn converted(c: StfContainer) -> Result<Vec<u8>, String> {
+        let out = meshcodec::convert_prepared(
+            meshcodec::AnyFile::Stf(c),
+            "stf",
+            &Default::default(),
+            &Default::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let mut bytes = Vec::new();
+        out.write_to(&mut bytes).map_err(|e| e.to_string())?;
+        Ok(bytes)
+    }
+    type Edit = fn(&mut StfMesh);
+    let edits: [Edit; 6] = [
+        change,
+        |m| m.uvs.iter_mut().for_each(|(_, uv)| uv.reverse()),
+        |m| m.float_width = 12 - m.float_width,
+        |m| m.indices_width = 1,
+        |m| m.material_indices = Some((0..m.faces.len() as u64).map(|f| f % 2).collect()),
+        |m| {
+            for b in &mut m.blendshapes {
+                b.position_offsets.iter_mut().for_each(|o| o[1] += 0.5);
+            }
+        },
+    ];
+    let (mut same, mut changed, mut failed) = (0, 0, 0);
+    for (name, c) in containers() {
+        let mut inputs = vec![c.clone()];
+        for edit in edits {
+            let mut meshes = model::meshes(&c).unwrap();
+            meshes.iter_mut().for_each(edit);
+            if let Ok(out) = stf::replace_meshes(&c, &meshes) {
+                inputs.push(out);
+            }
+        }
+        for input in inputs.clone() {
+            for k in 0..input.buffers.len() {
+                let mut d = input.clone();
+                if let Some(b) = d.buffers[k].get_mut(..4) {
+                    b.copy_from_slice(&0x7f80_0001_u32.to_le_bytes());
+                }
+                inputs.push(d);
+            }
+        }
+        for input in inputs {
+            let expect = oracle(&input);
+            match &expect {
+                Ok(b) if *b == input.write().unwrap() => same += 1,
+                Ok(_) => changed += 1,
+                Err(_) => failed += 1,
+            }
+            assert_eq!(converted(input), expect, "{name}");
+        }
+    }
+    assert!(
+        same > 100 && changed > 50 && failed > 100,
+        "{same} unchanged, {changed} changed, {failed} failed"
+    );
+}
+
 // ---------------------------------------------------------------- scene → STF → scene
 
 /// Per triangle corner: position, normal, UV sets, colour and morph deltas, as bits

@@ -64,7 +64,10 @@ impl MeshFile for StfContainer {
     }
 
     /// STF to STF: every mesh decoded and written back from the model
-    /// ([`super::replace_meshes`]), the rest of the document kept.
+    /// ([`super::replace_meshes`]), the rest of the document kept. The container given
+    /// away (`convert_owned`, what the command-line tool uses) gives the same bytes
+    /// without decoding the meshes whole; this way stays on the model, so the two are
+    /// checked against each other wherever both run (the fuzz targets compare them).
     fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
         if *target != Target::Stf {
             return Err(MeshFile::target(self, &target.to_string())
@@ -95,16 +98,13 @@ impl MeshFile for StfContainer {
     }
 }
 
-/// [`MeshFile::convert`] to STF of a container the caller gives away: the meshes are
-/// decoded, the container's own buffers written back from them (each mesh's arrays
-/// dropped once its buffers are made), and the result written when asked, without
-/// copying the container when nothing changed.
+/// [`MeshFile::convert`] to STF of a container the caller gives away: each property
+/// of each mesh decoded and encoded again where it lies, never the whole model
+/// ([`super::write::written_back_owned`]); the container's buffers moved into the
+/// result, not copied (the container itself when nothing changed), and the result
+/// written when asked.
 pub(crate) fn convert_owned(c: StfContainer) -> Result<crate::file::Prepared> {
-    let meshes = model::meshes(&c)?;
-    let out = match super::write::changed_meshes_owned(&c, meshes)? {
-        Some(out) => out,
-        None => c,
-    };
+    let out = super::write::written_back_owned(c)?;
     let summary = line(&out)?;
     Ok(crate::file::Prepared::file(
         crate::file::AnyFile::Stf(out),

@@ -21,6 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::raw::StfContainer;
+use super::write::{push_float, push_uint, BlendHead, MeshSource, Prop};
 use crate::error::{Error, ErrorKind, Result};
 
 /// A decoded `stf.mesh` resource.
@@ -157,7 +158,7 @@ pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
 pub(crate) fn mesh_infos(c: &StfContainer) -> Result<Vec<super::StfMeshInfo>> {
     let doc = document(c)?;
     each_mesh(&doc, &Buffers::Borrowed(&c.buffers), file_size(c), |m| {
-        m.outline().info()
+        Ok(m.outline().info())
     })
 }
 
@@ -167,7 +168,27 @@ pub(crate) fn mesh_infos(c: &StfContainer) -> Result<Vec<super::StfMeshInfo>> {
 /// does.
 pub(crate) fn check(c: &StfContainer) -> Result<()> {
     let doc = document(c)?;
-    each_mesh(&doc, &Buffers::Borrowed(&c.buffers), file_size(c), drop).map(drop)
+    each_mesh(&doc, &Buffers::Borrowed(&c.buffers), file_size(c), |_| {
+        Ok(())
+    })
+    .map(drop)
+}
+
+/// `f` of each `stf.mesh` resource of the container as it lies in its buffers, as a
+/// [`MeshSource`] (each array decoded as it is encoded), in the JSON's order; the first
+/// error ends it. A mesh that does not resolve is the error [`meshes`] gives for it.
+pub(crate) fn each_view(
+    c: &StfContainer,
+    mut f: impl FnMut(&mut dyn MeshSource) -> Result<()>,
+) -> Result<()> {
+    let doc = document(c)?;
+    each_mesh(
+        &doc,
+        &Buffers::Borrowed(&c.buffers),
+        file_size(c),
+        |mut m| f(&mut m),
+    )
+    .map(drop)
 }
 
 /// [`meshes`] of a container the caller gives away, and its parsed JSON: each buffer is
@@ -179,7 +200,7 @@ pub(crate) fn meshes_owned(c: StfContainer) -> Result<(Vec<StfMesh>, Value)> {
     let doc = document(&c)?;
     let size = file_size(&c);
     let uses = std::cell::RefCell::new(vec![0; c.buffers.len()]);
-    if each_mesh(&doc, &Buffers::Counting(&uses), size, drop).is_err() {
+    if each_mesh(&doc, &Buffers::Counting(&uses), size, |_| Ok(())).is_err() {
         return Ok((meshes(&c)?, doc));
     }
     let table = c
@@ -204,17 +225,18 @@ fn meshes_from<'b>(
     buffers: &'b Buffers<'b>,
     file_size: u64,
 ) -> Result<Vec<StfMesh>> {
-    each_mesh(doc, buffers, file_size, MeshView::decode)
+    each_mesh(doc, buffers, file_size, |m| Ok(m.decode()))
 }
 
 /// `f` of each `stf.mesh` resource of the document `doc` as it lies in `buffers`
 /// ([`MeshView`]), in the JSON's order: one mesh's arrays are resolved and checked, then
-/// handed to `f`, before the next mesh's.
+/// handed to `f`, before the next mesh's. The first error (reading a mesh, or `f`'s)
+/// ends it.
 fn each_mesh<'b, T>(
     doc: &'b Value,
     buffers: &'b Buffers<'b>,
     file_size: u64,
-    mut f: impl FnMut(MeshView<'b>) -> T,
+    mut f: impl FnMut(MeshView<'b>) -> Result<T>,
 ) -> Result<Vec<T>> {
     let Some(resources) = doc.get("resources").and_then(Value::as_object) else {
         return Err(bad("the JSON has no \"resources\" object".into()));
@@ -235,7 +257,7 @@ fn each_mesh<'b, T>(
                 budget: &budget,
             }
             .read()
-            .map(&mut f)
+            .and_then(&mut f)
         })
         .collect()
 }
@@ -556,6 +578,21 @@ impl Array<'_> {
         }
     }
 
+    /// The values as `width` bytes each, as decoding them and writing the model's
+    /// values gives them: floats for a float array, else indices.
+    fn encode(&self, float_values: bool, width: u64) -> Vec<u8> {
+        let values = self.bytes.chunks_exact(self.width.max(1));
+        let mut out = Vec::with_capacity(super::write::encoded_len(values.len(), width));
+        for b in values {
+            if float_values {
+                push_float(&mut out, float(b), width);
+            } else {
+                push_uint(&mut out, uint(b), width);
+            }
+        }
+        out
+    }
+
     /// The elements as integers (an index array decoded).
     fn into_uints<const N: usize>(self) -> Vec<[u64; N]> {
         self.elements(uint)
@@ -639,10 +676,7 @@ impl MeshView<'_> {
             tris: self.tris.into_uints(),
             faces: flat(self.faces),
             material_indices: flat_opt(self.material_indices),
-            material_slots: self
-                .material_slots
-                .map(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect())
-                .unwrap_or_default(),
+            material_slots: slots(self.material_slots),
             blendshapes: self
                 .blendshapes
                 .into_iter()
@@ -690,6 +724,97 @@ impl MeshView<'_> {
                 .collect(),
         }
     }
+}
+
+/// A mesh's material slots as the model holds them (a slot that is not a string is
+/// `None`).
+fn slots(list: Option<&Vec<Value>>) -> Vec<Option<String>> {
+    list.map(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+impl<'a> MeshView<'a> {
+    /// Property `p`'s array, if the mesh has it.
+    fn array(&self, p: Prop) -> Option<&Array<'a>> {
+        let blend = |k: usize| self.blendshapes.get(k);
+        match p {
+            Prop::Vertices => Some(&self.vertices),
+            Prop::FaceCorners => Some(&self.face_corners),
+            Prop::Splits => Some(&self.splits),
+            Prop::SplitNormals => self.split_normals.as_ref(),
+            Prop::SplitColors => self.split_colors.as_ref(),
+            Prop::Uv(k) => self.uvs.get(k).map(|(_, uv)| uv),
+            Prop::Tris => Some(&self.tris),
+            Prop::Faces => Some(&self.faces),
+            Prop::MaterialIndices => self.material_indices.as_ref(),
+            Prop::BlendIndices(k) => blend(k)?.indices.as_ref(),
+            Prop::BlendOffsets(k) => blend(k).map(|b| &b.position_offsets),
+            Prop::BlendSplitIndices(k) => blend(k)?.split_indices.as_ref(),
+            Prop::BlendSplitNormals(k) => blend(k)?.split_normals.as_ref(),
+        }
+    }
+}
+
+/// A mesh where it lies: each array decoded as it is encoded, value by value, to what
+/// [`MeshView::decode`] and writing its [`StfMesh`] give (the same `float`/`uint`, the
+/// same [`push_float`]/[`push_uint`]).
+impl MeshSource for MeshView<'_> {
+    fn id(&self) -> &str {
+        self.id
+    }
+
+    fn problems(&self) -> Vec<String> {
+        self.outline().problems()
+    }
+
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn float_width(&self) -> u64 {
+        self.float_width
+    }
+
+    fn indices_width(&self) -> u64 {
+        self.indices_width
+    }
+
+    fn material_slots(&self) -> Vec<Option<String>> {
+        slots(self.material_slots)
+    }
+
+    fn uv_names(&self) -> Vec<String> {
+        self.uvs.iter().map(|(name, _)| name.to_string()).collect()
+    }
+
+    fn blendshapes(&self) -> Vec<BlendHead> {
+        self.blendshapes
+            .iter()
+            .map(|b| BlendHead {
+                name: b.name.to_string(),
+                default_value: b.default_value,
+                limit_upper: b.limit_upper,
+                limit_lower: b.limit_lower,
+            })
+            .collect()
+    }
+
+    fn has(&self, p: Prop) -> bool {
+        self.array(p).is_some()
+    }
+
+    fn max(&self, p: Prop) -> u64 {
+        self.array(p).and_then(|a| a.uints().max()).unwrap_or(0)
+    }
+
+    fn encode(&self, p: Prop, width: u64) -> Vec<u8> {
+        self.array(p)
+            .map(|a| a.encode(p.is_float(), width))
+            .unwrap_or_default()
+    }
+
+    /// The bytes are the container's, borrowed: nothing to let go.
+    fn spend(&mut self, _: Prop) {}
 }
 
 /// Index values, one pass, and how many there are.
@@ -849,12 +974,27 @@ impl Outline<'_> {
     }
 }
 
+/// A float of 8 bytes, or of 4 widened. A 4-byte NaN is made quiet first, as widening
+/// does on the machines we run on (x86-64, AArch64): written back as 4 bytes, it is then
+/// the same NaN whether the compiler keeps the widening and narrowing or folds them
+/// away (so decoding into [`StfMesh`] and writing, and encoding straight from the bytes,
+/// give the same bytes).
 fn float(b: &[u8]) -> f64 {
     match b.len() {
         8 => f64::from_le_bytes(b.try_into().unwrap_or_default()),
-        _ => f64::from(f32::from_le_bytes(b.try_into().unwrap_or_default())),
+        _ => {
+            let v = f32::from_le_bytes(b.try_into().unwrap_or_default());
+            f64::from(if v.is_nan() {
+                f32::from_bits(v.to_bits() | QUIET_F32)
+            } else {
+                v
+            })
+        }
     }
 }
+
+/// The quiet bit of an `f32` NaN (the top bit of the fraction).
+const QUIET_F32: u32 = 1 << 22;
 
 fn uint(b: &[u8]) -> u64 {
     let mut v = [0u8; 8];
@@ -929,7 +1069,7 @@ impl StfMesh {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::{meshes, meshes_owned, StfContainer};
+    use super::{meshes, meshes_owned, StfBlendshape, StfContainer, StfMesh};
     use crate::error::Limits;
     use crate::file::MeshFile;
     use crate::stf::write::ARRAY_KEYS as ARRAYS;
@@ -1230,5 +1370,134 @@ mod tests {
             }
         }
         assert!(same > 20 && failed > 20, "{same} decoded, {failed} failed");
+    }
+
+    /// The file as `convert --to stf` once wrote it, and its error: every mesh decoded
+    /// and written back by [`crate::stf::replace_meshes`].
+    fn written_back_oracle(c: &StfContainer) -> Result<Vec<u8>, String> {
+        meshes(c)
+            .and_then(|m| crate::stf::replace_meshes(c, &m))
+            .and_then(|out| out.write())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Edits to a decoded mesh, each changing what its properties encode to.
+    fn mesh_edits() -> [fn(&mut StfMesh); 6] {
+        [
+            |m| {
+                if let Some(v) = m.vertices.first_mut() {
+                    v[1] += 0.5;
+                }
+            },
+            |m| {
+                let n = m.splits.len();
+                m.uvs.push(("Extra".into(), vec![[0.25, 0.5]; n]));
+                m.split_colors = None;
+            },
+            |m| m.float_width = 12 - m.float_width,
+            |m| m.indices_width = 8,
+            |m| {
+                let n = m.faces.len() as u64;
+                m.material_indices = Some((0..n).map(|i| i * 100).collect());
+                m.material_slots = vec![None, Some("m".into())];
+            },
+            |m| {
+                let n = m.vertices.len();
+                m.blendshapes.push(StfBlendshape {
+                    name: "All".into(),
+                    position_offsets: vec![[0.0, 1.0, 0.0]; n],
+                    ..Default::default()
+                });
+                let last_split = m.splits.len().saturating_sub(1) as u64;
+                m.blendshapes.push(StfBlendshape {
+                    name: "Some".into(),
+                    default_value: 0.5,
+                    indices: Some(vec![0]),
+                    position_offsets: vec![[1.0, 0.0, 0.0]],
+                    split_indices: Some(vec![last_split]),
+                    split_normals: Some(vec![[0.0, 0.0, 1.0]]),
+                    ..Default::default()
+                });
+            },
+        ]
+    }
+
+    /// Files that the edits of [`mesh_edits`] make of `c` (each to every mesh): other
+    /// widths, more buffers, blendshapes, in the resources' own reference style.
+    fn edited(c: &StfContainer) -> Vec<StfContainer> {
+        let Ok(decoded) = meshes(c) else {
+            return Vec::new();
+        };
+        mesh_edits()
+            .iter()
+            .filter_map(|edit| {
+                let mut m = decoded.clone();
+                m.iter_mut().for_each(edit);
+                crate::stf::replace_meshes(c, &m).ok()
+            })
+            .collect()
+    }
+
+    /// `c` with a signalling NaN at the start of buffer `k`: a float array there
+    /// (any buffer a float property names, alone or shared) encodes to other bytes,
+    /// since decoding makes the NaN quiet.
+    fn with_nan(c: &StfContainer, k: usize) -> StfContainer {
+        let mut d = c.clone();
+        if let Some(b) = d.buffers.get_mut(k).and_then(|b| b.get_mut(..4)) {
+            b.copy_from_slice(&0x7f80_0001_u32.to_le_bytes());
+        }
+        d
+    }
+
+    /// Writing every mesh back from where it lies ([`crate::stf::write::written_back`],
+    /// borrowed and owned) gives the bytes, or the error, that
+    /// decoding the meshes and [`crate::stf::replace_meshes`] give: on every STF fixture
+    /// and corpus file, whole, with bytes changed, damaged, edited (widths, UV sets,
+    /// material indices, blendshapes), and with a NaN in each buffer so that properties
+    /// change (buffers alone, shared between properties and meshes, old- and new-style
+    /// references).
+    #[test]
+    fn writing_back_in_place_is_what_the_decoded_meshes_give() {
+        use crate::stf::write::{written_back, written_back_owned};
+        let (mut unchanged, mut changed, mut new_buffers, mut failed) = (0, 0, 0, 0);
+        for bytes in stf_files() {
+            let whole = StfContainer::read(&bytes).expect("reads");
+            let mut inputs = changed_bytes(&bytes);
+            inputs.extend(damaged(&whole));
+            inputs.extend(edited(&whole));
+            let with_nans: Vec<StfContainer> = inputs
+                .iter()
+                .flat_map(|c| (0..c.buffers.len()).map(|k| with_nan(c, k)))
+                .collect();
+            inputs.extend(with_nans);
+            for c in inputs {
+                let oracle = written_back_oracle(&c);
+                let borrowed = written_back(&c)
+                    .map(|out| out.unwrap_or_else(|| c.clone()))
+                    .and_then(|out| out.write())
+                    .map_err(|e| e.to_string());
+                assert_eq!(borrowed, oracle);
+                let input = c.write().expect("writes");
+                let buffers = c.buffers.len();
+                let owned = written_back_owned(c);
+                match &owned {
+                    Ok(out) if out.write().ok() == Some(input) => unchanged += 1,
+                    Ok(out) => {
+                        changed += 1;
+                        if out.buffers.len() > buffers {
+                            new_buffers += 1;
+                        }
+                    }
+                    Err(_) => failed += 1,
+                }
+                let owned = owned.and_then(|out| out.write()).map_err(|e| e.to_string());
+                assert_eq!(owned, oracle);
+            }
+        }
+        assert!(
+            unchanged > 1000 && changed > 1000 && new_buffers > 40 && failed > 10000,
+            "{unchanged} unchanged, {changed} changed ({new_buffers} with new buffers), \
+             {failed} failed"
+        );
     }
 }

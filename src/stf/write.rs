@@ -23,6 +23,10 @@
 //!   after them.
 //! - When nothing changes (every property encodes to the bytes it named, every key keeps
 //!   its value), the container is returned as it was: writing it gives the same bytes.
+//! - Writing every mesh back as it was read (`convert --to stf`) need not decode the
+//!   meshes: `written_back_owned` encodes each property straight from where it lies (a
+//!   `MeshSource` over the mesh's arrays in the buffers), value by value as decoding
+//!   and writing the model would, one property at a time.
 //! - Widths: `float_width` is the model's (4 or 8); `indices_width` and
 //!   `material_indices_width` are the model's (or the resource's) unless an index does
 //!   not fit, then the smallest of 1, 2, 4, 8 bytes that holds every index.
@@ -32,7 +36,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::model::{self, StfBlendshape, StfMesh};
+use super::model::{self, StfMesh};
 use super::raw::StfContainer;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -113,58 +117,146 @@ fn replace<'m>(
     c: &StfContainer,
     meshes: impl Iterator<Item = Cow<'m, StfMesh>>,
 ) -> Result<Option<StfContainer>> {
-    let mut doc = model::document(c)?;
-    let original = serde_json::to_vec(&doc).ok();
-    let mut new_buffers: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut released = HashSet::new();
-    let mut ids = IdSource::new(&doc, c);
+    let mut rewrite = Rewrite::new(c)?;
     for mut m in meshes {
+        rewrite.mesh(&mut m)?;
+    }
+    rewrite
+        .finish()
+        .map(|changes| assemble(changes, Cow::Borrowed(c)))
+        .transpose()
+}
+
+/// Every mesh of `c` written back from its own arrays: what
+/// `replace_meshes(&c, &model::meshes(&c)?)` gives, byte for byte and error for error,
+/// without decoding the meshes. The meshes are resolved and checked as
+/// [`model::meshes`] does it (its errors first), then each property is decoded from
+/// where it lies as it is encoded again ([`MeshSource`] of a mesh view), so one
+/// property's bytes are held at a time, not the decoded model. The container is given
+/// away: its buffers are moved into the result, not copied (the container itself is the
+/// result when nothing changes).
+pub(crate) fn written_back_owned(c: StfContainer) -> Result<StfContainer> {
+    match written_back_changes(&c)? {
+        Some(changes) => assemble(changes, Cow::Owned(c)),
+        None => Ok(c),
+    }
+}
+
+/// [`written_back_owned`] of a borrowed container (`None` when nothing changes; the
+/// buffers copied when something does). Tests only: the command-line tool gives the
+/// container away.
+#[cfg(test)]
+pub(crate) fn written_back(c: &StfContainer) -> Result<Option<StfContainer>> {
+    written_back_changes(c)?
+        .map(|changes| assemble(changes, Cow::Borrowed(c)))
+        .transpose()
+}
+
+/// What [`written_back_owned`] changes.
+fn written_back_changes(c: &StfContainer) -> Result<Option<Changes>> {
+    // Every read error `model::meshes` would give, before anything is written.
+    model::check(c)?;
+    let mut rewrite = Rewrite::new(c)?;
+    model::each_view(c, |m| rewrite.mesh(m))?;
+    Ok(rewrite.finish())
+}
+
+/// Meshes written one by one into a copy of a container's document.
+struct Rewrite<'c> {
+    c: &'c StfContainer,
+    doc: Value,
+    /// The document as read, serialised (to tell whether anything changed).
+    original: Option<Vec<u8>>,
+    new_buffers: Vec<(String, Vec<u8>)>,
+    released: HashSet<String>,
+    ids: IdSource,
+}
+
+/// What a [`Rewrite`] changed: the new document, the new buffers (id, bytes), and the
+/// buffer ids the old versions of rewritten properties named.
+struct Changes {
+    doc: Value,
+    new_buffers: Vec<(String, Vec<u8>)>,
+    released: HashSet<String>,
+}
+
+impl<'c> Rewrite<'c> {
+    fn new(c: &'c StfContainer) -> Result<Self> {
+        let doc = model::document(c)?;
+        let original = serde_json::to_vec(&doc).ok();
+        let ids = IdSource::new(&doc, c);
+        Ok(Rewrite {
+            c,
+            doc,
+            original,
+            new_buffers: Vec::new(),
+            released: HashSet::new(),
+            ids,
+        })
+    }
+
+    /// Writes mesh `m` in place of the `stf.mesh` resource of its id.
+    fn mesh(&mut self, m: &mut dyn MeshSource) -> Result<()> {
         if let Some(p) = m.problems().first() {
             return Err(Error::new(
                 "STF",
-                ErrorKind::Inconsistent(format!("mesh {}: {p}", m.id)),
+                ErrorKind::Inconsistent(format!("mesh {}: {p}", m.id())),
             ));
         }
-        let old = doc
+        let id = m.id().to_string();
+        let old = self
+            .doc
             .get("resources")
-            .and_then(|r| r.get(&m.id))
+            .and_then(|r| r.get(&id))
             .filter(|r| r.get("type").and_then(Value::as_str) == Some("stf.mesh"))
             .and_then(Value::as_object)
             .cloned()
-            .ok_or_else(|| bad(format!("no stf.mesh resource {:?} to replace", m.id)))?;
+            .ok_or_else(|| bad(format!("no stf.mesh resource {id:?} to replace")))?;
         let resource = MeshWriter {
-            c,
-            doc: &doc,
+            c: self.c,
+            doc: &self.doc,
             old: &old,
-            new_buffers: &mut new_buffers,
-            ids: &mut ids,
-            released: &mut released,
+            new_buffers: &mut self.new_buffers,
+            ids: &mut self.ids,
+            released: &mut self.released,
             fresh: Vec::new(),
             reused: BTreeSet::new(),
         }
-        .write(&mut m)?;
-        if let Some(r) = doc.get_mut("resources").and_then(Value::as_object_mut) {
-            r.insert(m.id.clone(), Value::Object(resource));
+        .write(m)?;
+        if let Some(r) = self.doc.get_mut("resources").and_then(Value::as_object_mut) {
+            r.insert(id, Value::Object(resource));
         }
+        Ok(())
     }
-    // Nothing changed (every property kept its buffer, every key its value and
-    // place): the file as it was, byte for byte.
-    if new_buffers.is_empty() && original.is_some() && serde_json::to_vec(&doc).ok() == original {
-        return Ok(None);
+
+    /// What changed; `None` when nothing did (every property kept its buffer, every key
+    /// its value and place: the file as it was, byte for byte).
+    fn finish(self) -> Option<Changes> {
+        if self.new_buffers.is_empty()
+            && self.original.is_some()
+            && serde_json::to_vec(&self.doc).ok() == self.original
+        {
+            return None;
+        }
+        Some(Changes {
+            doc: self.doc,
+            new_buffers: self.new_buffers,
+            released: self.released,
+        })
     }
-    assemble(doc, c, new_buffers, &released).map(Some)
 }
 
 /// Drops the buffers that the old versions of the rewritten properties named
 /// (`released`) and nothing names any more, renumbers the rest (every other buffer and
-/// `buffers` entry is kept, named or not), appends `new_buffers` (id, bytes) with their
-/// `buffers` entries, and serialises.
-fn assemble(
-    mut doc: Value,
-    c: &StfContainer,
-    new_buffers: Vec<(String, Vec<u8>)>,
-    released: &HashSet<String>,
-) -> Result<StfContainer> {
+/// `buffers` entry is kept, named or not), appends the new buffers (id, bytes) with
+/// their `buffers` entries, and serialises. A container given away (`Cow::Owned`)
+/// gives its buffers to the result; a borrowed one's are copied.
+fn assemble(changes: Changes, c: Cow<'_, StfContainer>) -> Result<StfContainer> {
+    let Changes {
+        mut doc,
+        new_buffers,
+        released,
+    } = changes;
     let mut named = HashSet::new();
     if let Some(top) = doc.as_object() {
         for (k, v) in top {
@@ -198,14 +290,32 @@ fn assemble(
             dead_index.remove(&i);
         }
     }
+    let kept = |i: usize| !dead_index.contains(&(i as u64));
     let mut renumber = HashMap::new();
-    let mut buffers = Vec::new();
-    for (i, b) in c.buffers.iter().enumerate() {
-        if !dead_index.contains(&(i as u64)) {
-            renumber.insert(i as u64, buffers.len() as u64);
-            buffers.push(b.clone());
-        }
+    for i in (0..c.buffers.len()).filter(|&i| kept(i)) {
+        renumber.insert(i as u64, renumber.len() as u64);
     }
+    let (version_major, version_minor) = (c.version_major, c.version_minor);
+    let (mut buffers, trailing): (Vec<Vec<u8>>, Vec<u8>) = match c {
+        Cow::Borrowed(c) => (
+            c.buffers
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| kept(i))
+                .map(|(_, b)| b.clone())
+                .collect(),
+            c.trailing.clone(),
+        ),
+        Cow::Owned(c) => (
+            c.buffers
+                .into_iter()
+                .enumerate()
+                .filter(|&(i, _)| kept(i))
+                .map(|(_, b)| b)
+                .collect(),
+            c.trailing,
+        ),
+    };
     for e in table.values_mut() {
         if !included(e) {
             continue;
@@ -228,11 +338,11 @@ fn assemble(
     let json = serde_json::to_vec(&doc)
         .map_err(|e| Error::new("STF", ErrorKind::Inconsistent(e.to_string())))?;
     Ok(StfContainer {
-        version_major: c.version_major,
-        version_minor: c.version_minor,
+        version_major,
+        version_minor,
         json: json.into(),
         buffers,
-        trailing: c.trailing.clone(),
+        trailing,
     })
 }
 
@@ -362,24 +472,249 @@ pub(crate) fn fitting_width(width: u64, max: u64) -> u64 {
 
 /// Floats of `width` bytes (4 or 8), little-endian.
 pub(crate) fn float_bytes<'a>(values: impl IntoIterator<Item = &'a f64>, width: u64) -> Vec<u8> {
-    let mut out = Vec::new();
+    let values = values.into_iter();
+    let mut out = Vec::with_capacity(encoded_len(values.size_hint().0, width));
     for &v in values {
-        if width == 8 {
-            out.extend_from_slice(&v.to_le_bytes());
-        } else {
-            out.extend_from_slice(&(v as f32).to_le_bytes());
-        }
+        push_float(&mut out, v, width);
     }
     out
 }
 
 /// Unsigned integers of `width` bytes (1, 2, 4 or 8), little-endian.
 pub(crate) fn uint_bytes<'a>(values: impl IntoIterator<Item = &'a u64>, width: u64) -> Vec<u8> {
-    let mut out = Vec::new();
+    let values = values.into_iter();
+    let mut out = Vec::with_capacity(encoded_len(values.size_hint().0, width));
     for &v in values {
-        out.extend_from_slice(v.to_le_bytes().get(..width as usize).unwrap_or_default());
+        push_uint(&mut out, v, width);
     }
     out
+}
+
+/// The bytes `count` values of `width` bytes take (no more than 8 bytes each, as
+/// [`push_float`] and [`push_uint`] write them).
+pub(crate) fn encoded_len(count: usize, width: u64) -> usize {
+    count.saturating_mul(width.min(8) as usize)
+}
+
+/// A float as `width` bytes: 8 as it is, else as an `f32`. Both ways of writing a mesh
+/// (from [`StfMesh`], and from its arrays where they lie) encode every value here.
+pub(crate) fn push_float(out: &mut Vec<u8>, v: f64, width: u64) {
+    if width == 8 {
+        out.extend_from_slice(&v.to_le_bytes());
+    } else {
+        out.extend_from_slice(&(v as f32).to_le_bytes());
+    }
+}
+
+/// An unsigned integer as its low `width` bytes (none for a width over 8).
+pub(crate) fn push_uint(out: &mut Vec<u8>, v: u64, width: u64) {
+    out.extend_from_slice(v.to_le_bytes().get(..width as usize).unwrap_or_default());
+}
+
+/// An array property of a mesh, as [`MeshSource`] gives it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Prop {
+    Vertices,
+    FaceCorners,
+    Splits,
+    SplitNormals,
+    SplitColors,
+    /// The UV set at this position.
+    Uv(usize),
+    Tris,
+    Faces,
+    MaterialIndices,
+    /// `indices` of the blendshape at this position.
+    BlendIndices(usize),
+    /// `position_offsets` of the blendshape at this position.
+    BlendOffsets(usize),
+    /// `split_indices` of the blendshape at this position.
+    BlendSplitIndices(usize),
+    /// `split_normals` of the blendshape at this position.
+    BlendSplitNormals(usize),
+}
+
+impl Prop {
+    /// Whether the property holds floats (else indices).
+    pub(crate) fn is_float(self) -> bool {
+        matches!(
+            self,
+            Prop::Vertices
+                | Prop::SplitNormals
+                | Prop::SplitColors
+                | Prop::Uv(_)
+                | Prop::BlendOffsets(_)
+                | Prop::BlendSplitNormals(_)
+        )
+    }
+}
+
+/// The values of a blendshape that are not arrays.
+pub(crate) struct BlendHead {
+    pub(crate) name: String,
+    pub(crate) default_value: f64,
+    pub(crate) limit_upper: f64,
+    pub(crate) limit_lower: f64,
+}
+
+/// A mesh as [`MeshWriter`] writes it: the decoded model ([`StfMesh`]), or a mesh's
+/// arrays where they lie in the container (each decoded as it is encoded). Arrays are
+/// asked for one at a time, so a source may hold only the one being written.
+pub(crate) trait MeshSource {
+    /// The resource id.
+    fn id(&self) -> &str;
+    /// [`StfMesh::problems`].
+    fn problems(&self) -> Vec<String>;
+    /// [`StfMesh::name`].
+    fn name(&self) -> &str;
+    /// [`StfMesh::float_width`].
+    fn float_width(&self) -> u64;
+    /// [`StfMesh::indices_width`].
+    fn indices_width(&self) -> u64;
+    /// [`StfMesh::material_slots`].
+    fn material_slots(&self) -> Vec<Option<String>>;
+    /// The UV sets' names, in order.
+    fn uv_names(&self) -> Vec<String>;
+    /// The blendshapes, in order.
+    fn blendshapes(&self) -> Vec<BlendHead>;
+    /// Whether the mesh has the property (required ones always).
+    fn has(&self, p: Prop) -> bool;
+    /// The largest value of an index property (0 when empty or absent).
+    fn max(&self, p: Prop) -> u64;
+    /// The property's values, in order, each as `width` bytes ([`push_float`],
+    /// [`push_uint`]); empty when absent.
+    fn encode(&self, p: Prop, width: u64) -> Vec<u8>;
+    /// The property is written: what holds it may let it go.
+    fn spend(&mut self, p: Prop);
+}
+
+/// The values of one property of an [`StfMesh`], flat.
+enum Values<'m> {
+    Floats(&'m [f64]),
+    Uints(&'m [u64]),
+}
+
+/// Property `p` of `m`.
+fn values(m: &StfMesh, p: Prop) -> Option<Values<'_>> {
+    let blend = |k: usize| m.blendshapes.get(k);
+    Some(match p {
+        Prop::Vertices => Values::Floats(m.vertices.as_flattened()),
+        Prop::FaceCorners => Values::Uints(&m.face_corners),
+        Prop::Splits => Values::Uints(&m.splits),
+        Prop::SplitNormals => Values::Floats(m.split_normals.as_ref()?.as_flattened()),
+        Prop::SplitColors => Values::Floats(m.split_colors.as_ref()?.as_flattened()),
+        Prop::Uv(k) => Values::Floats(m.uvs.get(k)?.1.as_flattened()),
+        Prop::Tris => Values::Uints(m.tris.as_flattened()),
+        Prop::Faces => Values::Uints(&m.faces),
+        Prop::MaterialIndices => Values::Uints(m.material_indices.as_ref()?),
+        Prop::BlendIndices(k) => Values::Uints(blend(k)?.indices.as_ref()?),
+        Prop::BlendOffsets(k) => Values::Floats(blend(k)?.position_offsets.as_flattened()),
+        Prop::BlendSplitIndices(k) => Values::Uints(blend(k)?.split_indices.as_ref()?),
+        Prop::BlendSplitNormals(k) => {
+            Values::Floats(blend(k)?.split_normals.as_ref()?.as_flattened())
+        }
+    })
+}
+
+/// The decoded model; an owned one gives up each array once it is written, so the
+/// model and the new buffers are not held whole together.
+impl MeshSource for Cow<'_, StfMesh> {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn problems(&self) -> Vec<String> {
+        StfMesh::problems(self)
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn float_width(&self) -> u64 {
+        self.float_width
+    }
+
+    fn indices_width(&self) -> u64 {
+        self.indices_width
+    }
+
+    fn material_slots(&self) -> Vec<Option<String>> {
+        self.material_slots.clone()
+    }
+
+    fn uv_names(&self) -> Vec<String> {
+        self.uvs.iter().map(|(name, _)| name.clone()).collect()
+    }
+
+    fn blendshapes(&self) -> Vec<BlendHead> {
+        self.blendshapes
+            .iter()
+            .map(|b| BlendHead {
+                name: b.name.clone(),
+                default_value: b.default_value,
+                limit_upper: b.limit_upper,
+                limit_lower: b.limit_lower,
+            })
+            .collect()
+    }
+
+    fn has(&self, p: Prop) -> bool {
+        values(self, p).is_some()
+    }
+
+    fn max(&self, p: Prop) -> u64 {
+        match values(self, p) {
+            Some(Values::Uints(v)) => v.iter().copied().max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn encode(&self, p: Prop, width: u64) -> Vec<u8> {
+        match values(self, p) {
+            Some(Values::Floats(v)) => float_bytes(v, width),
+            Some(Values::Uints(v)) => uint_bytes(v, width),
+            None => Vec::new(),
+        }
+    }
+
+    fn spend(&mut self, p: Prop) {
+        fn clear<T>(v: &mut Option<Vec<T>>) {
+            if let Some(v) = v {
+                *v = Vec::new();
+            }
+        }
+        let Cow::Owned(m) = self else {
+            return;
+        };
+        let blend = m.blendshapes.get_mut(match p {
+            Prop::BlendIndices(k)
+            | Prop::BlendOffsets(k)
+            | Prop::BlendSplitIndices(k)
+            | Prop::BlendSplitNormals(k) => k,
+            _ => usize::MAX,
+        });
+        match (p, blend) {
+            (Prop::Vertices, _) => m.vertices = Vec::new(),
+            (Prop::FaceCorners, _) => m.face_corners = Vec::new(),
+            (Prop::Splits, _) => m.splits = Vec::new(),
+            (Prop::SplitNormals, _) => clear(&mut m.split_normals),
+            (Prop::SplitColors, _) => clear(&mut m.split_colors),
+            (Prop::Uv(k), _) => {
+                if let Some((_, uv)) = m.uvs.get_mut(k) {
+                    *uv = Vec::new();
+                }
+            }
+            (Prop::Tris, _) => m.tris = Vec::new(),
+            (Prop::Faces, _) => m.faces = Vec::new(),
+            (Prop::MaterialIndices, _) => clear(&mut m.material_indices),
+            (Prop::BlendIndices(_), Some(b)) => clear(&mut b.indices),
+            (Prop::BlendOffsets(_), Some(b)) => b.position_offsets = Vec::new(),
+            (Prop::BlendSplitIndices(_), Some(b)) => clear(&mut b.split_indices),
+            (Prop::BlendSplitNormals(_), Some(b)) => clear(&mut b.split_normals),
+            (_, None) => {}
+        }
+    }
 }
 
 /// Writes one mesh resource.
@@ -483,49 +818,26 @@ impl MeshWriter<'_> {
         }
     }
 
-    fn write(mut self, cow: &mut Cow<'_, StfMesh>) -> Result<Map<String, Value>> {
-        // An owned mesh gives up each array once it is written.
-        fn spend(cow: &mut Cow<'_, StfMesh>, take: impl FnOnce(&mut StfMesh)) {
-            if let Cow::Owned(m) = cow {
-                take(m);
-            }
-        }
-        let m: &StfMesh = cow;
+    fn write(mut self, m: &mut dyn MeshSource) -> Result<Map<String, Value>> {
         self.release_all();
-        if !matches!(m.float_width, 4 | 8) {
-            return Err(bad(format!(
-                "mesh {}: float_width {}: 4 or 8",
-                m.id, m.float_width
-            )));
+        let fw = m.float_width();
+        if !matches!(fw, 4 | 8) {
+            return Err(bad(format!("mesh {}: float_width {fw}: 4 or 8", m.id())));
         }
-        let fw = m.float_width;
-        let max_index = m
-            .face_corners
-            .iter()
-            .chain(&m.splits)
-            .chain(m.tris.iter().flatten())
-            .chain(&m.faces)
-            .chain(
-                m.blendshapes
-                    .iter()
-                    .flat_map(|b| b.indices.iter().flatten()),
-            )
-            .chain(
-                m.blendshapes
-                    .iter()
-                    .flat_map(|b| b.split_indices.iter().flatten()),
-            )
-            .copied()
-            .max()
-            .unwrap_or(0);
-        let iw = fitting_width(m.indices_width, max_index);
+        let blendshapes = m.blendshapes();
+        let index_props = [Prop::FaceCorners, Prop::Splits, Prop::Tris, Prop::Faces]
+            .into_iter()
+            .chain((0..blendshapes.len()).map(Prop::BlendIndices))
+            .chain((0..blendshapes.len()).map(Prop::BlendSplitIndices));
+        let max_index = index_props.map(|p| m.max(p)).max().unwrap_or(0);
+        let iw = fitting_width(m.indices_width(), max_index);
         let old = self.old;
         let mut r = old.clone();
         let set = |r: &mut Map<String, Value>, k: &str, v: Value| {
             r.insert(k.to_string(), v);
         };
-        if !m.name.is_empty() || old.contains_key("name") {
-            set(&mut r, "name", json!(m.name));
+        if !m.name().is_empty() || old.contains_key("name") {
+            set(&mut r, "name", json!(m.name()));
         }
         // material_slots: kept as written when the model reads the same from it.
         let old_slots: Vec<Option<String>> = old
@@ -533,11 +845,12 @@ impl MeshWriter<'_> {
             .and_then(Value::as_array)
             .map(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect())
             .unwrap_or_default();
-        if old_slots != m.material_slots {
-            if m.material_slots.is_empty() {
+        let slots = m.material_slots();
+        if old_slots != slots {
+            if slots.is_empty() {
                 r.shift_remove("material_slots");
             } else {
-                set(&mut r, "material_slots", json!(m.material_slots));
+                set(&mut r, "material_slots", json!(slots));
             }
         }
         // Widths are written where the resource had them or they are not the default 4.
@@ -547,168 +860,126 @@ impl MeshWriter<'_> {
         if old.contains_key("indices_width") || iw != 4 {
             set(&mut r, "indices_width", json!(iw));
         }
-        let v = self.reference(
-            old.get("vertices"),
-            float_bytes(cow.vertices.iter().flatten(), fw),
-        );
-        set(&mut r, "vertices", v);
-        spend(cow, |m| m.vertices = Vec::new());
-        let v = self.reference(old.get("face_corners"), uint_bytes(&cow.face_corners, iw));
-        set(&mut r, "face_corners", v);
-        spend(cow, |m| m.face_corners = Vec::new());
-        let v = self.reference(old.get("splits"), uint_bytes(&cow.splits, iw));
-        set(&mut r, "splits", v);
-        spend(cow, |m| m.splits = Vec::new());
-        match &cow.split_normals {
-            Some(n) => {
-                let v = self.reference(
-                    old.get("split_normals"),
-                    float_bytes(n.iter().flatten(), fw),
-                );
-                set(&mut r, "split_normals", v);
-            }
-            None => {
-                r.shift_remove("split_normals");
+        // One property encoded, referenced, and let go.
+        let array = |this: &mut Self, m: &mut dyn MeshSource, old: Option<&Value>, p, w| {
+            let v = this.reference(old, m.encode(p, w));
+            m.spend(p);
+            v
+        };
+        for (key, p) in [
+            ("vertices", Prop::Vertices),
+            ("face_corners", Prop::FaceCorners),
+            ("splits", Prop::Splits),
+            ("split_normals", Prop::SplitNormals),
+            ("split_colors", Prop::SplitColors),
+        ] {
+            if m.has(p) {
+                let w = if p.is_float() { fw } else { iw };
+                let v = array(&mut self, m, old.get(key), p, w);
+                set(&mut r, key, v);
+            } else {
+                r.shift_remove(key);
             }
         }
-        spend(cow, |m| m.split_normals = None);
-        match &cow.split_colors {
-            Some(cs) => {
-                let v = self.reference(
-                    old.get("split_colors"),
-                    float_bytes(cs.iter().flatten(), fw),
-                );
-                set(&mut r, "split_colors", v);
-            }
-            None => {
-                r.shift_remove("split_colors");
-            }
-        }
-        spend(cow, |m| m.split_colors = None);
-        if cow.uvs.is_empty() {
+        let uv_names = m.uv_names();
+        if uv_names.is_empty() {
             r.shift_remove("uvs");
         } else {
             let old_uvs = old.get("uvs").and_then(Value::as_array);
             let mut list = Vec::new();
-            for (k, (name, uv)) in cow.uvs.iter().enumerate() {
+            for (k, name) in uv_names.iter().enumerate() {
                 let prev = old_uvs.and_then(|l| l.get(k)).and_then(Value::as_object);
                 let mut e = prev.cloned().unwrap_or_default();
                 if prev.is_none_or(|p| p.contains_key("name")) || !name.is_empty() {
                     e.insert("name".into(), json!(name));
                 }
-                let v = self.reference(
+                let v = array(
+                    &mut self,
+                    m,
                     prev.and_then(|p| p.get("uv")),
-                    float_bytes(uv.iter().flatten(), fw),
+                    Prop::Uv(k),
+                    fw,
                 );
                 e.insert("uv".into(), v);
                 list.push(Value::Object(e));
             }
             set(&mut r, "uvs", Value::Array(list));
         }
-        spend(cow, |m| m.uvs = Vec::new());
-        let v = self.reference(old.get("tris"), uint_bytes(cow.tris.iter().flatten(), iw));
-        set(&mut r, "tris", v);
-        spend(cow, |m| m.tris = Vec::new());
-        let v = self.reference(old.get("faces"), uint_bytes(&cow.faces, iw));
-        set(&mut r, "faces", v);
-        spend(cow, |m| m.faces = Vec::new());
-        match &cow.material_indices {
-            Some(mi) => {
-                // The resource's width (the default 4 when it had material indices but no
-                // width); for new material indices, the smallest that fits.
-                let had = old.contains_key("material_indices_width");
-                let declared = old
-                    .get("material_indices_width")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(if old.contains_key("material_indices") {
-                        4
-                    } else {
-                        1
-                    });
-                let mw = fitting_width(declared, mi.iter().copied().max().unwrap_or(0));
-                if had || mw != 4 {
-                    set(&mut r, "material_indices_width", json!(mw));
-                }
-                let v = self.reference(old.get("material_indices"), uint_bytes(mi, mw));
-                set(&mut r, "material_indices", v);
-            }
-            None => {
-                r.shift_remove("material_indices");
-                r.shift_remove("material_indices_width");
-            }
+        for (key, p) in [("tris", Prop::Tris), ("faces", Prop::Faces)] {
+            let v = array(&mut self, m, old.get(key), p, iw);
+            set(&mut r, key, v);
         }
-        if cow.blendshapes.is_empty() {
+        if m.has(Prop::MaterialIndices) {
+            // The resource's width (the default 4 when it had material indices but no
+            // width); for new material indices, the smallest that fits.
+            let had = old.contains_key("material_indices_width");
+            let declared = old
+                .get("material_indices_width")
+                .and_then(Value::as_u64)
+                .unwrap_or(if old.contains_key("material_indices") {
+                    4
+                } else {
+                    1
+                });
+            let mw = fitting_width(declared, m.max(Prop::MaterialIndices));
+            if had || mw != 4 {
+                set(&mut r, "material_indices_width", json!(mw));
+            }
+            let v = array(
+                &mut self,
+                m,
+                old.get("material_indices"),
+                Prop::MaterialIndices,
+                mw,
+            );
+            set(&mut r, "material_indices", v);
+        } else {
+            r.shift_remove("material_indices");
+            r.shift_remove("material_indices_width");
+        }
+        if blendshapes.is_empty() {
             r.shift_remove("blendshapes");
         } else {
             let old_list = old.get("blendshapes").and_then(Value::as_array);
             let mut list = Vec::new();
-            for (k, b) in cow.blendshapes.iter().enumerate() {
+            for (k, b) in blendshapes.iter().enumerate() {
                 let prev = old_list.and_then(|l| l.get(k)).and_then(Value::as_object);
-                list.push(Value::Object(self.blendshape(prev, b, fw, iw)));
+                let mut e = prev.cloned().unwrap_or_default();
+                let get = |key: &str| prev.and_then(|p| p.get(key));
+                // Keys the entry had, and values other than the defaults (a new entry
+                // always gets its name, which the spec requires).
+                let had = |key: &str| prev.is_some_and(|p| p.contains_key(key));
+                if had("name") || prev.is_none() || !b.name.is_empty() {
+                    e.insert("name".into(), json!(b.name));
+                }
+                for (key, v, default) in [
+                    ("default_value", b.default_value, 0.0),
+                    ("limit_upper", b.limit_upper, 1.0),
+                    ("limit_lower", b.limit_lower, 0.0),
+                ] {
+                    if had(key) || v != default {
+                        e.insert(key.into(), json!(v));
+                    }
+                }
+                for (key, p, w) in [
+                    ("indices", Prop::BlendIndices(k), iw),
+                    ("position_offsets", Prop::BlendOffsets(k), fw),
+                    ("split_indices", Prop::BlendSplitIndices(k), iw),
+                    ("split_normals", Prop::BlendSplitNormals(k), fw),
+                ] {
+                    if m.has(p) {
+                        let v = array(&mut self, m, get(key), p, w);
+                        e.insert(key.into(), v);
+                    } else {
+                        e.shift_remove(key);
+                    }
+                }
+                list.push(Value::Object(e));
             }
             set(&mut r, "blendshapes", Value::Array(list));
         }
         self.place(&mut r);
         Ok(r)
-    }
-
-    fn blendshape(
-        &mut self,
-        prev: Option<&Map<String, Value>>,
-        b: &StfBlendshape,
-        fw: u64,
-        iw: u64,
-    ) -> Map<String, Value> {
-        let mut e = prev.cloned().unwrap_or_default();
-        let get = |k: &str| prev.and_then(|p| p.get(k));
-        // Keys the entry had, and values other than the defaults (a new entry always
-        // gets its name, which the spec requires).
-        let had = |k: &str| prev.is_some_and(|p| p.contains_key(k));
-        if had("name") || prev.is_none() || !b.name.is_empty() {
-            e.insert("name".into(), json!(b.name));
-        }
-        for (k, v, default) in [
-            ("default_value", b.default_value, 0.0),
-            ("limit_upper", b.limit_upper, 1.0),
-            ("limit_lower", b.limit_lower, 0.0),
-        ] {
-            if had(k) || v != default {
-                e.insert(k.into(), json!(v));
-            }
-        }
-        match &b.indices {
-            Some(i) => {
-                let v = self.reference(get("indices"), uint_bytes(i, iw));
-                e.insert("indices".into(), v);
-            }
-            None => {
-                e.shift_remove("indices");
-            }
-        }
-        let v = self.reference(
-            get("position_offsets"),
-            float_bytes(b.position_offsets.iter().flatten(), fw),
-        );
-        e.insert("position_offsets".into(), v);
-        match &b.split_indices {
-            Some(i) => {
-                let v = self.reference(get("split_indices"), uint_bytes(i, iw));
-                e.insert("split_indices".into(), v);
-            }
-            None => {
-                e.shift_remove("split_indices");
-            }
-        }
-        match &b.split_normals {
-            Some(n) => {
-                let v = self.reference(get("split_normals"), float_bytes(n.iter().flatten(), fw));
-                e.insert("split_normals".into(), v);
-            }
-            None => {
-                e.shift_remove("split_normals");
-            }
-        }
-        e
     }
 
     /// New style: gives the new buffers slots in `referenced_buffers` (freed slots
