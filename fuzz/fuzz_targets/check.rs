@@ -66,7 +66,11 @@ pub fn check(data: &[u8]) {
                 assert!(a.bytes == b.bytes, "--to {t}: the same bytes given away");
                 assert_eq!(a.losses, b.losses, "--to {t}: the same losses given away");
             }
-            (Err(_), Err(_)) => {}
+            (Err(a), Err(b)) => assert_eq!(
+                a.to_string(),
+                b.to_string(),
+                "--to {t}: the same error given away"
+            ),
             (a, b) => panic!(
                 "--to {t}: borrowed {:?}, given away {:?}",
                 a.as_ref().map(|c| &c.losses),
