@@ -100,16 +100,7 @@ pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContain
 /// [`replace_meshes`] taking the meshes: each array of a mesh is dropped once its
 /// buffer is made, so the model and the new buffers are not held whole together.
 pub(crate) fn replace_meshes_owned(c: &StfContainer, meshes: Vec<StfMesh>) -> Result<StfContainer> {
-    Ok(changed_meshes_owned(c, meshes)?.unwrap_or_else(|| c.clone()))
-}
-
-/// [`replace_meshes_owned`], `None` when nothing changed (the container as it was), so
-/// that it need not be copied.
-pub(crate) fn changed_meshes_owned(
-    c: &StfContainer,
-    meshes: Vec<StfMesh>,
-) -> Result<Option<StfContainer>> {
-    replace(c, meshes.into_iter().map(Cow::Owned))
+    Ok(replace(c, meshes.into_iter().map(Cow::Owned))?.unwrap_or_else(|| c.clone()))
 }
 
 /// The container with `meshes` written in; `None` when that changes nothing.

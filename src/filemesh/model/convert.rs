@@ -585,11 +585,7 @@ impl Mesh {
         &self,
         target: Version,
     ) -> (TextFormat, impl Iterator<Item = [VertexV1; 3]> + '_) {
-        let stored = self.stored.text.as_ref();
-        let w = stored
-            .map(|t| t.w.as_slice())
-            .filter(|w| w.len() == self.vertices.len())
-            .unwrap_or_default();
+        let (format, w) = self.text_format_and_w();
         let faces = self.lod0_faces().iter().map(move |f| {
             f.map(|i| {
                 let w = w.get(i as usize).copied().unwrap_or(0.0);
@@ -599,7 +595,19 @@ impl Mesh {
                     .unwrap_or_default()
             })
         });
-        (stored.map_or(TextFormat::canonical(), |t| t.format), faces)
+        (format, faces)
+    }
+
+    /// How a text target prints its numbers (the source's format, or canonical), and
+    /// the `w` of each vertex's texture coordinate (empty when the mesh keeps none for
+    /// these vertices).
+    pub(crate) fn text_format_and_w(&self) -> (TextFormat, &[f32]) {
+        let stored = self.stored.text.as_ref();
+        let w = stored
+            .map(|t| t.w.as_slice())
+            .filter(|w| w.len() == self.vertices.len())
+            .unwrap_or_default();
+        (stored.map_or(TextFormat::canonical(), |t| t.format), w)
     }
 
     fn to_v2(&self, target: Version) -> FileMeshV2 {

@@ -46,9 +46,9 @@ pub(crate) fn read_back(file: &FileMesh) -> Result<Mesh> {
 /// HSR flags, what the file stored) are read into a model. For a chunked source, the
 /// chunks writing it again would give are planned from those arrays too, the COREMESH
 /// as a choice ([`CorePlan`]) rather than a copy, the Draco work shared between the
-/// source's plan and the target's ([`DracoMemo`]). A text target and a target whose
-/// stored skin would be laid out anew are read back whole. `file` is left as it was
-/// (unless this fails).
+/// source's plan and the target's ([`DracoMemo`]). A text target is worked out from
+/// `before` ([`compare_text`]); a target whose stored skin would be laid out anew is
+/// read back whole. `file` is left as it was (unless this fails).
 ///
 /// `warm` holds Draco work done before the target was built ([`Mesh::warm_draco`]).
 pub(crate) fn compare_file(

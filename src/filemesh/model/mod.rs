@@ -563,19 +563,12 @@ pub(crate) fn vertex(v: &Vertex) -> MeshVertex {
 
 /// 1.x: one vertex per face corner; 1.00 positions halved; V flipped. Done in f32.
 fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
-    let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
     let n = b.faces.len() * 3;
     // Every array sized once, filled in one pass over the faces.
     let mut vertices = Vec::with_capacity(n);
     let mut w = Vec::with_capacity(n);
     for v in b.faces.iter().flatten() {
-        vertices.push(MeshVertex {
-            position: v.position.map(|x| x * scale),
-            normal: v.normal,
-            uv: [v.uvw[0], 1.0 - v.uvw[1]],
-            tangent_bytes: Tangent::ABSENT_BYTES,
-            color: [255; 4],
-        });
+        vertices.push(text_model_vertex(v, version));
         w.push(v.uvw[2]);
     }
     let mut m = Mesh {
@@ -590,6 +583,22 @@ fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
         w,
     });
     m
+}
+
+/// A text vertex point as the model holds it: 1.00 positions halved, V flipped, no
+/// tangent, white.
+pub(crate) fn text_model_vertex(
+    v: &crate::filemesh::raw::text::VertexV1,
+    version: Version,
+) -> MeshVertex {
+    let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
+    MeshVertex {
+        position: v.position.map(|x| x * scale),
+        normal: v.normal,
+        uv: [v.uvw[0], 1.0 - v.uvw[1]],
+        tangent_bytes: Tangent::ABSENT_BYTES,
+        color: [255; 4],
+    }
 }
 
 pub(crate) fn parent(i: u16) -> Option<u16> {

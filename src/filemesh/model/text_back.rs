@@ -15,7 +15,7 @@ use std::cell::OnceCell;
 
 use super::convert::{text_vertex, DracoMemo, WriteOptions};
 use super::losses::{planned_core, Back, Planned, VertexDiff};
-use super::{Mesh, MeshVertex, Tangent};
+use super::{Mesh, MeshVertex};
 use crate::error::Result;
 use crate::filemesh::raw::chunks::SkinningV1;
 use crate::filemesh::raw::text::{FileMeshV1, TextFormat};
@@ -41,12 +41,7 @@ pub(super) struct TextBack<'m> {
 impl<'m> TextBack<'m> {
     /// The text `before` writes as `target` (a text version), read back.
     pub(super) fn new(before: &'m Mesh, target: Version) -> Result<TextBack<'m>> {
-        let stored = before.stored.text.as_ref();
-        let format = stored.map_or(TextFormat::canonical(), |t| t.format);
-        let w = stored
-            .map(|t| t.w.as_slice())
-            .filter(|w| w.len() == before.vertices.len())
-            .unwrap_or_default();
+        let (format, w) = before.text_format_and_w();
         let light = Mesh::from_file(&FileMesh {
             version: target,
             body: Body::V1(FileMeshV1::with_format(Vec::new(), format)),
@@ -84,14 +79,17 @@ impl<'m> TextBack<'m> {
         printed: &mut Vec<u8>,
     ) -> (MeshVertex, f32) {
         let Some(v) = self.before.vertices.get(i) else {
-            return (text_model_vertex(&Default::default(), self.target), 0.0);
+            return (
+                super::text_model_vertex(&Default::default(), self.target),
+                0.0,
+            );
         };
         let mut t = text_vertex(v, self.w_of(i), self.target);
         // `text_vertex` leaves only finite numbers, which read back.
         for x in t.position.iter_mut().chain(&mut t.normal).chain(&mut t.uvw) {
             *x = self.format.read_back(*x, scratch, printed).unwrap_or(*x);
         }
-        (text_model_vertex(&t, self.target), t.uvw[2])
+        (super::text_model_vertex(&t, self.target), t.uvw[2])
     }
 
     /// The source vertex of text vertex `j` (face corner `j` of LOD 0).
@@ -125,19 +123,6 @@ impl<'m> TextBack<'m> {
             }
             m
         })
-    }
-}
-
-/// A text vertex point (read back) as the model holds it: 1.00 positions halved, V
-/// flipped, no tangent, white.
-fn text_model_vertex(t: &crate::filemesh::raw::text::VertexV1, target: Version) -> MeshVertex {
-    let scale = if target == Version::V1_00 { 0.5 } else { 1.0 };
-    MeshVertex {
-        position: t.position.map(|x| x * scale),
-        normal: t.normal,
-        uv: [t.uvw[0], 1.0 - t.uvw[1]],
-        tangent_bytes: Tangent::ABSENT_BYTES,
-        color: [255; 4],
     }
 }
 
