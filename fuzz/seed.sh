@@ -17,8 +17,10 @@ seed csgphs roundtrip-fixtures/csgphs/*.bin
 seed unigine roundtrip-fixtures/unigine/*.mesh roundtrip-fixtures/unigine/*.anim
 seed stf roundtrip-fixtures/stf/*.stf
 seed csgmdl roundtrip-fixtures/csgmdl/*.bin
+seed draco roundtrip-fixtures/draco/*.drc roundtrip-fixtures/chunked/v7.00-draco-*.mesh
 if [ -d "$corpus" ]; then
   seed filemesh "$corpus"/roblox/*.mesh
+  seed draco "$corpus"/roblox/v7.00-*.mesh
   seed csgphs "$corpus"/csg/*.bin
   seed unigine "$corpus"/unigine/*
   seed stf "$corpus"/stf/*

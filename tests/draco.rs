@@ -1321,3 +1321,197 @@ fn check_file_agrees_with_the_model_read() {
     }
     assert!(ok > 50 && refused > 20, "{ok} accepted, {refused} refused");
 }
+
+// `survey_in_place`: the walk `survey` tries before `draco-core`'s decoder.
+
+/// Meshes our encoder writes with Roblox's settings, one for each path of the walk:
+/// 8-bit, 16-bit and varint face indices, no faces, values that are not finite, and
+/// normals whose range is too wide to know their finiteness from the parameters alone.
+fn roblox_shaped_blobs() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut add = |what: &str, (v, f): (Vec<Vertex>, Vec<Face>)| {
+        out.push((what.to_string(), encode(&v, &f).unwrap()));
+    };
+    add("grid 12 × 9", grid(12, 9));
+    add("grid 40 × 30 (16-bit indices)", grid(40, 30));
+    // Its normals' range is too wide to know their finiteness from the parameters:
+    // they are decoded a second time, over several pieces.
+    add("grid 300 × 220 (varint indices, normals over ±1e37)", {
+        let (mut v, f) = grid(300, 220);
+        for (i, x) in v.iter_mut().enumerate() {
+            x.normal[i % 3] *= 1e37;
+        }
+        (v, f)
+    });
+    add("one point, no faces", {
+        let (v, _) = grid(1, 1);
+        (v, Vec::new())
+    });
+    let (mut v, f) = grid(12, 9);
+    for (i, x) in v.iter_mut().enumerate() {
+        match i % 5 {
+            1 => x.position[1] = f32::NAN,
+            2 => x.uv[0] = f32::NEG_INFINITY,
+            3 => x.position = [f32::INFINITY; 3],
+            _ => {}
+        }
+    }
+    add("non-finite positions and UVs", (v, f));
+    for (what, scale) in [
+        ("normals over ±1e37", 1e37f32),
+        ("normals over ±1.7e38 (range overflows)", 1.7e38),
+    ] {
+        let (mut v, f) = grid(9, 7);
+        for (i, x) in v.iter_mut().enumerate() {
+            x.normal[i % 3] *= scale;
+        }
+        add(what, (v, f));
+    }
+    let (mut v, f) = grid(9, 7);
+    for (i, x) in v.iter_mut().enumerate() {
+        // Values a tagged scheme may win on: few, wide, all different.
+        x.tangent = (i as u32).wrapping_mul(0x9E37_79B9).to_le_bytes();
+        x.color = (i as u32).wrapping_mul(0x85EB_CA6B).to_le_bytes();
+    }
+    add("scattered tangents and colours", (v, f));
+    // The same stream with quantization parameters (its last 17 bytes: 3 minimums, the
+    // range, the bits) under which the larger values overflow: which points have a
+    // normal that is not finite then depends on every value, not on the parameters.
+    let mut overflowing = out
+        .iter()
+        .find(|(what, _)| what.contains("varint"))
+        .unwrap()
+        .1
+        .clone();
+    let at = overflowing.len() - 17;
+    for (i, x) in [2e38f32, 2.5e38, 1e38, 2e38].iter().enumerate() {
+        overflowing[at + 4 * i..at + 4 * i + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    out.push((
+        "varint grid, normal parameters that overflow".into(),
+        overflowing,
+    ));
+    // Compressed connectivity, which Roblox's settings never write but Draco's
+    // decoder reads: the same streams with their face indices as coded deltas.
+    for (rows, cols) in [(12, 9), (40, 30)] {
+        let (v, f) = grid(rows, cols);
+        let blob = encode(&v, &f).unwrap();
+        out.push((
+            format!("grid {rows} × {cols}, compressed connectivity"),
+            with_compressed_connectivity(&blob, &f, v.len()),
+        ));
+    }
+    out
+}
+
+/// `blob` (raw connectivity, as our encoder writes) with its face indices coded as
+/// Draco's compressed sequential connectivity: zigzagged deltas, entropy-coded.
+fn with_compressed_connectivity(blob: &[u8], faces: &[Face], points: usize) -> Vec<u8> {
+    let mut at = 11;
+    for _ in 0..2 {
+        while blob[at] & 0x80 != 0 {
+            at += 1;
+        }
+        at += 1;
+    }
+    assert_eq!(blob[at], 1, "raw connectivity");
+    let width = if points < 256 { 1 } else { 2 };
+    let rest = at + 1 + faces.len() * 3 * width;
+    let mut last = 0i64;
+    let deltas: Vec<u32> = faces
+        .iter()
+        .flat_map(|f| f.indices)
+        .map(|i| {
+            let d = i64::from(i) - last;
+            last = i64::from(i);
+            if d < 0 {
+                ((-d as u32) << 1) | 1
+            } else {
+                (d as u32) << 1
+            }
+        })
+        .collect();
+    let mut coded = draco_core::EncoderBuffer::new();
+    draco_core::symbol_encoding::encode_symbols(
+        &deltas,
+        1,
+        &draco_core::symbol_encoding::SymbolEncodingOptions::default(),
+        &mut coded,
+    )
+    .unwrap();
+    [&blob[..at], &[0], coded.data(), &blob[rest..]].concat()
+}
+
+/// Where the walk answers, it answers as `draco-core` does; on every stream Roblox or
+/// our encoder writes it answers; and on damaged streams it leaves the verdict to
+/// `draco-core` or agrees with it.
+#[test]
+fn survey_in_place_answers_roblox_streams_as_draco_core_does() {
+    let limits = Limits::default();
+    let mut blobs = roblox_shaped_blobs();
+    if let Some((real, _)) = corpus_7() {
+        blobs.extend(real.into_iter().map(|(p, b)| (name(&p), b)));
+    } else {
+        assert!(!ci(), "CI has the corpus");
+    }
+    let (mut answered, mut left, mut refused) = (0, 0, 0);
+    for (what, blob) in &blobs {
+        let walked = draco::survey_in_place(blob, &limits);
+        assert!(walked.is_some(), "{what}: the walk answers");
+        if what.contains("parameters that overflow") {
+            let n = walked.unwrap().non_finite.normals;
+            assert!(n > 1000 && n < walked.unwrap().points - 1000, "{what}: {n}");
+        }
+        assert_eq!(
+            walked.ok_or(String::new()),
+            survey_from_decode(blob),
+            "{what}"
+        );
+        let mut check = |how: &dyn Fn() -> String, d: &[u8]| {
+            let decoded = survey_from_decode(d);
+            match draco::survey_in_place(d, &limits) {
+                Some(s) => {
+                    assert_eq!(Ok(s), decoded, "{what}, {}", how());
+                    answered += 1;
+                }
+                None if decoded.is_ok() => left += 1,
+                None => refused += 1,
+            }
+        };
+        // Small streams: cut at 61 places, every byte changed 7 ways. The big one
+        // (varint indices; slow to decode unoptimized): cut at 8 places, its first 48
+        // bytes (header, descriptions' count, first indices) and 8 more changed 3 ways.
+        let small = blob.len() < 4000;
+        let cuts = if small { 61 } else { 8 };
+        for len in (0..blob.len()).step_by(blob.len() / cuts + 1) {
+            check(&|| format!("first {len} bytes"), &blob[..len]);
+        }
+        check(
+            &|| "one byte more".into(),
+            &[blob.as_slice(), &[0]].concat(),
+        );
+        let (head, spread) = if small { (blob.len(), 1) } else { (48, 8) };
+        let values = |x: u8| -> Vec<u8> {
+            if small {
+                vec![0x00, 0x01, 0x7f, 0x80, 0xff, x ^ 0x01, x ^ 0x40]
+            } else {
+                vec![0x00, 0xff, x ^ 0x01]
+            }
+        };
+        let mut d = blob.clone();
+        for i in (0..head).chain((head..blob.len()).step_by(blob.len() / spread + 1)) {
+            for b in values(blob[i]) {
+                d[i] = b;
+                check(&|| format!("byte {i} = {b:#04x}"), &d);
+            }
+            d[i] = blob[i];
+        }
+    }
+    // Both outcomes were exercised: damage the walk reads through (values), and damage
+    // it leaves to draco-core.
+    assert!(
+        answered > 1000 && refused > 1000,
+        "{answered} answered, {left} left to draco-core, {refused} refused"
+    );
+    eprintln!("{answered} answered, {left} left to draco-core that it accepts, {refused} refused");
+}

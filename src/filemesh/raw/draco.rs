@@ -36,6 +36,8 @@ use draco_core::{
 };
 
 use super::records::{Face, Vertex};
+
+mod in_place;
 use crate::error::{Error, ErrorKind, Limits, Result};
 
 /// The context of every error from this module.
@@ -390,14 +392,36 @@ pub struct Survey {
 }
 
 /// Decodes a bitstream as [`decode`] does, with the same verdict and the same error,
-/// but keeps none of its values: the counts, and which values are not finite, read
-/// where the decoder left them. `info` and `verify` use it, so they never hold the
-/// vertices and faces beside the decoder's own copy.
+/// but keeps none of its values: the counts, and which values are not finite. `info`
+/// and `verify` use it.
+///
+/// A stream shaped as Roblox writes them is walked where it lies, its symbols drawn a
+/// piece at a time from `draco-core`'s own rANS decoder, so nothing the size of the
+/// mesh is held (`draco/in_place.rs`). Any other stream, and any stream that walk finds
+/// wrong, goes through `draco-core`'s decoder, whose verdict and error it gets, and whose
+/// mesh is then read where it lies.
 ///
 /// # Errors
 ///
 /// As [`decode`].
 pub fn survey(bitstream: &[u8], limits: &Limits) -> Result<Survey> {
+    if let Some(survey) = in_place::survey(bitstream, limits) {
+        return Ok(survey);
+    }
+    decoder_survey(bitstream, limits)
+}
+
+/// [`survey`]'s walk of the stream where it lies, without `draco-core`'s mesh: `None`
+/// where it leaves the verdict to `draco-core` (any stream not shaped as Roblox writes
+/// them, and any it finds wrong). For tests and fuzzing, which compare the two.
+#[doc(hidden)]
+pub fn survey_in_place(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
+    in_place::survey(bitstream, limits)
+}
+
+/// [`survey`] through `draco-core`'s decoder and the mesh it builds: for the streams
+/// [`in_place`] leaves to it, and what gives every refusal its error.
+fn decoder_survey(bitstream: &[u8], limits: &Limits) -> Result<Survey> {
     let (mesh, num_points) = decode_mesh(bitstream, limits)?;
     let faces = mesh.num_faces();
     // `decode` reports a face past the points after the attributes: found now, reported
@@ -739,7 +763,9 @@ fn canonicalize_normals(bitstream: &[u8], vertices: &mut [Vertex]) {
     for (c, (&min, &max)) in lo.iter().zip(&hi).enumerate() {
         if max - min > range {
             if let Some(m) = near(min, range, |m| m - min <= range, true) {
-                replace(vertices, c, max, m);
+                if may_move(max, m) {
+                    replace(vertices, c, max, m);
+                }
             }
         }
     }
@@ -761,6 +787,9 @@ fn canonicalize_normals(bitstream: &[u8], vertices: &mut [Vertex]) {
             continue;
         };
         if let Some(m) = near(min, range, |m| m - min == range, false) {
+            if !may_move(max, m) {
+                continue;
+            }
             replace(vertices, c, max, m);
             if encoder_range(vertices) == Some(range) {
                 return;
@@ -792,22 +821,32 @@ fn near(min: f32, range: f32, ok: impl Fn(f32) -> bool, largest: bool) -> Option
     found
 }
 
-/// The float `k` representable values above (or below, for negative `k`) `x`.
-fn step(x: f32, k: i64) -> f32 {
-    // Map the floats onto a monotonic integer line, step, and map back.
+/// A float's place on a line where neighbouring floats are one apart (−0 and +0 both 0).
+fn key(x: f32) -> i64 {
     let bits = x.to_bits();
-    let key = if bits & 0x8000_0000 != 0 {
+    if bits & 0x8000_0000 != 0 {
         -i64::from(bits & 0x7fff_ffff)
     } else {
         i64::from(bits)
-    };
-    let key = key + k;
+    }
+}
+
+/// The float `k` representable values above (or below, for negative `k`) `x`.
+fn step(x: f32, k: i64) -> f32 {
+    let key = key(x) + k;
     let bits = if key < 0 {
         0x8000_0000 | u32::try_from(-key).unwrap_or(u32::MAX)
     } else {
         u32::try_from(key).unwrap_or(u32::MAX)
     };
     f32::from_bits(bits)
+}
+
+/// Whether canonicalization may move `from` to `to`: both finite, at most 64 ulps
+/// apart. Anything farther (an overflowed or damaged stream's values) is left as
+/// decoded.
+fn may_move(from: f32, to: f32) -> bool {
+    from.is_finite() && to.is_finite() && (key(from) - key(to)).abs() <= 64
 }
 
 /// Sets every normal component `c` equal to `from` to `to`.

@@ -1,0 +1,595 @@
+//! [`survey`](super::survey) without `draco-core`'s mesh: a Roblox-shaped Draco stream
+//! walked where it lies, for `info` and `verify`.
+//!
+//! Checking a bitstream means decoding it, and `draco-core`'s decoder builds the whole
+//! mesh (40 bytes a point, 12 a face: 80 MB for the 58 MB bench file) beside the file.
+//! This walk reads the same stream with the same decisions and keeps nothing but a
+//! buffer of 64 Ki symbols:
+//!
+//! - the header, connectivity and attribute descriptions are read with `draco-core`'s
+//!   own [`DecoderBuffer`], in the order and with the checks of its sequential mesh
+//!   decoder (`mesh_decoder.rs`, `sequential_*_attribute_decoder.rs`);
+//! - entropy-coded symbols are drawn from `draco-core`'s own [`RAnsSymbolDecoder`] in
+//!   pieces (`decode_run`, which its decoder also calls piece by piece), and raw face
+//!   indices and raw values are checked or counted in place;
+//! - a float attribute's non-finite values are counted where they lie; a quantized one's
+//!   are known from its parameters alone unless its range could overflow, and then its
+//!   values are decoded again, now knowing them.
+//!
+//! The walk answers only when it is sure of `draco-core`'s verdict. It takes the shape
+//! Roblox writes (Draco 2.2, sequential, no metadata, the five attributes with the
+//! layouts [`super::decode`] requires, each once; generic, integer or quantized values;
+//! difference prediction or none), and gives up (`None`) on anything else and on
+//! anything wrong. It keeps `draco-core`'s allocation budget as that does ([`Budget`]):
+//! a constant attribute's symbols carry no payload and are charged to it.
+//! The caller then runs `draco-core`, which gives the verdict and the error. A
+//! disagreement would be a stream this walk accepts and `draco-core` refuses; the tests
+//! compare the two on damaged streams (`tests` below) and the fuzz targets compare
+//! `info` with reading.
+
+use draco_core::rans_symbol_coding::compute_rans_precision_from_unique_symbols_bit_length;
+use draco_core::rans_symbol_decoder::RAnsSymbolDecoder;
+use draco_core::DecoderBuffer;
+
+use super::{draco_limits, read_header, Survey, FACE_BYTES};
+use crate::error::Limits;
+use crate::filemesh::raw::info::NonFiniteCounts;
+
+/// Symbols decoded at a time.
+const PIECE: usize = 1 << 16;
+
+/// Draco's attribute data types that a Roblox mesh uses.
+const DT_UINT8: u8 = 2;
+const DT_FLOAT32: u8 = 9;
+
+/// The layouts [`super::attributes`] requires, by unique id: data type, components.
+const LAYOUTS: [(u8, u8); 5] = [
+    (DT_FLOAT32, 3),
+    (DT_FLOAT32, 3),
+    (DT_FLOAT32, 2),
+    (DT_UINT8, 4),
+    (DT_UINT8, 4),
+];
+
+/// `draco-core`'s allocation budget for one decode (`DecoderBuffer`'s `charge_unbacked`):
+/// symbols no coded byte backs are drawn first from the attribute values the caller's
+/// limits admitted, and the rest, at 4 bytes each, may reach neither 256 MiB nor 2^20
+/// bytes per byte of the stream.
+struct Budget {
+    stream_len: usize,
+    admitted_values: usize,
+    spent: usize,
+}
+
+impl Budget {
+    fn charge_unbacked(&mut self, count: usize) -> Option<()> {
+        let admitted = count.min(self.admitted_values);
+        let total = self
+            .spent
+            .saturating_add((count - admitted).saturating_mul(4));
+        if total > 256 << 20 || total / (1 << 20) > self.stream_len {
+            return None;
+        }
+        self.spent = total;
+        self.admitted_values -= admitted;
+        Some(())
+    }
+}
+
+/// One attribute as its descriptor and decoder type state it.
+#[derive(Clone, Copy)]
+struct Attribute {
+    uid: u32,
+    data_type: u8,
+    components: u8,
+    decoder: u8,
+}
+
+/// Where a quantized attribute's values start, and what pass one learnt of them.
+struct Quantized {
+    uid: u32,
+    components: usize,
+    start: usize,
+    /// The wrap transform's bounds (`None` without prediction).
+    wrap: Option<Wrap>,
+}
+
+/// The survey of a bitstream, or `None` where `draco-core` must decide.
+pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
+    let header = read_header(bitstream).ok()?;
+    let counts = header.counts?;
+    if (header.major, header.minor) != (2, 2) || header.flags != 0 || header.method != 0 {
+        return None;
+    }
+    if counts.decoded_bytes() > limits.max_decoded_bytes {
+        return None;
+    }
+    let mut buffer = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
+    buffer.set_version(2, 2);
+    // Magic, version, geometry type, method, flags: read by `read_header`.
+    buffer.try_advance(11).ok()?;
+    let num_faces = usize::try_from(buffer.decode_varint().ok()?).ok()?;
+    let num_points = usize::try_from(buffer.decode_varint().ok()?).ok()?;
+    if (num_faces as u64, num_points as u64) != (counts.faces, counts.points)
+        || u32::try_from(num_points).is_err()
+    {
+        return None;
+    }
+    let mut budget = Budget {
+        stream_len: bitstream.len(),
+        admitted_values: 0,
+        spent: 0,
+    };
+    connectivity(&mut buffer, &mut budget, num_faces, num_points, limits)?;
+
+    let attributes = descriptions(&mut buffer, &mut budget, num_points, limits)?;
+    let mut non_finite = NonFiniteCounts::default();
+    let mut quantized = Vec::new();
+    for a in &attributes {
+        let components = usize::from(a.components);
+        match a.decoder {
+            0 => {
+                let width = if a.data_type == DT_FLOAT32 { 4 } else { 1 };
+                let len = num_points.checked_mul(components)?.checked_mul(width)?;
+                let bytes = buffer.decode_slice(len).ok()?;
+                if a.data_type == DT_FLOAT32 {
+                    let count = non_finite_floats(bytes, components * 4);
+                    *slot(&mut non_finite, a.uid)? += count;
+                }
+            }
+            1 if a.data_type == DT_UINT8 => {
+                integer_values(&mut buffer, &mut budget, num_points, components, None)?;
+            }
+            2 if a.data_type == DT_FLOAT32 => {
+                let start = buffer.position();
+                let wrap = integer_values(&mut buffer, &mut budget, num_points, components, None)?;
+                quantized.push(Quantized {
+                    uid: a.uid,
+                    components,
+                    start,
+                    wrap,
+                });
+            }
+            _ => return None,
+        }
+    }
+    // The quantization parameters follow every attribute's values, in attribute order.
+    let mut dequantize = Vec::new();
+    for q in &quantized {
+        let mut min = Vec::with_capacity(q.components);
+        for _ in 0..q.components {
+            min.push(buffer.decode::<f32>().ok()?);
+        }
+        let range = buffer.decode::<f32>().ok()?;
+        let bits = buffer.decode_u8().ok()?;
+        if !(1..=30).contains(&bits) {
+            return None;
+        }
+        let max_quantized = ((1u32 << bits) - 1) as i32;
+        let delta = range / max_quantized as f32;
+        dequantize.push((min, delta));
+    }
+    // `decode` refuses bytes after the mesh.
+    if buffer.position() != bitstream.len() {
+        return None;
+    }
+    for (q, (min, delta)) in quantized.iter().zip(&dequantize) {
+        let count = if always_finite(min, *delta) {
+            0
+        } else {
+            // Pass two: the values again, now that their parameters are known.
+            let mut again = DecoderBuffer::new(bitstream).with_limits(draco_limits(limits));
+            again.set_version(2, 2);
+            again.set_position(q.start).ok()?;
+            let mut count = 0;
+            let mut count_point = |entry: &[i32]| {
+                let bad = entry
+                    .iter()
+                    .zip(min)
+                    .any(|(&v, &m)| !(v as f32 * delta + m).is_finite());
+                count += usize::from(bad);
+            };
+            // Its charges were made, and allowed, in pass one.
+            let mut unlimited = Budget {
+                stream_len: usize::MAX,
+                admitted_values: usize::MAX,
+                spent: 0,
+            };
+            integer_values(
+                &mut again,
+                &mut unlimited,
+                num_points,
+                q.components,
+                Some((q.wrap, &mut count_point)),
+            )?;
+            count
+        };
+        *slot(&mut non_finite, q.uid)? += count;
+    }
+    Some(Survey {
+        points: num_points,
+        faces: num_faces,
+        non_finite,
+    })
+}
+
+/// The count a float attribute's non-finite points go to (tangents and colours have
+/// none).
+fn slot(counts: &mut NonFiniteCounts, uid: u32) -> Option<&mut usize> {
+    match uid {
+        super::UID_POSITION => Some(&mut counts.positions),
+        super::UID_NORMAL => Some(&mut counts.normals),
+        super::UID_UV => Some(&mut counts.uvs),
+        _ => None,
+    }
+}
+
+/// Points of `stride` bytes of little-endian floats with a value that is not finite.
+fn non_finite_floats(bytes: &[u8], stride: usize) -> usize {
+    bytes
+        .chunks_exact(stride)
+        .filter(|point| {
+            let (floats, _) = point.as_chunks::<4>();
+            floats.iter().any(|&f| !f32::from_le_bytes(f).is_finite())
+        })
+        .count()
+}
+
+/// Whether `q · delta + min` is finite for every `i32` q of every component, so that
+/// no value need be looked at. Worked out in `f64`, with a margin for the `f32`
+/// rounding of the product and the sum.
+fn always_finite(min: &[f32], delta: f32) -> bool {
+    let largest = 2f64.powi(31) * f64::from(delta.abs());
+    delta.is_finite()
+        && min
+            .iter()
+            .all(|m| m.is_finite() && largest + f64::from(m.abs()) < f64::from(f32::MAX) / 2.0)
+}
+
+/// The face indices, checked as `draco-core`'s sequential connectivity decoder checks
+/// them, and held nowhere.
+fn connectivity(
+    buffer: &mut DecoderBuffer<'_>,
+    budget: &mut Budget,
+    num_faces: usize,
+    num_points: usize,
+    limits: &Limits,
+) -> Option<()> {
+    let num_indices = num_faces.checked_mul(3)?;
+    let names_a_point = |index: u64| index < num_points as u64;
+    match buffer.decode_u8().ok()? {
+        0 => {
+            // Compressed: index deltas as symbols.
+            if num_indices > buffer.size().saturating_mul(8) {
+                return None;
+            }
+            let mut last = 0i32;
+            let mut ok = true;
+            symbols(buffer, budget, num_indices, 1, |piece| {
+                for &encoded in piece {
+                    let mut diff = (encoded >> 1) as i32;
+                    if encoded & 1 != 0 {
+                        if diff > last {
+                            ok = false;
+                            return;
+                        }
+                        diff = -diff;
+                    } else if diff > i32::MAX - last {
+                        ok = false;
+                        return;
+                    }
+                    let index = last + diff;
+                    if !names_a_point(index as u64) {
+                        ok = false;
+                        return;
+                    }
+                    last = index;
+                }
+            })?;
+            ok.then_some(())?;
+        }
+        1 => {
+            if num_points < 256 {
+                let bytes = buffer.decode_slice(num_indices).ok()?;
+                bytes
+                    .iter()
+                    .all(|&i| names_a_point(i.into()))
+                    .then_some(())?;
+            } else if num_points < 1 << 16 {
+                let bytes = buffer.decode_slice(num_indices.checked_mul(2)?).ok()?;
+                let (pairs, _) = bytes.as_chunks::<2>();
+                pairs
+                    .iter()
+                    .all(|&p| names_a_point(u16::from_le_bytes(p).into()))
+                    .then_some(())?;
+            } else if num_points < 1 << 21 {
+                if num_indices > buffer.remaining_size() {
+                    return None;
+                }
+                for _ in 0..num_indices {
+                    if !names_a_point(buffer.decode_varint().ok()?) {
+                        return None;
+                    }
+                }
+            } else {
+                let bytes = buffer.decode_slice(num_indices.checked_mul(4)?).ok()?;
+                let (words, _) = bytes.as_chunks::<4>();
+                words
+                    .iter()
+                    .all(|&w| names_a_point(u32::from_le_bytes(w).into()))
+                    .then_some(())?;
+            }
+        }
+        _ => return None,
+    }
+    // The caller's ceiling on faces (checked by `draco-core` once the indices are read).
+    (num_faces as u64 <= limits.max_decoded_bytes / FACE_BYTES).then_some(())
+}
+
+/// The one attributes decoder's descriptions: the five attributes, each unique id once,
+/// with the layouts [`super::decode`] requires, admitted under the caller's ceiling as
+/// `draco-core` admits them.
+fn descriptions(
+    buffer: &mut DecoderBuffer<'_>,
+    budget: &mut Budget,
+    num_points: usize,
+    limits: &Limits,
+) -> Option<Vec<Attribute>> {
+    if buffer.decode_u8().ok()? != 1 {
+        return None;
+    }
+    let count = buffer.decode_varint().ok()?;
+    if count != 5 || 5 > buffer.remaining_size() / 6 {
+        return None;
+    }
+    let mut attributes = Vec::with_capacity(5);
+    let mut seen = [false; 5];
+    let mut admitted: u64 = 0;
+    for _ in 0..5 {
+        let kind = buffer.decode_u8().ok()?;
+        let data_type = buffer.decode_u8().ok()?;
+        let components = buffer.decode_u8().ok()?;
+        let _normalized = buffer.decode_u8().ok()?;
+        let uid = buffer.decode_varint().ok()? as u32;
+        let (want_type, want_components) = *LAYOUTS.get(uid as usize)?;
+        if kind > 4 || data_type != want_type || components != want_components {
+            return None;
+        }
+        if std::mem::replace(seen.get_mut(uid as usize)?, true) {
+            return None;
+        }
+        let width: u64 = if data_type == DT_FLOAT32 { 4 } else { 1 };
+        admitted = admitted
+            .saturating_add((num_points as u64).saturating_mul(u64::from(components) * width));
+        if admitted > limits.max_decoded_bytes {
+            return None;
+        }
+        budget.admitted_values = budget
+            .admitted_values
+            .saturating_add(usize::from(components).saturating_mul(num_points));
+        attributes.push(Attribute {
+            uid,
+            data_type,
+            components,
+            decoder: 0,
+        });
+    }
+    for a in &mut attributes {
+        a.decoder = buffer.decode_u8().ok()?;
+    }
+    Some(attributes)
+}
+
+/// The wrap transform's bounds.
+#[derive(Clone, Copy)]
+struct Wrap {
+    min: i32,
+    max: i32,
+    dif: i32,
+}
+
+impl Wrap {
+    /// `draco-core`'s `compute_original_value` for one component.
+    fn original(&self, predicted: i32, correction: i32) -> i32 {
+        let pred = predicted.clamp(self.min, self.max);
+        match pred.checked_add(correction) {
+            Some(sum) if sum < self.min => sum.wrapping_add(self.dif),
+            Some(sum) if sum > self.max => sum.wrapping_sub(self.dif),
+            Some(sum) => sum,
+            None => {
+                let sum = i64::from(pred) + i64::from(correction);
+                if sum > i64::from(self.max) {
+                    (sum - i64::from(self.dif)) as i32
+                } else {
+                    (sum + i64::from(self.dif)) as i32
+                }
+            }
+        }
+    }
+}
+
+/// What pass two does with the values: the wrap bounds pass one read (`None` without
+/// prediction), and a sink for each point's values.
+type Sink<'s> = (Option<Wrap>, &'s mut dyn FnMut(&[i32]));
+
+/// An integer attribute's values (`SequentialIntegerAttributeDecoder::decode_values`):
+/// prediction header, corrections, prediction data. Pass one (`sink` `None`) checks
+/// them and returns the wrap bounds; pass two also rebuilds each point's values and
+/// hands them to the sink.
+fn integer_values(
+    buffer: &mut DecoderBuffer<'_>,
+    budget: &mut Budget,
+    num_points: usize,
+    components: usize,
+    mut sink: Option<Sink<'_>>,
+) -> Option<Option<Wrap>> {
+    let num_values = num_points.checked_mul(components)?;
+    let predicted = match buffer.decode_u8().ok()? {
+        0xFE | 0xFF => false,
+        // Difference; its transform is the wrap unless it says octahedron (2, 3), and
+        // there are no others.
+        0 => {
+            let transform = buffer.decode_u8().ok()?;
+            if !matches!(transform, 0xFF | 0 | 1) {
+                return None;
+            }
+            true
+        }
+        _ => return None,
+    };
+    let zigzag = |s: u32| ((s >> 1) as i32) ^ (-((s & 1) as i32));
+    // Pass two rebuilds values as they come: the previous point's, for prediction.
+    let mut previous = vec![0i32; components];
+    let mut first = true;
+    let mut entry = vec![0i32; components];
+    // The component next filled: a piece may end inside a point.
+    let mut c = 0;
+    let mut rebuild = |corrections: &mut dyn Iterator<Item = i32>| {
+        let Some((wrap, out)) = sink.as_mut() else {
+            return;
+        };
+        for correction in corrections {
+            let value = match wrap {
+                Some(w) => {
+                    let predicted = if first {
+                        0
+                    } else {
+                        previous.get(c).copied().unwrap_or(0)
+                    };
+                    w.original(predicted, correction)
+                }
+                None => correction,
+            };
+            if let Some(slot) = entry.get_mut(c) {
+                *slot = value;
+            }
+            c += 1;
+            if c == components {
+                out(&entry);
+                previous.copy_from_slice(&entry);
+                first = false;
+                c = 0;
+            }
+        }
+    };
+    if buffer.decode_u8().ok()? > 0 {
+        symbols(buffer, budget, num_values, components, |piece| {
+            rebuild(&mut piece.iter().map(|&s| zigzag(s)));
+        })?;
+    } else {
+        let width = usize::from(buffer.decode_u8().ok()?);
+        if width > 4 {
+            return None;
+        }
+        if width == 0 {
+            // Every correction zero: nothing in the stream backs them.
+            budget.charge_unbacked(num_values)?;
+            rebuild(&mut std::iter::repeat_n(0, num_values));
+        } else {
+            let bytes = buffer.decode_slice(num_values.checked_mul(width)?).ok()?;
+            rebuild(&mut bytes.chunks_exact(width).map(|b| {
+                let mut word = [0u8; 4];
+                for (w, &x) in word.iter_mut().zip(b) {
+                    *w = x;
+                }
+                zigzag(u32::from_le_bytes(word))
+            }));
+        }
+    }
+    if !predicted {
+        return Some(None);
+    }
+    let min = buffer.decode::<i32>().ok()?;
+    let max = buffer.decode::<i32>().ok()?;
+    let dif = i64::from(max) - i64::from(min);
+    if !(0..i64::from(i32::MAX)).contains(&dif) {
+        return None;
+    }
+    Some(Some(Wrap {
+        min,
+        max,
+        dif: 1 + dif as i32,
+    }))
+}
+
+/// `draco-core`'s `decode_symbols`, a piece at a time: `each` gets the symbols in order.
+fn symbols<'a>(
+    buffer: &mut DecoderBuffer<'a>,
+    budget: &mut Budget,
+    num_values: usize,
+    components: usize,
+    mut each: impl FnMut(&[u32]),
+) -> Option<()> {
+    if num_values == 0 {
+        return Some(());
+    }
+    if components == 0 || !num_values.is_multiple_of(components) {
+        return None;
+    }
+    let mut piece = Vec::with_capacity(num_values.min(PIECE));
+    match buffer.decode_u8().ok()? {
+        0 => {
+            // Tagged: each point's bit width through rANS, its values as raw bits.
+            let mut tags = RAnsSymbolDecoder::new(12);
+            if !tags.create(buffer) || !tags.start_decoding(buffer) {
+                return None;
+            }
+            buffer.start_bit_decoding(false).ok()?;
+            let step = (PIECE / components).max(1) * components;
+            for _ in 0..num_values / components {
+                let len = tags.try_decode_symbol()?;
+                if len == 0 || len > 32 {
+                    return None;
+                }
+                for _ in 0..components {
+                    piece.push(buffer.decode_least_significant_bits32_fast(len).ok()?);
+                }
+                if piece.len() >= step {
+                    each(&piece);
+                    piece.clear();
+                }
+            }
+            buffer.end_bit_decoding();
+        }
+        1 => {
+            let bit_length = u32::from(buffer.decode_u8().ok()?);
+            if !(1..=18).contains(&bit_length) {
+                return None;
+            }
+            let mut decoder = RAnsSymbolDecoder::new(
+                compute_rans_precision_from_unique_symbols_bit_length(bit_length),
+            );
+            if !decoder.create(buffer) {
+                return None;
+            }
+            let before = buffer.remaining_size();
+            if !decoder.start_decoding(buffer) {
+                return None;
+            }
+            // Symbols past 64 a payload byte are charged to the budget (a constant
+            // attribute has no payload at all).
+            let backed = before
+                .saturating_sub(buffer.remaining_size())
+                .saturating_mul(64);
+            if num_values > backed {
+                budget.charge_unbacked(num_values - backed)?;
+            }
+            let mut left = num_values;
+            while left > 0 {
+                let n = left.min(PIECE);
+                piece.clear();
+                if !decoder.decode_run(&mut piece, n) {
+                    return None;
+                }
+                each(&piece);
+                left -= n;
+            }
+            piece.clear();
+        }
+        _ => return None,
+    }
+    if !piece.is_empty() {
+        each(&piece);
+    }
+    Some(())
+}
