@@ -1374,6 +1374,15 @@ fn roblox_shaped_blobs() -> Vec<(String, Vec<u8>)> {
         x.color = (i as u32).wrapping_mul(0x85EB_CA6B).to_le_bytes();
     }
     add("scattered tangents and colours", (v, f));
+    // Constant attributes (as Roblox's tangents and colours often are): their symbols
+    // carry no payload, and draco-core charges them to the values it admitted.
+    let (mut v, f) = grid(12, 9);
+    for x in &mut v {
+        x.tangent = [0, 0, 255, 127];
+        x.color = [255; 4];
+        x.uv = [0.5, 0.5];
+    }
+    add("constant tangents, colours and UVs", (v, f));
     // The same stream with quantization parameters (its last 17 bytes: 3 minimums, the
     // range, the bits) under which the larger values overflow: which points have a
     // normal that is not finite then depends on every value, not on the parameters.
