@@ -761,6 +761,7 @@ fn import_owned(mut scene: Scene, target: &Target, options: &ConvertOptions) -> 
                 v,
                 options,
                 crate::filemesh::model::convert::AsRead::Unknown,
+                None,
             )?
         }
         _ => Prepared::bytes(crate::stf::file::import_owned(scene)?),
@@ -979,16 +980,22 @@ pub fn convert_prepared(
     };
     match (file, target) {
         (AnyFile::FileMesh(f), Target::FileMesh(v)) if v != f.version => {
-            let mesh = crate::filemesh::file::model_of_owned(
-                f,
-                limits,
-                crate::filemesh::file::Bitstream::Keep,
-            )?;
+            use crate::filemesh::file::Bitstream;
+            // Only a 7.00 target writes a stored Draco bitstream; the others' reports
+            // need only its fingerprint.
+            let bitstream = if v == crate::filemesh::Version::V7_00 {
+                Bitstream::Keep
+            } else {
+                Bitstream::Fingerprint
+            };
+            let (mesh, dropped) =
+                crate::filemesh::file::model_and_fingerprint(f, limits, bitstream)?;
             crate::filemesh::file::convert_owned(
                 mesh,
                 v,
                 options,
                 crate::filemesh::model::convert::AsRead::Decoded,
+                dropped,
             )
         }
         // ms11–ms13 to ms14: the file written straight from the classic body taken

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::model::convert::{AsRead, WriteOptions};
+use super::model::convert::{AsRead, Fingerprint, WriteOptions};
 use super::model::stored::StoredCore;
 use super::raw::chunks::{ChunkData, CoreMeshV1};
 use super::raw::{draco, Body, Info};
@@ -198,6 +198,10 @@ pub(crate) enum Bitstream {
     /// Dropped at once (the model goes to a scene); the model then records no Draco
     /// choice.
     Drop,
+    /// Dropped once the decoder has read it, its fingerprint kept in its place (a
+    /// conversion to another version than 7.00, whose loss report needs only that:
+    /// [`Mesh::draco_owned_as_read`]).
+    Fingerprint,
 }
 
 /// [`Mesh::from_file_with_limits`] of a file the caller no longer needs, dropped once
@@ -205,11 +209,17 @@ pub(crate) enum Bitstream {
 /// decoded first, as reading the chunks in order would, and its bitstream moves into
 /// the model's record of what was stored instead of being copied (or is dropped, as
 /// `bitstream` says).
-pub(crate) fn model_of_owned(
+pub(crate) fn model_of_owned(f: FileMesh, limits: &Limits, bitstream: Bitstream) -> Result<Mesh> {
+    model_and_fingerprint(f, limits, bitstream).map(|(m, _)| m)
+}
+
+/// [`model_of_owned`], and the fingerprint of the Draco bitstream it dropped
+/// ([`Bitstream::Fingerprint`]).
+pub(crate) fn model_and_fingerprint(
     mut f: FileMesh,
     limits: &Limits,
     bitstream: Bitstream,
-) -> Result<Mesh> {
+) -> Result<(Mesh, Option<Fingerprint>)> {
     let draco = match &mut f.body {
         Body::V6(b) => match b.chunks.first_mut() {
             Some(c) if matches!(c.data, ChunkData::CoreMeshV2(_)) => {
@@ -230,12 +240,21 @@ pub(crate) fn model_of_owned(
         if bitstream == Bitstream::Drop && matches!(m.stored.core, Some(StoredCore::Draco(_))) {
             m.stored.core = None;
         }
-        return Ok(m);
+        return Ok((m, None));
     };
     // A bitstream not kept is dropped once the decoder has read it.
-    let ((vertices, faces), kept) = match bitstream {
-        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco)),
-        Bitstream::Drop => (draco::decode_owned(cm.draco.into_vec(), limits)?, None),
+    let ((vertices, faces), kept, fingerprint) = match bitstream {
+        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco), None),
+        Bitstream::Drop => (
+            draco::decode_owned(cm.draco.into_vec(), limits)?,
+            None,
+            None,
+        ),
+        Bitstream::Fingerprint => {
+            let fingerprint = Fingerprint::of(&cm.draco);
+            let decoded = draco::decode_owned(cm.draco.into_vec(), limits)?;
+            (decoded, None, Some(fingerprint))
+        }
     };
     let mut m = Mesh::from_file_with_limits(&f, limits)?;
     drop(f);
@@ -244,7 +263,7 @@ pub(crate) fn model_of_owned(
     // Without the bitstream, no choice is recorded (the stand-in COREMESH v1 was not
     // the file's).
     m.stored.core = kept.map(|b| StoredCore::Draco(b.into_vec()));
-    Ok(m)
+    Ok((m, fingerprint))
 }
 
 /// A scene as a FileMesh of version `v`.
@@ -281,6 +300,9 @@ pub(crate) fn convert_model(
 /// report asks for is also done with the arrays given away
 /// ([`Mesh::draco_owned_as_read`]).
 ///
+/// `dropped` is the fingerprint of the mesh's stored Draco bitstream where
+/// [`model_and_fingerprint`] dropped it (the mesh then records none).
+///
 /// A text target is not built: its report is worked out number by number, and the
 /// mesh is kept to print it when the [`Prepared`] is written.
 pub(crate) fn convert_owned(
@@ -288,12 +310,13 @@ pub(crate) fn convert_owned(
     v: Version,
     options: &ConvertOptions,
     as_read: AsRead,
+    dropped: Option<Fingerprint>,
 ) -> Result<Prepared> {
     let options = WriteOptions {
         core_mesh: options.core_mesh,
     };
     let seed = match mesh.draco_owned(v, &options)? {
-        None if as_read == AsRead::Decoded => mesh.draco_owned_as_read(v)?,
+        None if as_read == AsRead::Decoded => mesh.draco_owned_as_read(v, dropped)?,
         seed => seed,
     };
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
@@ -440,7 +463,7 @@ mod tests {
                     owned += 1;
                 }
                 let a = convert_model(&m, Version::V7_00, &options);
-                let b = convert_owned(m, Version::V7_00, &options, AsRead::Unknown)
+                let b = convert_owned(m, Version::V7_00, &options, AsRead::Unknown, None)
                     .and_then(Prepared::into_converted);
                 match (a, b) {
                     (Ok(a), Ok(b)) => {
@@ -489,7 +512,7 @@ mod tests {
             for v in Version::ALL {
                 let a = convert_model(&m, v, &options);
                 let read = model_of_owned(f.clone(), &limits, Bitstream::Keep).expect("read");
-                let b = convert_owned(read, v, &options, AsRead::Decoded)
+                let b = convert_owned(read, v, &options, AsRead::Decoded, None)
                     .and_then(Prepared::into_converted);
                 let what = format!("{} to {v}", path.display());
                 match (a, b) {
@@ -516,7 +539,7 @@ mod tests {
     /// for every chunked fixture and corpus file with a Draco core mesh, to every target.
     #[test]
     fn draco_owned_as_read_gives_the_arrays_back() {
-        use crate::filemesh::model::convert::{Blob, OwnedDraco, Reencoded};
+        use crate::filemesh::model::convert::{Blob, Fingerprint, OwnedDraco, Reencoded};
         use crate::filemesh::model::stored::StoredCore;
         use crate::filemesh::raw::draco;
         let limits = Limits::default();
@@ -538,7 +561,7 @@ mod tests {
             for v in Version::ALL {
                 let what = format!("{} to {v}", path.display());
                 let mut given = m.clone();
-                let Some(seed) = given.draco_owned_as_read(v).expect(&what) else {
+                let Some(seed) = given.draco_owned_as_read(v, None).expect(&what) else {
                     // 7.00 writes the stored bitstream: it is kept.
                     assert_eq!(v, Version::V7_00, "{what}");
                     assert!(given.stored.core == m.stored.core, "{what}");
@@ -570,6 +593,20 @@ mod tests {
                     Reencoded::Other {
                         bitstream: e,
                         exact,
+                    } if e == Fingerprint::never_made() => {
+                        // Not encoded: the normals were known not to come back.
+                        assert!(!exact && *again != stored, "{what}");
+                        let back = draco::decode(again, &limits).expect(&what).0;
+                        let normals = |v: &[crate::filemesh::raw::Vertex]| -> Vec<[u32; 3]> {
+                            v.iter().map(|v| v.normal.map(f32::to_bits)).collect()
+                        };
+                        assert!(normals(&back) != normals(m.raw_vertex_slice()), "{what}");
+                        other += 1;
+                        restored += 1;
+                    }
+                    Reencoded::Other {
+                        bitstream: e,
+                        exact,
                     } => {
                         assert!(e.matches(again) && *again != stored, "{what}");
                         assert!(!Blob::Gone(e).same(&Blob::Gone(s)), "{what}");
@@ -587,9 +624,9 @@ mod tests {
                 }
             }
         }
-        // The fixtures' bitstreams were made with other settings: the encode gives
-        // another bitstream, whose normals differ (they are put back). Roblox's files in
-        // the corpus give their own bitstream again.
+        // The fixtures' bitstreams were made with other settings: a new bitstream would
+        // be another, whose normals differ (so none is made). Roblox's files in the
+        // corpus give their own bitstream again.
         assert!(
             other >= 1 && restored >= 1 && not_done >= 1,
             "{other} other, {restored} restored, {not_done} not encoded"

@@ -947,6 +947,16 @@ impl Fingerprint {
         }
     }
 
+    /// The fingerprint of a bitstream that was never made: it matches no bytes. It
+    /// stands for the bitstream encoding would give where that is known not to decode
+    /// to the arrays without encoding them ([`Mesh::draco_owned_as_read`]).
+    pub(crate) fn never_made() -> Self {
+        Fingerprint {
+            len: usize::MAX,
+            hashes: [0; 2],
+        }
+    }
+
     /// Whether these are the bytes it was taken of.
     pub(crate) fn matches(&self, bytes: &[u8]) -> bool {
         bytes.len() == self.len && Fingerprint::of(bytes) == *self
@@ -1294,7 +1304,8 @@ impl Mesh {
     }
 
     /// Drops the stored Draco bitstream of a 7.00 mesh converted to `target`, which
-    /// does not write it (any version but 7.00), and does the Draco encode the loss
+    /// does not write it (any version but 7.00), or takes the fingerprint of one
+    /// dropped as it was read (`dropped`), and does the Draco encode the loss
     /// report will ask for (would writing 7.00 again from the target give the same
     /// bitstream? [`Mesh::warm_draco`]) while neither the bitstream nor the mesh's
     /// vertex and face arrays are held, for [`Mesh::convert_seeded`]. `None`, and
@@ -1306,30 +1317,36 @@ impl Mesh {
     ///
     /// The encode is done only where the report would do it (see [`Mesh::warm_draco`]
     /// and [`core_plan`]; for a 2.00 target, which `warm_draco` leaves to the
-    /// comparison, the comparison finds the work by the arrays' bytes). The arrays go to
-    /// `draco-core`'s encoder and come back from the new bitstream's decoding. It
-    /// decodes to them when it is the stored one. Otherwise only the normals may come
-    /// back changed (Draco quantizes them and keeps the rest as it is): they are kept
-    /// aside while the encoder runs when their own round trip says they would not come
-    /// back ([`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive)),
-    /// and put back. Either way the arrays are checked against a digest of their bytes
-    /// taken before (their lengths and two randomly keyed 64-bit hashes).
+    /// comparison, the comparison finds the work by the arrays' bytes), and only where
+    /// it may give the arrays back: Draco quantizes the normals and keeps the rest as it
+    /// is, so where the normals' own round trip says they would not come back
+    /// ([`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive)),
+    /// a new bitstream is neither the stored one nor one the report would use, and none
+    /// is made ([`Fingerprint::never_made`]). Otherwise the arrays go to `draco-core`'s
+    /// encoder and come back from the new bitstream's decoding, checked against a
+    /// digest of their bytes taken before (their lengths and two randomly keyed 64-bit
+    /// hashes).
     ///
     /// # Errors
     ///
     /// When the encoder refuses the mesh (the report's own encode would meet the same
     /// refusal), or the arrays do not come back; the mesh is then without its vertices
     /// and faces.
-    pub(crate) fn draco_owned_as_read(&mut self, target: Version) -> Result<Option<OwnedDraco>> {
+    pub(crate) fn draco_owned_as_read(
+        &mut self,
+        target: Version,
+        dropped: Option<Fingerprint>,
+    ) -> Result<Option<OwnedDraco>> {
         use crate::filemesh::raw::draco;
         if self.stored.version != Some(Version::V7_00) || target == Version::V7_00 {
             return Ok(None);
         }
-        let Some(StoredCore::Draco(bitstream)) = self.stored.core.take() else {
-            return Ok(None);
+        let stored = match (&self.stored.core, dropped) {
+            (Some(StoredCore::Draco(bitstream)), _) => Fingerprint::of(bitstream),
+            (None, Some(fingerprint)) => fingerprint,
+            _ => return Ok(None),
         };
-        let stored = Fingerprint::of(&bitstream);
-        drop(bitstream);
+        self.stored.core = None;
         let gone = |encode| Ok(Some(OwnedDraco::Gone { stored, encode }));
         if !self.target_holds_the_arrays(target) || !self.draco_within_default_limits() {
             return gone(Reencoded::NotDone);
@@ -1337,31 +1354,25 @@ impl Mesh {
         let Some(distinct) = distinct_normals(self.raw_vertex_slice()) else {
             return gone(Reencoded::NotDone);
         };
+        if !draco::distinct_normals_survive(&distinct) {
+            // A new bitstream would not give these normals back, so it is not the
+            // stored one (which does) and the report plans COREMESH v1 without it: the
+            // encoder is not run.
+            return gone(Reencoded::Other {
+                bitstream: Fingerprint::never_made(),
+                exact: false,
+            });
+        }
         let before = digest(self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
-        // Kept aside only when a new bitstream would not give them back.
-        let normals: Vec<[f32; 3]> = if draco::distinct_normals_survive(&distinct) {
-            Vec::new()
-        } else {
-            self.vertices.iter().map(|v| v.normal).collect()
-        };
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
         let bitstream = draco::encode_owned(vertices, faces)?;
         let encoded = Fingerprint::of(&bitstream);
         // The stored bitstream again decodes to the arrays as read.
         let same = encoded == stored;
-        let normals = if same { Vec::new() } else { normals };
-        let (mut vertices, faces) = draco::decode_owned(bitstream, &Limits::default())?;
+        let (vertices, faces) = draco::decode_owned(bitstream, &Limits::default())?;
         let exact = same || digest(&vertices, &faces) == before;
         if !exact {
-            if vertices.len() != normals.len() {
-                return Err(not_given_back());
-            }
-            for (v, n) in vertices.iter_mut().zip(normals) {
-                v.normal = n;
-            }
-            if digest(&vertices, &faces) != before {
-                return Err(not_given_back());
-            }
+            return Err(not_given_back());
         }
         self.put_arrays(vertices, faces);
         gone(if same {
