@@ -1458,6 +1458,9 @@ fn with_compressed_connectivity(blob: &[u8], faces: &[Face], points: usize) -> V
 fn survey_in_place_answers_roblox_streams_as_draco_core_does() {
     let limits = Limits::default();
     let mut blobs = roblox_shaped_blobs();
+    // The reference encoder's (DracoPy, C++ Draco): sequential, with its own quantized
+    // position attribute beside the five.
+    blobs.extend(fixture_blobs().into_iter().map(|(n, b, _)| (n, b)));
     if let Some((real, _)) = corpus_7() {
         blobs.extend(real.into_iter().map(|(p, b)| (name(&p), b)));
     } else {

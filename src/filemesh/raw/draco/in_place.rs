@@ -18,8 +18,9 @@
 //!
 //! The walk answers only when it is sure of `draco-core`'s verdict. It takes the shape
 //! Roblox writes (Draco 2.2, sequential, no metadata, the five attributes with the
-//! layouts [`super::decode`] requires, each once; generic, integer or quantized values;
-//! difference prediction or none), and gives up (`None`) on anything else and on
+//! layouts [`super::decode`] requires, each once, and any others, as the reference
+//! encoder's own position; generic, integer or quantized values; difference prediction
+//! or none), and gives up (`None`) on anything else and on
 //! anything wrong. It keeps `draco-core`'s allocation budget as that does ([`Budget`]):
 //! a constant attribute's symbols carry no payload and are charged to it.
 //! The caller then runs `draco-core`, which gives the verdict and the error. A
@@ -129,15 +130,15 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
         let components = usize::from(a.components);
         match a.decoder {
             0 => {
-                let width = if a.data_type == DT_FLOAT32 { 4 } else { 1 };
+                let width = data_type_width(a.data_type)?;
                 let len = num_points.checked_mul(components)?.checked_mul(width)?;
                 let bytes = buffer.decode_slice(len).ok()?;
-                if a.data_type == DT_FLOAT32 {
-                    let count = non_finite_floats(bytes, components * 4);
-                    *slot(&mut non_finite, a.uid)? += count;
+                if let Some(slot) = slot(&mut non_finite, a.uid) {
+                    *slot += non_finite_floats(bytes, components * 4);
                 }
             }
-            1 if a.data_type == DT_UINT8 => {
+            // Integer values (int8 … uint32: what draco-core stores them as).
+            1 if (1..=6).contains(&a.data_type) => {
                 integer_values(&mut buffer, &mut budget, num_points, components, None)?;
             }
             2 if a.data_type == DT_FLOAT32 => {
@@ -174,6 +175,9 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
         return None;
     }
     for (q, (min, delta)) in quantized.iter().zip(&dequantize) {
+        if slot(&mut non_finite, q.uid).is_none() {
+            continue;
+        }
         let count = if always_finite(min, *delta) {
             0
         } else {
@@ -213,8 +217,8 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
     })
 }
 
-/// The count a float attribute's non-finite points go to (tangents and colours have
-/// none).
+/// The count a float attribute's non-finite points go to (tangents, colours and other
+/// attributes have none).
 fn slot(counts: &mut NonFiniteCounts, uid: u32) -> Option<&mut usize> {
     match uid {
         super::UID_POSITION => Some(&mut counts.positions),
@@ -327,8 +331,8 @@ fn connectivity(
 }
 
 /// The one attributes decoder's descriptions: the five attributes, each unique id once,
-/// with the layouts [`super::decode`] requires, admitted under the caller's ceiling as
-/// `draco-core` admits them.
+/// with the layouts [`super::decode`] requires, and any others, admitted under the
+/// caller's ceiling as `draco-core` admits them.
 fn descriptions(
     buffer: &mut DecoderBuffer<'_>,
     budget: &mut Budget,
@@ -338,29 +342,40 @@ fn descriptions(
     if buffer.decode_u8().ok()? != 1 {
         return None;
     }
-    let count = buffer.decode_varint().ok()?;
-    if count != 5 || 5 > buffer.remaining_size() / 6 {
+    let count = usize::try_from(buffer.decode_varint().ok()?).ok()?;
+    if !(5..=64).contains(&count) || count > buffer.remaining_size() / 6 {
         return None;
     }
-    let mut attributes = Vec::with_capacity(5);
+    let mut attributes = Vec::with_capacity(count);
     let mut seen = [false; 5];
     let mut admitted: u64 = 0;
-    for _ in 0..5 {
+    for _ in 0..count {
         let kind = buffer.decode_u8().ok()?;
         let data_type = buffer.decode_u8().ok()?;
         let components = buffer.decode_u8().ok()?;
         let _normalized = buffer.decode_u8().ok()?;
         let uid = buffer.decode_varint().ok()? as u32;
-        let (want_type, want_components) = *LAYOUTS.get(uid as usize)?;
-        if kind > 4 || data_type != want_type || components != want_components {
+        if kind > 4 || components == 0 {
             return None;
         }
-        if std::mem::replace(seen.get_mut(uid as usize)?, true) {
-            return None;
+        match LAYOUTS.get(uid as usize) {
+            // One of the five: the layout `decode` requires, and only once.
+            Some(&(want_type, want_components)) => {
+                if data_type != want_type || components != want_components {
+                    return None;
+                }
+                if std::mem::replace(seen.get_mut(uid as usize)?, true) {
+                    return None;
+                }
+            }
+            // Another (an encoder's own, as DracoPy's quantized position): `decode`
+            // ignores it, but it is decoded and checked as any.
+            None => {}
         }
-        let width: u64 = if data_type == DT_FLOAT32 { 4 } else { 1 };
-        admitted = admitted
-            .saturating_add((num_points as u64).saturating_mul(u64::from(components) * width));
+        let width = data_type_width(data_type)?;
+        admitted = admitted.saturating_add(
+            (num_points as u64).saturating_mul(u64::from(components) * width as u64),
+        );
         if admitted > limits.max_decoded_bytes {
             return None;
         }
@@ -374,10 +389,24 @@ fn descriptions(
             decoder: 0,
         });
     }
+    if seen.contains(&false) {
+        return None;
+    }
     for a in &mut attributes {
         a.decoder = buffer.decode_u8().ok()?;
     }
     Some(attributes)
+}
+
+/// Bytes of one value of a Draco data type (1 int8 … 11 bool), `None` for no type.
+fn data_type_width(data_type: u8) -> Option<usize> {
+    match data_type {
+        1 | 2 | 11 => Some(1),
+        3 | 4 => Some(2),
+        5 | 6 | 9 => Some(4),
+        7 | 8 | 10 => Some(8),
+        _ => None,
+    }
 }
 
 /// The wrap transform's bounds.
