@@ -358,19 +358,16 @@ fn descriptions(
         if kind > 4 || components == 0 {
             return None;
         }
-        match LAYOUTS.get(uid as usize) {
-            // One of the five: the layout `decode` requires, and only once.
-            Some(&(want_type, want_components)) => {
-                if data_type != want_type || components != want_components {
-                    return None;
-                }
-                if std::mem::replace(seen.get_mut(uid as usize)?, true) {
-                    return None;
-                }
+        // One of the five: the layout `decode` requires, and only once. Another (an
+        // encoder's own, as DracoPy's quantized position) is ignored by `decode`, but
+        // decoded and checked as any.
+        if let Some(&(want_type, want_components)) = LAYOUTS.get(uid as usize) {
+            if data_type != want_type || components != want_components {
+                return None;
             }
-            // Another (an encoder's own, as DracoPy's quantized position): `decode`
-            // ignores it, but it is decoded and checked as any.
-            None => {}
+            if std::mem::replace(seen.get_mut(uid as usize)?, true) {
+                return None;
+            }
         }
         let width = data_type_width(data_type)?;
         admitted = admitted.saturating_add(
