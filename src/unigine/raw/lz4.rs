@@ -9,23 +9,23 @@
 //! Decompression is `lz4_flex`'s; [`Decoder`] decodes a block as a stream in 64 KiB
 //! steps, for walking a big payload without holding it (`meshcodec info`/`verify`).
 //!
-//! The compressor is safe code, level with `lz4_flex`'s (unsafe) encoder on a mesh
-//! payload (1.02× as the best of 40 interleaved runs, from 0.97× before the changes
-//! listed last below) while doing liblz4's extra work (slower skipping, a probe for an
-//! immediate match after each match, a 32 KiB table, and the more matches a 5-byte hash
-//! finds): each probe takes one branch (window and 4-byte compare joined into one word,
-//! the candidate read without a bounds check), and the probe after a match does not read
-//! a candidate beyond the window (on a large input, a cache miss); that probe is made
-//! before the match's sequence is written, so its loads overlap the writing. Words are
-//! read as `u64`/`u32` from slices (one bounds check each, and only where the algorithm
-//! keeps them inside the input), matches are extended 8 bytes at a time over two
-//! pre-sliced windows (XOR, trailing zeros; the first word inline, the rest out of
-//! line), the hash table is a fixed-size array of `u32` positions indexed through a
-//! mask, and the block is written through a cursor into a buffer of LZ4's worst-case
-//! size (a sequence with fewer than 15 literals and a short match as one 19-byte window,
-//! other short literal runs copied 16 bytes at a time, longer sequences out of line, 15
-//! to 32 literals there as one 36-byte window). Its output is the same as the plain byte
-//! loop it replaced (kept as the tests' reference, `lz4/reference.rs`).
+//! The compressor is safe code, level with `lz4_flex`'s (unsafe) encoder on a mesh payload
+//! (1.00–1.02× as the best of 40 interleaved runs, medians of the pairs' ratios
+//! 1.005–1.02×, from 0.96–0.97× before the changes listed last below) while doing liblz4's
+//! extra work (slower skipping, a probe for an immediate match after each match, a 32 KiB
+//! table, and the more matches a 5-byte hash finds): each probe takes one branch (window
+//! and 4-byte compare joined into one word, the candidate read without a bounds check), and
+//! the probe after a match does not read a candidate beyond the window (on a large input, a
+//! cache miss); that probe is made before the match's sequence is written, so its loads
+//! overlap the writing. Words are read as `u64`/`u32` from slices (one bounds check each,
+//! and only where the algorithm keeps them inside the input), matches are extended 8 bytes
+//! at a time over two pre-sliced windows (XOR, trailing zeros; the first word inline, the
+//! rest out of line), the hash table is a fixed-size array of `u32` positions indexed
+//! through a mask, and the block is written through a cursor into a buffer of LZ4's
+//! worst-case size (a sequence with fewer than 15 literals and a short match as one 19-byte
+//! window, other short literal runs copied 16 bytes at a time, longer sequences out of
+//! line, 15 to 32 literals there as one 36-byte window). Its output is the same as the
+//! plain byte loop it replaced (kept as the tests' reference, `lz4/reference.rs`).
 //!
 //! [`compress_in_place`] runs the same loop with the input in the output's own buffer,
 //! behind a margin ([`in_place_margin`]) the block can never catch up with, so a big
@@ -47,21 +47,33 @@
 //! (18%), a 64 KiB table of position and 4 bytes (no candidate read; no faster), and a
 //! counted loop for the first 65 probes (7%).
 //!
-//! The last 3% came from the register allocation of the main loop, measured (best of
-//! 40 and median of the pairs' ratios, alongside the code before) in the benchmark and
-//! in a driver holding both versions: the output cursor as a slice and a position that
-//! nothing takes the address of, the out-of-line writer given them by value (about 1%);
-//! only the first word of a match extension inline, the rest (1 match in 200 on the
-//! payload) out of line (2.5–3%: the longer loop's registers had pushed the search
-//! loop's into extra moves); 15 to 32 literals written as one 36-byte window out of
-//! line instead of through the general writer and a `memcpy` (0.5%). Slower: that
-//! window inline in the common path (2–3%, the same register pressure), the candidate
-//! read with a plain bounds check instead of `found.min(ip)` (3%), the match extension
-//! as an indexed loop with a bounds check per word instead of pre-sliced windows (7%);
-//! no change: `select_unpredictable` for that `min` (LLVM emits the same branch), the
-//! 19-byte window's bounds checks nested instead of joined. Code placement alone moves
-//! either encoder by up to 2% between builds (lz4_flex's own time changes when this
-//! crate's code does), so a change is only kept when it wins in both harnesses.
+//! The last 3% came from the register allocation of the main loop, measured (best of 40 and
+//! median of the pairs' ratios, alongside the code before) in the benchmark and in a driver
+//! holding both versions: the output cursor as a slice and a position that nothing takes
+//! the address of, the out-of-line writer given them by value (about 1%); only the first
+//! word of a match extension inline, the rest (1 match in 200 on the payload) out of line
+//! (2.5–3%: the longer loop's registers had pushed the search loop's into extra moves); 15
+//! to 32 literals written as one 36-byte window out of line instead of through the general
+//! writer and a `memcpy` (0.5%). Slower: that window inline in the common path (2–3%, the
+//! same register pressure), the candidate read with a plain bounds check instead of
+//! `found.min(ip)` (3%), the match extension as an indexed loop with a bounds check per
+//! word instead of pre-sliced windows (7%); no change: `select_unpredictable` for that
+//! `min` (LLVM emits the same branch), the 19-byte window's bounds checks nested instead of
+//! joined, the 19-byte window's literals copied slice to slice instead of through a 16-byte
+//! value. Also slower: the backward extension as a reversed zip (4%), the match extension's
+//! windows cut from one slice (1%), a `#[cold]` branch in place of that `min` (7%), the
+//! hash of the position after a match shifted out of the word read 2 bytes before it (one
+//! load less, but a shift more on the path to the next probe; 2.5%). Not kept, though it is
+//! faster in the driver: the word after a match shifted out of the 12 bytes the match's
+//! first word compare reads instead of loaded from the match's end (the next probe no
+//! longer waits for a load; +2.5–3% in the driver in five code placements, but 1.003–1.010×
+//! against 1.012–1.021× in the benchmark binary); with it, the probe after a match reading
+//! its candidate as the search loop does (no change in the driver, 0.997–1.002× in the
+//! benchmark). Code placement alone moves either encoder by up to 2% between builds
+//! (lz4_flex's own time, its code unchanged, moves when this crate's code does: 1.02× here
+//! is our 3% and up to 1% of lz4_flex's placement), so a change is only kept when it wins
+//! in both harnesses. About a fifth of either encoder's time is the kernel faulting in the
+//! fresh output buffer (the same pages for both).
 
 /// Shortest match.
 const MIN_MATCH: usize = 4;
