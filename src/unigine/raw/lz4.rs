@@ -9,23 +9,23 @@
 //! Decompression is `lz4_flex`'s; [`Decoder`] decodes a block as a stream in 64 KiB
 //! steps, for walking a big payload without holding it (`meshcodec info`/`verify`).
 //!
-//! The compressor is safe code, 2–5% behind `lz4_flex`'s (unsafe) encoder on a mesh
-//! payload (0.955–0.975× as the best of 40 interleaved runs, 0.98–1.00× in thread CPU
-//! time; see the README's UNIGINE benchmarks) while doing liblz4's extra work (slower
-//! skipping, a probe for an immediate match after each match, a 32 KiB table, and the
-//! more matches a 5-byte hash finds): each probe takes one branch (window and 4-byte
-//! compare joined into one word, the candidate read without a bounds check), and the
-//! probe after a match does not read a candidate beyond the window (on a large input, a
+//! The compressor is safe code, level with `lz4_flex`'s (unsafe) encoder on a mesh payload
+//! (1.00–1.02× as the best of 40 interleaved runs, medians of the pairs' ratios
+//! 1.005–1.02×, from 0.96–0.97× before the changes listed last below) while doing liblz4's
+//! extra work (slower skipping, a probe for an immediate match after each match, a 32 KiB
+//! table, and the more matches a 5-byte hash finds): each probe takes one branch (window
+//! and 4-byte compare joined into one word, the candidate read without a bounds check), and
+//! the probe after a match does not read a candidate beyond the window (on a large input, a
 //! cache miss); that probe is made before the match's sequence is written, so its loads
-//! overlap the writing. Words are read as `u64`/`u32` from slices (one bounds check
-//! each, and only where the algorithm keeps them inside the input), matches are
-//! extended 8 bytes at a time over two pre-sliced windows (XOR, trailing zeros), the
-//! hash table is a fixed-size array of `u32` positions indexed through a mask, and the
-//! block is written through a cursor into a buffer of LZ4's worst-case size (a sequence
-//! with fewer than 15 literals and a short match as one 19-byte window, other short
-//! literal runs copied 16 bytes at a time, longer sequences out of line). Its output is
-//! the same as the plain byte loop it replaced (kept as the tests' reference,
-//! `lz4/reference.rs`).
+//! overlap the writing. Words are read as `u64`/`u32` from slices (one bounds check each,
+//! and only where the algorithm keeps them inside the input), matches are extended 8 bytes
+//! at a time over two pre-sliced windows (XOR, trailing zeros; the first word inline, the
+//! rest out of line), the hash table is a fixed-size array of `u32` positions indexed
+//! through a mask, and the block is written through a cursor into a buffer of LZ4's
+//! worst-case size (a sequence with fewer than 15 literals and a short match as one 19-byte
+//! window, other short literal runs copied 16 bytes at a time, longer sequences out of
+//! line, 15 to 32 literals there as one 36-byte window). Its output is the same as the
+//! plain byte loop it replaced (kept as the tests' reference, `lz4/reference.rs`).
 //!
 //! [`compress_in_place`] runs the same loop with the input in the output's own buffer,
 //! behind a margin ([`in_place_margin`]) the block can never catch up with, so a big
@@ -46,6 +46,34 @@
 //! extra work per probe), an 8-bit key per slot filtering candidates before their read
 //! (18%), a 64 KiB table of position and 4 bytes (no candidate read; no faster), and a
 //! counted loop for the first 65 probes (7%).
+//!
+//! The last 3% came from the register allocation of the main loop, measured (best of 40 and
+//! median of the pairs' ratios, alongside the code before) in the benchmark and in a driver
+//! holding both versions: the output cursor as a slice and a position that nothing takes
+//! the address of, the out-of-line writer given them by value (about 1%); only the first
+//! word of a match extension inline, the rest (1 match in 200 on the payload) out of line
+//! (2.5–3%: the longer loop's registers had pushed the search loop's into extra moves); 15
+//! to 32 literals written as one 36-byte window out of line instead of through the general
+//! writer and a `memcpy` (0.5%). Slower: that window inline in the common path (2–3%, the
+//! same register pressure), the candidate read with a plain bounds check instead of
+//! `found.min(ip)` (3%), the match extension as an indexed loop with a bounds check per
+//! word instead of pre-sliced windows (7%); no change: `select_unpredictable` for that
+//! `min` (LLVM emits the same branch), the 19-byte window's bounds checks nested instead of
+//! joined, the 19-byte window's literals copied slice to slice instead of through a 16-byte
+//! value. Also slower: the backward extension as a reversed zip (4%), the match extension's
+//! windows cut from one slice (1%), a `#[cold]` branch in place of that `min` (7%), the
+//! hash of the position after a match shifted out of the word read 2 bytes before it (one
+//! load less, but a shift more on the path to the next probe; 2.5%). Not kept, though it is
+//! faster in the driver: the word after a match shifted out of the 12 bytes the match's
+//! first word compare reads instead of loaded from the match's end (the next probe no
+//! longer waits for a load; +2.5–3% in the driver in five code placements, but 1.003–1.010×
+//! against 1.012–1.021× in the benchmark binary); with it, the probe after a match reading
+//! its candidate as the search loop does (no change in the driver, 0.997–1.002× in the
+//! benchmark). Code placement alone moves either encoder by up to 2% between builds
+//! (lz4_flex's own time, its code unchanged, moves when this crate's code does: 1.02× here
+//! is our 3% and up to 1% of lz4_flex's placement), so a change is only kept when it wins
+//! in both harnesses. About a fifth of either encoder's time is the kernel faulting in the
+//! fresh output buffer (the same pages for both).
 
 /// Shortest match.
 const MIN_MATCH: usize = 4;
@@ -89,12 +117,28 @@ fn hash(word: u64) -> usize {
 /// Where the match between `src[a..]` and `src[b..]` (`b < a`) ends, at most `limit`:
 /// 8 bytes compared at a time (XOR, the first differing byte from the trailing zeros),
 /// then the tail byte by byte. Both sides are sliced once, so the word loop has no
-/// bounds checks.
+/// bounds checks. The first word is compared inline (it ends almost every match: most
+/// are 5 to 8 bytes); the rest is out of line, so its registers do not crowd the main
+/// loop's.
 #[inline(always)]
 fn match_end(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
     let (Some(x), Some(y)) = (src.get(a..limit), src.get(b..)) else {
         return a;
     };
+    if let (Some(p), Some(q)) = (x.first_chunk::<8>(), y.first_chunk::<8>()) {
+        let diff = u64::from_le_bytes(*p) ^ u64::from_le_bytes(*q);
+        if diff != 0 {
+            return a + (diff.trailing_zeros() / 8) as usize;
+        }
+    }
+    a + common_prefix(x, y)
+}
+
+/// How many bytes `x` and `y` have in common from their start (at most `x.len()`):
+/// [`match_end`] beyond the first word.
+#[cold]
+#[inline(never)]
+fn common_prefix(x: &[u8], y: &[u8]) -> usize {
     let mut n = 0;
     for (p, q) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
         let (Some(p), Some(q)) = (p.first_chunk::<8>(), q.first_chunk::<8>()) else {
@@ -102,7 +146,7 @@ fn match_end(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
         };
         let diff = u64::from_le_bytes(*p) ^ u64::from_le_bytes(*q);
         if diff != 0 {
-            return a + n + (diff.trailing_zeros() / 8) as usize;
+            return n + (diff.trailing_zeros() / 8) as usize;
         }
         n += 8;
     }
@@ -112,7 +156,7 @@ fn match_end(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
         .zip(y.get(n..).unwrap_or_default())
         .take_while(|(p, q)| p == q)
         .count();
-    a + n + same
+    n + same
 }
 
 /// Where the compressor reads its input: a slice apart from the output ([`compress`]), or
@@ -124,7 +168,7 @@ trait Input<'s>: Copy {
     where
         's: 'b;
     /// Appends the literals `from..to` (longer than 16 bytes) to the output.
-    fn copy_to(self, out: &mut Out, from: usize, to: usize);
+    fn copy_to(self, out: &mut Out<'_>, from: usize, to: usize);
 
     /// The 16 input bytes from `at`, if there are 16 (the literals of a short run, and
     /// what follows them).
@@ -149,7 +193,7 @@ impl<'s> Input<'s> for &'s [u8] {
         self
     }
     #[inline(always)]
-    fn copy_to(self, out: &mut Out, from: usize, to: usize) {
+    fn copy_to(self, out: &mut Out<'_>, from: usize, to: usize) {
         out.bytes(self.get(from..to).unwrap_or_default());
     }
 }
@@ -167,7 +211,7 @@ impl<'s> Input<'s> for At {
         buf.get(self.0..self.1).unwrap_or_default()
     }
     #[inline(always)]
-    fn copy_to(self, out: &mut Out, from: usize, to: usize) {
+    fn copy_to(self, out: &mut Out<'_>, from: usize, to: usize) {
         let len = to - from;
         if out.pos + len <= out.buf.len() && self.0 + to <= self.1 {
             out.buf.copy_within(self.0 + from..self.0 + to, out.pos);
@@ -176,24 +220,23 @@ impl<'s> Input<'s> for At {
     }
 }
 
-/// The output block: a buffer of LZ4's worst-case size for the input, written through a
-/// cursor and cut to length at the end. Writes are in bounds by that size, so each
-/// bounds check is a branch never taken; short literal runs are copied 16 bytes at a
-/// time, the bytes past the run overwritten by what follows.
-struct Out {
-    buf: Vec<u8>,
+/// The output block: a buffer of LZ4's worst-case size for the input
+/// ([`out_for_input`]), written through a cursor (cut to length at the end, by
+/// [`compress_with`]). Writes are in bounds by that size, so each bounds check is a
+/// branch never taken; short literal runs are copied 16 bytes at a time, the bytes past
+/// the run overwritten by what follows. It holds the buffer as a slice and nothing takes
+/// its address, so the main loop keeps the cursor in a register.
+struct Out<'b> {
+    buf: &'b mut [u8],
     pos: usize,
 }
 
-impl Out {
-    /// Room for any block compressed from `n` bytes (LZ4_COMPRESSBOUND).
-    fn for_input(n: usize) -> Out {
-        Out {
-            buf: vec![0; n + n / 255 + 16],
-            pos: 0,
-        }
-    }
+/// Room for any block compressed from `n` bytes (LZ4_COMPRESSBOUND).
+fn out_for_input(n: usize) -> Vec<u8> {
+    vec![0; n + n / 255 + 16]
+}
 
+impl Out<'_> {
     #[inline(always)]
     fn byte(&mut self, b: u8) {
         if let Some(x) = self.buf.get_mut(self.pos) {
@@ -228,7 +271,7 @@ impl Out {
     fn literals<'s>(&mut self, src: impl Input<'s>, from: usize, to: usize) {
         let len = to - from;
         if len <= 16 {
-            let chunk = src.sixteen(&self.buf, from);
+            let chunk = src.sixteen(self.buf, from);
             let dst = self
                 .buf
                 .get_mut(self.pos..)
@@ -286,7 +329,7 @@ impl Out {
         let lit = ip - anchor;
         let code = len - MIN_MATCH;
         if lit < 15 && code < 15 {
-            let chunk = src.sixteen(&self.buf, anchor);
+            let chunk = src.sixteen(self.buf, anchor);
             let dst = self
                 .buf
                 .get_mut(self.pos..)
@@ -305,35 +348,59 @@ impl Out {
                 return;
             }
         }
-        self.matched_slow(src, anchor, ip, offset, len);
+        self.pos = matched_slow(self.buf, self.pos, src, anchor, ip, offset, len);
     }
 
-    /// [`Out::matched`] for 15 literals or more, or a long match (about one sequence in
-    /// nine on a mesh payload): out of line, so the common case keeps its values in
-    /// registers.
+    /// The last sequence (literals `src[anchor..]`); returns the block's length.
     #[cold]
     #[inline(never)]
-    fn matched_slow<'s>(
-        &mut self,
-        src: impl Input<'s>,
-        anchor: usize,
-        ip: usize,
-        offset: usize,
-        len: usize,
-    ) {
-        self.sequence(src, anchor, ip, Some((offset, len)));
-    }
-
-    /// The last sequence (literals `src[anchor..]`), and the block.
-    #[cold]
-    #[inline(never)]
-    fn finish<'s>(mut self, src: impl Input<'s>, anchor: usize) -> Vec<u8> {
-        let n = src.input(&self.buf).len();
+    fn finish<'s>(mut self, src: impl Input<'s>, anchor: usize) -> usize {
+        let n = src.input(self.buf).len();
         self.sequence(src, anchor, n, None);
-        self.buf.truncate(self.pos);
-        self.buf.shrink_to_fit();
-        self.buf
+        self.pos
     }
+}
+
+/// [`Out::matched`] for 15 literals or more, or a long match (about one sequence in
+/// nine on a mesh payload), at `buf[pos..]`; returns the new cursor. Out of line and
+/// given the cursor by value, so the common case keeps its values in registers. 15 to
+/// 32 literals with a short match (most of these sequences on a mesh payload) are
+/// written as one 36-byte window: token, one length byte, 32 literal bytes, offset.
+#[cold]
+#[inline(never)]
+fn matched_slow<'s>(
+    buf: &mut [u8],
+    pos: usize,
+    src: impl Input<'s>,
+    anchor: usize,
+    ip: usize,
+    offset: usize,
+    len: usize,
+) -> usize {
+    let lit = ip - anchor;
+    let code = len - MIN_MATCH;
+    if (15..=32).contains(&lit) && code < 15 {
+        let chunk = src
+            .input(buf)
+            .get(anchor..)
+            .and_then(<[u8]>::first_chunk::<32>)
+            .copied();
+        let dst = buf.get_mut(pos..).and_then(<[u8]>::first_chunk_mut::<36>);
+        if let (Some(chunk), Some(dst)) = (chunk, dst) {
+            dst[0] = 0xf0 | code as u8;
+            dst[1] = (lit - 15) as u8;
+            if let Some(l) = dst.get_mut(2..34) {
+                l.copy_from_slice(&chunk);
+            }
+            if let Some(o) = dst.get_mut(2 + lit..4 + lit) {
+                o.copy_from_slice(&(offset as u16).to_le_bytes());
+            }
+            return pos + 4 + lit;
+        }
+    }
+    let mut out = Out { buf, pos };
+    out.sequence(src, anchor, ip, Some((offset, len)));
+    out.pos
 }
 
 /// A hash table slot: a position in the input. `u32` (a 32 KiB table, which stays in
@@ -397,7 +464,7 @@ impl<S: Slot> Table<S> {
 /// are a single bounds check each, the table index is masked (no check), and the
 /// output is the same as a byte-by-byte loop's.
 pub fn compress(src: &[u8]) -> Vec<u8> {
-    let out = Out::for_input(src.len());
+    let out = out_for_input(src.len());
     if u32::try_from(src.len()).is_ok() {
         compress_with::<u32, _>(src, out)
     } else {
@@ -406,9 +473,9 @@ pub fn compress(src: &[u8]) -> Vec<u8> {
 }
 
 /// Room to leave in front of an input of `n` bytes for [`compress_in_place`]: the
-/// output never grows past the input consumed by more than 1/255 of it, plus the 19
-/// bytes one write touches, and the input is read at most 65,535 bytes (`MAX_DISTANCE`) behind
-/// where it has been consumed.
+/// output never grows past the input consumed by more than 1/255 of it, plus the 36
+/// bytes one write touches at most, and the input is read at most 65,535 bytes
+/// (`MAX_DISTANCE`) behind where it has been consumed.
 pub fn in_place_margin(n: usize) -> usize {
     n / 255 + MAX_DISTANCE + 64
 }
@@ -420,12 +487,12 @@ pub fn in_place_margin(n: usize) -> usize {
 ///
 /// Why it is exact: a sequence costs at most its literals / 255 more than the input it
 /// covers (LZ4's worst case is all literals), so after the sequences up to input
-/// position `a` the block is at most `a + a / 255` bytes, and the next write ends 19
-/// bytes later at most; every read from then on is at or after `a − MAX_DISTANCE`
-/// (a match's candidate is at most that far behind, the literals and the probes after
-/// it). With `start ≥ n / 255 + MAX_DISTANCE + 64`, every write lands before every
-/// byte that is still to be read. A test compares it with [`compress`] on random,
-/// incompressible (the worst case) and repetitive input.
+/// position `a` the block is at most `a + a / 255` bytes, and the next write ends 36
+/// bytes later at most (a sequence of 15 to 32 literals); every read from then on is at
+/// or after `a − MAX_DISTANCE` (a match's candidate is at most that far behind, the
+/// literals and the probes after it). With `start ≥ n / 255 + MAX_DISTANCE + 64`,
+/// every write lands before every byte that is still to be read. A test compares it
+/// with [`compress`] on random, incompressible (the worst case) and repetitive input.
 pub fn compress_in_place(mut buf: Vec<u8>, start: usize) -> Vec<u8> {
     let n = buf.len().saturating_sub(start);
     let need = in_place_margin(n);
@@ -437,17 +504,32 @@ pub fn compress_in_place(mut buf: Vec<u8>, start: usize) -> Vec<u8> {
     };
     // The margin in front also holds what the block can grow beyond the input
     // (incompressible data: n / 255 + 16 bytes).
-    let out = Out { buf, pos: 0 };
     let at = At(start, start + n);
     if u32::try_from(n).is_ok() {
-        compress_with::<u32, _>(at, out)
+        compress_with::<u32, _>(at, buf)
     } else {
-        compress_with::<usize, _>(at, out)
+        compress_with::<usize, _>(at, buf)
     }
 }
 
-fn compress_with<'s, S: Slot, I: Input<'s>>(inp: I, mut out: Out) -> Vec<u8> {
-    let n = inp.input(&out.buf).len();
+/// [`compress_into`] the output buffer `buf` (of LZ4's worst-case size for the input, or
+/// holding the input behind the margin), cut to the block.
+fn compress_with<'s, S: Slot, I: Input<'s>>(inp: I, mut buf: Vec<u8>) -> Vec<u8> {
+    let len = compress_into::<S, I>(
+        inp,
+        Out {
+            buf: &mut buf,
+            pos: 0,
+        },
+    );
+    buf.truncate(len);
+    buf.shrink_to_fit();
+    buf
+}
+
+/// The compressor's loop; returns the block's length.
+fn compress_into<'s, S: Slot, I: Input<'s>>(inp: I, mut out: Out<'_>) -> usize {
+    let n = inp.input(out.buf).len();
     if n < MF_LIMIT + 1 {
         return out.finish(inp, 0);
     }
@@ -460,7 +542,7 @@ fn compress_with<'s, S: Slot, I: Input<'s>>(inp: I, mut out: Out) -> Vec<u8> {
     loop {
         // The input, looked up again after each write (in place, it is in the output's
         // buffer).
-        let src = inp.input(&out.buf);
+        let src = inp.input(out.buf);
         // Find a match, skipping faster the longer none is found. (LZ4 looks at a
         // position only if the one after it, `ip + step`, is still before the limit.)
         let mut step = 1usize;
@@ -486,7 +568,7 @@ fn compress_with<'s, S: Slot, I: Input<'s>>(inp: I, mut out: Out) -> Vec<u8> {
             found -= 1;
         }
         loop {
-            let src = inp.input(&out.buf);
+            let src = inp.input(out.buf);
             // Extend forwards. The table is updated and the next position probed before
             // the sequence is written, so the probe's loads overlap the writing.
             let start = ip;
@@ -775,6 +857,30 @@ mod tests {
         #[test]
         fn fast_equals_reference_pieced(data in pieced(24)) {
             same_as_reference(&data)?;
+        }
+    }
+
+    /// Every literal run from 0 to 40 bytes before matches of 4 to 24 bytes: the
+    /// 19-byte window (under 15 literals), the 36-byte window (15 to 32) and the general
+    /// writer, also near the end of the input and in place.
+    #[test]
+    fn literal_runs_before_matches() {
+        let mut x = 0x2545_f491u32;
+        let mut random = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        };
+        let words: Vec<u8> = (0..64).map(|_| random()).collect();
+        for lit in 0..=40 {
+            let mut data: Vec<u8> = words.clone();
+            for len in 4..=24 {
+                data.extend((0..lit).map(|_| random()));
+                data.extend_from_slice(words.get(len..2 * len).unwrap_or_default());
+                data.push(random());
+                same_as_reference(&data).unwrap();
+            }
         }
     }
 
