@@ -243,17 +243,11 @@ pub(crate) fn model_and_fingerprint(
         return Ok((m, None));
     };
     // A bitstream not kept is dropped once the decoder has read it.
-    let ((vertices, faces), kept, fingerprint) = match bitstream {
-        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco), None),
-        Bitstream::Drop => (
-            draco::decode_owned(cm.draco.into_vec(), limits)?,
-            None,
-            None,
-        ),
-        Bitstream::Fingerprint => {
-            let fingerprint = Fingerprint::of(&cm.draco);
-            let decoded = draco::decode_owned(cm.draco.into_vec(), limits)?;
-            (decoded, None, Some(fingerprint))
+    let fingerprint = (bitstream == Bitstream::Fingerprint).then(|| Fingerprint::of(&cm.draco));
+    let ((vertices, faces), kept) = match bitstream {
+        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco)),
+        Bitstream::Drop | Bitstream::Fingerprint => {
+            (draco::decode_owned(cm.draco.into_vec(), limits)?, None)
         }
     };
     let mut m = Mesh::from_file_with_limits(&f, limits)?;

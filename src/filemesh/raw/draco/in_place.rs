@@ -97,6 +97,10 @@ struct Quantized {
     start: usize,
     /// The wrap transform's bounds (`None` without prediction).
     wrap: Option<Wrap>,
+    /// Dequantization: each component's minimum, and the step (read after every
+    /// attribute's values).
+    min: Vec<f32>,
+    delta: f32,
 }
 
 /// The survey of a bitstream, or `None` where `draco-core` must decide.
@@ -153,17 +157,17 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
                     components,
                     start,
                     wrap,
+                    min: Vec::new(),
+                    delta: 0.0,
                 });
             }
             _ => return None,
         }
     }
     // The quantization parameters follow every attribute's values, in attribute order.
-    let mut dequantize = Vec::new();
-    for q in &quantized {
-        let mut min = Vec::with_capacity(q.components);
+    for q in &mut quantized {
         for _ in 0..q.components {
-            min.push(buffer.decode::<f32>().ok()?);
+            q.min.push(buffer.decode::<f32>().ok()?);
         }
         let range = buffer.decode::<f32>().ok()?;
         let bits = buffer.decode_u8().ok()?;
@@ -171,18 +175,18 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
             return None;
         }
         let max_quantized = ((1u32 << bits) - 1) as i32;
-        let delta = range / max_quantized as f32;
-        dequantize.push((min, delta));
+        q.delta = range / max_quantized as f32;
     }
     // `decode` refuses bytes after the mesh.
     if buffer.position() != bitstream.len() {
         return None;
     }
-    for (q, (min, delta)) in quantized.iter().zip(&dequantize) {
+    for q in &quantized {
         if slot(&mut non_finite, q.uid).is_none() {
             continue;
         }
-        let count = if always_finite(min, *delta) {
+        let (min, delta) = (&q.min, q.delta);
+        let count = if always_finite(min, delta) {
             0
         } else {
             // Pass two: the values again, now that their parameters are known.
@@ -298,18 +302,9 @@ fn connectivity(
         }
         1 => {
             if num_points < 256 {
-                let bytes = buffer.decode_slice(num_indices).ok()?;
-                bytes
-                    .iter()
-                    .all(|&i| names_a_point(i.into()))
-                    .then_some(())?;
+                fixed_width_indices::<1>(buffer, num_indices, num_points)?;
             } else if num_points < 1 << 16 {
-                let bytes = buffer.decode_slice(num_indices.checked_mul(2)?).ok()?;
-                let (pairs, _) = bytes.as_chunks::<2>();
-                pairs
-                    .iter()
-                    .all(|&p| names_a_point(u16::from_le_bytes(p).into()))
-                    .then_some(())?;
+                fixed_width_indices::<2>(buffer, num_indices, num_points)?;
             } else if num_points < 1 << 21 {
                 if num_indices > buffer.remaining_size() {
                     return None;
@@ -320,18 +315,33 @@ fn connectivity(
                     }
                 }
             } else {
-                let bytes = buffer.decode_slice(num_indices.checked_mul(4)?).ok()?;
-                let (words, _) = bytes.as_chunks::<4>();
-                words
-                    .iter()
-                    .all(|&w| names_a_point(u32::from_le_bytes(w).into()))
-                    .then_some(())?;
+                fixed_width_indices::<4>(buffer, num_indices, num_points)?;
             }
         }
         _ => return None,
     }
     // The caller's ceiling on faces (checked by `draco-core` once the indices are read).
     (num_faces as u64 <= limits.max_decoded_bytes / FACE_BYTES).then_some(())
+}
+
+/// Raw face indices of `W` little-endian bytes each, all naming one of the points.
+fn fixed_width_indices<const W: usize>(
+    buffer: &mut DecoderBuffer<'_>,
+    num_indices: usize,
+    num_points: usize,
+) -> Option<()> {
+    let bytes = buffer.decode_slice(num_indices.checked_mul(W)?).ok()?;
+    let (indices, _) = bytes.as_chunks::<W>();
+    indices
+        .iter()
+        .all(|index| {
+            let mut word = [0u8; 8];
+            for (w, &b) in word.iter_mut().zip(index) {
+                *w = b;
+            }
+            u64::from_le_bytes(word) < num_points as u64
+        })
+        .then_some(())
 }
 
 /// The one attributes decoder's descriptions: the five attributes, each unique id once,
