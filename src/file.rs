@@ -267,9 +267,9 @@ impl Target {
         if let Some(t) = Target::qualified(s) {
             return t.map(drop).map_err(|e| e.to_string());
         }
-        let csg = s
-            .parse::<u32>()
-            .is_ok_and(|v| CSGPHS_VERSIONS.contains(&v) || matches!(v, 2 | 4));
+        let csg = s.parse::<u32>().is_ok_and(|v| {
+            CSGPHS_VERSIONS.contains(&v) || crate::csg::mdl::raw::CSGMDL_VERSIONS.contains(&v)
+        });
         if csg || s.parse::<Version>().is_ok() || s.parse::<MeshVersion>().is_ok() {
             Ok(())
         } else {
@@ -304,7 +304,9 @@ impl Target {
                 _ => Err(bad("not a CSGPHS version")),
             },
             "csgmdl" => match version.parse::<u32>() {
-                Ok(v @ (2 | 4 | 5)) => Ok(Target::Csgmdl(v)),
+                Ok(v) if crate::csg::mdl::raw::CSGMDL_VERSIONS.contains(&v) => {
+                    Ok(Target::Csgmdl(v))
+                }
                 _ => Err(bad("not a CSGMDL version")),
             },
             "unigine" | "unigine-mesh" => version

@@ -84,7 +84,7 @@ impl MeshFile for CsgMdl {
 
     fn target(&self, to: &str) -> Result<Target> {
         match to.trim().parse::<u32>() {
-            Ok(v @ (2 | 4 | 5)) => Ok(Target::Csgmdl(v)),
+            Ok(v) if super::raw::CSGMDL_VERSIONS.contains(&v) => Ok(Target::Csgmdl(v)),
             _ => Err(usage(format!(
                 "--to {to}: this is CSGMDL union graphics; its versions are 2, 4, 5"
             ))),

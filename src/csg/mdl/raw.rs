@@ -15,6 +15,9 @@ use serde::Serialize;
 use crate::error::{Limits, Result};
 use crate::io::{count_as, read_all, rest_bytes, write_all, NotThisVariant, Records};
 
+/// The CSGMDL versions there are (and that meshcodec reads and writes).
+pub const CSGMDL_VERSIONS: [u32; 3] = [2, 4, 5];
+
 /// The obfuscation key: the byte at file offset `o` is XORed with `KEY[o % 31]`.
 pub const KEY: [u8; 31] = [
     86, 46, 110, 88, 49, 32, 48, 4, 52, 105, 12, 119, 12, 1, 94, 0, 26, 96, 55, 105, 29, 82, 43, 7,
@@ -102,7 +105,7 @@ pub struct CsgMdl {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct MdlHeader {
     /// 2, 4 or 5.
-    #[br(assert(matches!(version, 2 | 4 | 5), "CSGMDL version {}: 2, 4 or 5 expected", version))]
+    #[br(assert(CSGMDL_VERSIONS.contains(&version), "CSGMDL version {}: 2, 4 or 5 expected", version))]
     pub version: u32,
 }
 
