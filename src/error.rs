@@ -292,7 +292,7 @@ impl fmt::Display for Inconsistent {
 }
 
 /// Turns a binrw error into the public error. `last_read` is the offset where the
-/// most recent read started (from [`crate::io::Tracked`]), used when binrw itself
+/// most recent read started (from the reader's position tracking), used when binrw itself
 /// does not know the position (I/O errors such as end of data).
 pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
     let mut path: Vec<String> = Vec::new();
@@ -415,7 +415,7 @@ pub(crate) fn from_binrw(err: binrw::Error, last_read: Option<u64>) -> Error {
     }
 }
 
-/// A counted [`crate::io::Records`] field says "records"; name it by its field instead
+/// A counted `Records` field says "records"; name it by its field instead
 /// (`FileMeshV2.vertices` → `vertices`).
 fn name_records(kind: &mut ErrorKind, path: &[String]) {
     if let ErrorKind::CountTooLarge { what, .. } = kind {
@@ -427,11 +427,22 @@ fn name_records(kind: &mut ErrorKind, path: &[String]) {
     }
 }
 
+/// The error of a `pre_assert` that rules out an enum variant: the variant does not
+/// apply here, which is not a failure of the data (see `error::from_binrw`).
+#[derive(Debug)]
+pub(crate) struct NotThisVariant;
+
+impl std::fmt::Display for NotThisVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("variant does not apply")
+    }
+}
+
 /// True for the error of a `pre_assert` that ruled an enum variant out.
 fn rules_out_variant(err: &binrw::Error) -> bool {
     match err {
         binrw::Error::Backtrace(bt) => rules_out_variant(&bt.error),
-        binrw::Error::Custom { err, .. } => err.is::<crate::io::NotThisVariant>(),
+        binrw::Error::Custom { err, .. } => err.is::<NotThisVariant>(),
         _ => false,
     }
 }

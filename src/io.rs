@@ -626,16 +626,7 @@ where
     Ok(value)
 }
 
-/// The error of a `pre_assert` that rules out an enum variant: the variant does not
-/// apply here, which is not a failure of the data (see `error::from_binrw`).
-#[derive(Debug)]
-pub(crate) struct NotThisVariant;
-
-impl std::fmt::Display for NotThisVariant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("variant does not apply")
-    }
-}
+pub(crate) use crate::error::NotThisVariant;
 
 /// Builds a binrw error carrying [`crate::error::Invalid`].
 pub(crate) fn invalid(pos: u64, msg: impl Into<String>) -> binrw::Error {

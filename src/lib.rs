@@ -56,10 +56,8 @@ pub(crate) fn test_filemeshes(
         .collect()
 }
 pub use file::{
-    convert_into, convert_prepared, convert_to, detect, import, import_with_files, open,
-    open_reader, open_reader_with, open_with_limits, scene_summary, to_scene_into, AnyFile,
-    ConvertOptions, Converted, ExportOptions, ExtraFile, Format, MeshFile, Prepared, Summary,
-    Target,
+    convert_prepared, convert_to, detect, import, import_scene, open, open_reader,
+    open_reader_with, open_with_limits, scene_summary, AnyFile, ConvertOptions, Converted,
+    CoreMesh, ExportOptions, ExtraFile, Format, MeshFile, Prepared, Summary, Target,
 };
-pub use filemesh::model::convert::CoreMesh;
 pub use io::{PlainRecord, Records, Spare};

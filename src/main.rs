@@ -1018,20 +1018,20 @@ fn export(input: &Path, output: &Path, lod: Lod, keep_axes: bool) -> Result<Exit
         .unwrap_or_default();
     let file = load(input)?;
     // The file and its model are dropped as the scene is built.
-    let scene = meshcodec::file::to_scene_into(
-        file,
-        &ExportOptions {
-            lod: match lod {
-                Lod::Level(n) => n,
-                Lod::All => 0,
+    let scene = file
+        .into_scene(
+            &ExportOptions {
+                lod: match lod {
+                    Lod::Level(n) => n,
+                    Lod::All => 0,
+                },
+                all_lods: matches!(lod, Lod::All),
+                name,
+                keep_axes,
             },
-            all_lods: matches!(lod, Lod::All),
-            name,
-            keep_axes,
-        },
-        &limits(),
-    )
-    .map_err(|e| fail(input, e))?;
+            &limits(),
+        )
+        .map_err(|e| fail(input, e))?;
     match extension(output).as_str() {
         "glb" => {
             // Laid out first, then written as the buffer's arrays are made: the file's
@@ -1107,13 +1107,14 @@ fn import(
     } else {
         "the glTF import"
     };
-    let (c, extra) =
-        meshcodec::file::import_with_files(&scene, &target, &ConvertOptions { core_mesh })
-            .map_err(|e| fail(input, e))?;
+    // The scene is given away as the target is built.
+    let (c, extra) = meshcodec::import_scene(scene, &target, &ConvertOptions { core_mesh })
+        .and_then(|(prepared, extra)| Ok((prepared.into_converted()?, extra)))
+        .map_err(|e| fail(input, e))?;
     check_losses(input, from, &target.to_string(), &c.losses, allow_lossy)?;
     // Files beside OUT (UNIGINE .anim): OUT's path without its extension, then the suffix.
     let stem = output.with_extension("");
-    let extra: Vec<(PathBuf, meshcodec::file::ExtraFile)> = extra
+    let extra: Vec<(PathBuf, meshcodec::ExtraFile)> = extra
         .into_iter()
         .map(|e| {
             let mut path = stem.clone().into_os_string();
@@ -1165,17 +1166,17 @@ fn render(
 ) -> Result<u64, Failure> {
     let file = load(input)?;
     // The file and its model are dropped as the scene is built.
-    let scene = meshcodec::file::to_scene_into(
-        file,
-        &ExportOptions {
-            lod,
-            all_lods: false,
-            name: String::new(),
-            keep_axes: false,
-        },
-        &limits(),
-    )
-    .map_err(|e| fail(input, e))?;
+    let scene = file
+        .into_scene(
+            &ExportOptions {
+                lod,
+                all_lods: false,
+                name: String::new(),
+                keep_axes: false,
+            },
+            &limits(),
+        )
+        .map_err(|e| fail(input, e))?;
     let mut scene = scene;
     // The picture is drawn from the positions and triangles alone: the rest goes before
     // the drawing takes its own memory.

@@ -135,8 +135,8 @@ fn text_conversions_write_what_the_library_converts() {
             let bytes = std::fs::read(&src).unwrap();
             for to in ["1.00", "1.01"] {
                 let file = meshcodec::open(&bytes).unwrap();
-                let expected = meshcodec::convert_into(
-                    file,
+                let expected = meshcodec::convert_to(
+                    &file,
                     to,
                     &Default::default(),
                     &meshcodec::Limits::default(),

@@ -42,7 +42,7 @@ fn scenes_of(path: &Path) -> Option<Vec<(String, Scene)>> {
                 .unwrap_or_else(|e| panic!("{}", what(e)));
             let mut scenes: Vec<(String, Scene)> = (0..mesh.lods.count())
                 .map(|lod| {
-                    let scene = meshcodec::filemesh::scene::to_scene(&mesh, &name, lod)
+                    let scene = meshcodec::filemesh::scene::to_scene(mesh.clone(), &name, lod)
                         .unwrap_or_else(|e| panic!("LOD {lod} of {}", what(e)));
                     (format!("LOD {lod}"), scene)
                 })
@@ -186,7 +186,8 @@ fn cases() -> Vec<Case> {
     for lod in 0..2 {
         cases.push(Case {
             label: format!("made: 3.01 with NaN, LOD {lod}"),
-            scene: meshcodec::filemesh::scene::to_scene(&mesh301, "nan", lod).expect("3.01 export"),
+            scene: meshcodec::filemesh::scene::to_scene(mesh301.clone(), "nan", lod)
+                .expect("3.01 export"),
         });
     }
     cases.push(Case {
@@ -1823,8 +1824,8 @@ fn skins_match_their_sources() {
             match meshcodec::detect(&bytes) {
                 Some(Format::FileMesh) => {
                     let mesh = meshcodec::filemesh::model::Mesh::read(&bytes).expect("read");
-                    let scene =
-                        meshcodec::filemesh::scene::to_scene(&mesh, name, 0).expect("export");
+                    let scene = meshcodec::filemesh::scene::to_scene(mesh.clone(), name, 0)
+                        .expect("export");
                     let n = mesh.skeleton.len();
                     // The export holds only the vertices LOD 0's faces use, in order.
                     let lod0 = &mesh.faces[mesh.lods.lod0(mesh.faces.len())];
@@ -2484,7 +2485,7 @@ fn non_finite_values_and_unused_vertices() {
     // Reading keeps the values as they are.
     assert!(mesh.vertices[4].position[0].is_nan());
 
-    let lod0 = meshcodec::filemesh::scene::to_scene(&mesh, "nan", 0).expect("LOD 0");
+    let lod0 = meshcodec::filemesh::scene::to_scene(mesh.clone(), "nan", 0).expect("LOD 0");
     let p = &lod0.meshes[0].primitives[0];
     assert_eq!(p.positions.len(), 4, "only vertices 0-3");
     assert_eq!(
@@ -2528,7 +2529,7 @@ fn non_finite_values_and_unused_vertices() {
     );
     assert_eq!(lod0.notes.len(), 3, "{:?}", notes_of(&lod0));
 
-    let lod1 = meshcodec::filemesh::scene::to_scene(&mesh, "nan", 1).expect("LOD 1");
+    let lod1 = meshcodec::filemesh::scene::to_scene(mesh.clone(), "nan", 1).expect("LOD 1");
     let p = &lod1.meshes[0].primitives[0];
     assert_eq!(p.positions.len(), 3, "only vertices 1, 4, 5");
     assert_eq!(

@@ -40,7 +40,7 @@ fn export_then_import_keeps_the_geometry() {
     let mut n = 0;
     for path in filemeshes() {
         let m = Mesh::read(&std::fs::read(&path).unwrap()).unwrap();
-        let scene = meshcodec::filemesh::scene::to_scene(&m, "x", 0).unwrap();
+        let scene = meshcodec::filemesh::scene::to_scene(m.clone(), "x", 0).unwrap();
         let glb = gltf::to_glb(&scene).unwrap();
         let text = gltf::to_gltf(&scene).unwrap();
         let objt = obj::to_obj(&scene).unwrap();
@@ -285,7 +285,7 @@ fn damaged_imports_never_panic() {
     let m =
         Mesh::read(&std::fs::read(common::fixture_dir("filemesh").join("v2.00-40b.mesh")).unwrap())
             .unwrap();
-    let scene = meshcodec::filemesh::scene::to_scene(&m, "x", 0).unwrap();
+    let scene = meshcodec::filemesh::scene::to_scene(m.clone(), "x", 0).unwrap();
     let glb = gltf::to_glb(&scene).unwrap();
     let text = gltf::to_gltf(&scene).unwrap();
     let objt = obj::to_obj(&scene).unwrap();

@@ -1,6 +1,6 @@
 //! The streaming paths that keep big files at about their own size in memory: opening
 //! from a reader ([`meshcodec::open_reader`]), writing into a writer
-//! ([`MeshFile::write_to`]) and converting by value ([`meshcodec::convert_into`]) give
+//! ([`MeshFile::write_to`]) give
 //! exactly what the in-memory paths give, on every fixture and corpus file; and damaged
 //! files fail the same way (same message, same offset).
 
@@ -9,9 +9,7 @@ mod common;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use meshcodec::{
-    convert_into, convert_to, detect, open, open_reader, ConvertOptions, Limits, MeshFile,
-};
+use meshcodec::{detect, open, open_reader, Limits, MeshFile};
 
 /// Every mesh file among the fixtures and (when present) the corpus.
 fn meshes() -> Vec<(PathBuf, Vec<u8>)> {
@@ -88,104 +86,6 @@ fn a_reader_longer_than_the_limit_is_refused_before_reading() {
     };
     let e = open_reader(Cursor::new(&bytes), &limits).unwrap_err();
     assert!(e.to_string().contains("limit"), "{e}");
-}
-
-/// An STF file's document without its timestamp (the time of writing), and its buffers.
-fn without_timestamp(bytes: &[u8]) -> (serde_json::Value, Vec<Vec<u8>>) {
-    let c = meshcodec::stf::StfContainer::read(bytes).unwrap();
-    let mut doc: serde_json::Value = serde_json::from_slice(&c.json).unwrap();
-    if let Some(stf) = doc
-        .get_mut("stf")
-        .and_then(serde_json::Value::as_object_mut)
-    {
-        assert!(stf.remove("timestamp").is_some());
-    }
-    (doc, c.buffers)
-}
-
-#[test]
-fn convert_into_gives_what_convert_to_gives() {
-    let options = ConvertOptions::default();
-    let limits = Limits::default();
-    let mut n = 0;
-    for (path, bytes) in meshes() {
-        let file = open(&bytes).unwrap();
-        let targets: &[&str] = match file.format() {
-            meshcodec::Format::FileMesh => {
-                &["2.00", "4.01", "6.00", "filemesh:5.00", "csgphs:7", "stf"]
-            }
-            meshcodec::Format::UnigineMesh => &[
-                "ms13",
-                "ms14",
-                "ms11",
-                "filemesh:4.00",
-                "filemesh:2.00",
-                "filemesh:7.00",
-                "filemesh:1.00",
-                "stf",
-            ],
-            meshcodec::Format::Stf => &["filemesh:4.01", "filemesh:3.00", "unigine-mesh:ms14"],
-            meshcodec::Format::Csgphs | meshcodec::Format::Csgmdl => {
-                &["filemesh:4.01", "stf", "unigine-mesh:ms13"]
-            }
-            _ => &[],
-        };
-        for to in targets {
-            let a = convert_to(&file, to, &options, &limits);
-            let b = convert_into(file.clone(), to, &options, &limits);
-            match (a, b) {
-                (Ok(a), Ok(b)) => {
-                    let same = if *to == "stf" {
-                        without_timestamp(&a.bytes) == without_timestamp(&b.bytes)
-                    } else {
-                        a.bytes == b.bytes
-                    };
-                    assert!(same, "{} to {to}", path.display());
-                    assert_eq!(a.summary, b.summary, "{} to {to}", path.display());
-                    assert_eq!(a.losses, b.losses, "{} to {to}", path.display());
-                    n += 1;
-                }
-                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-                (a, b) => panic!("{} to {to}: {:?} vs {:?}", path.display(), a.err(), b.err()),
-            }
-        }
-    }
-    assert!(n >= 100, "{n} conversions compared");
-}
-
-/// `to_scene_into` (what `export` and `render` use, taking the file) gives the scene
-/// `to_scene` gives, or the same error, for every file and a few export options.
-#[test]
-fn scene_into_gives_what_to_scene_gives() {
-    use meshcodec::file::{to_scene_into, ExportOptions};
-    let limits = Limits::default();
-    let options = [
-        ExportOptions::default(),
-        ExportOptions {
-            keep_axes: true,
-            name: "x".into(),
-            ..ExportOptions::default()
-        },
-        ExportOptions {
-            all_lods: true,
-            ..ExportOptions::default()
-        },
-        ExportOptions {
-            lod: 1,
-            ..ExportOptions::default()
-        },
-    ];
-    let mut n = 0;
-    for (path, bytes) in meshes() {
-        let file = open(&bytes).unwrap();
-        for o in &options {
-            let a = file.to_scene(o, &limits).map_err(|e| e.to_string());
-            let b = to_scene_into(file.clone(), o, &limits).map_err(|e| e.to_string());
-            assert!(a == b, "{} with {o:?}", path.display());
-            n += usize::from(a.is_ok());
-        }
-    }
-    assert!(n >= 150, "{n} scenes compared");
 }
 
 #[test]

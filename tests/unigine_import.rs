@@ -710,8 +710,8 @@ fn what_a_unigine_mesh_cannot_hold_is_named() {
         .losses
         .iter()
         .any(|l| l.to_string().contains(".anim files")));
-    let (c, extra) = meshcodec::file::import_with_files(
-        &rig(),
+    let (c, extra) = meshcodec::import_scene(
+        rig(),
         &meshcodec::Target::UnigineMesh(MeshVersion::Ms14),
         &Default::default(),
     )

@@ -9,9 +9,9 @@ use super::raw::chunks::{ChunkData, CoreMeshV1};
 use super::raw::{draco, Body, Info};
 use super::{FileMesh, Mesh, Version};
 use crate::error::{Limits, Result};
-use crate::file::{
+use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
-    Target,
+    Target, WriteLater,
 };
 use crate::scene::Scene;
 
@@ -54,12 +54,28 @@ impl MeshFile for FileMesh {
         })
     }
 
+    /// The file copied, then converted as [`MeshFile::into_prepared`] converts it.
     fn convert(
         &self,
         target: &Target,
         options: &ConvertOptions,
         limits: &Limits,
     ) -> Result<Converted> {
+        self.clone()
+            .into_prepared(target, options, limits)?
+            .into_converted()
+    }
+
+    /// The same version writes the file back byte for byte. Another goes through the
+    /// model, the file dropped once its model is built ([`model_and_fingerprint`]), so
+    /// the conversion never holds the source file, its model, the target and its
+    /// read-back model at once; the target is written when asked ([`convert_mesh`]).
+    fn into_prepared(
+        self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Prepared> {
         let Target::FileMesh(v) = *target else {
             return Err(usage(format!(
                 "--to {target}: this is a FileMesh; its versions are 1.00 to 7.00"
@@ -67,20 +83,43 @@ impl MeshFile for FileMesh {
         };
         if v == self.version {
             // The raw layer writes the file back byte for byte.
-            let bytes = FileMesh::write(self)?;
             let info = self.info_with_limits(limits)?;
-            return Ok(Converted {
-                bytes,
-                losses: Vec::new(),
-                summary: line(v, info.vertices, info.faces),
-            });
+            let summary = line(v, info.vertices, info.faces);
+            return Ok(Prepared::later(Box::new(self), Vec::new(), summary));
         }
-        let mesh = Mesh::from_file_with_limits(self, limits)?;
-        convert_model(&mesh, v, options)
+        // Only a 7.00 target writes a stored Draco bitstream; the others' reports need
+        // only its fingerprint.
+        let bitstream = if v == Version::V7_00 {
+            Bitstream::Keep
+        } else {
+            Bitstream::Fingerprint
+        };
+        let (mesh, dropped) = model_and_fingerprint(self, limits, bitstream)?;
+        convert_mesh(mesh, v, options, AsRead::Decoded, dropped)
     }
 
+    /// The file copied, then turned as [`MeshFile::into_scene`] turns it.
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
-        scene_of(&Mesh::from_file_with_limits(self, limits)?, options)
+        self.clone().into_scene(options, limits)
+    }
+
+    /// The file is dropped once its model is built ([`model_of`]), the model once the
+    /// scene is built. A Draco bitstream is dropped once decoded: a scene has no use for
+    /// it.
+    fn into_scene(self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        scene_of(model_of(self, limits, Bitstream::Drop)?, options)
+    }
+
+    /// [`MeshFile::into_scene`], and what the scene leaves behind, found from the same
+    /// model: the file is read, and a Draco core mesh decoded, once.
+    fn into_scene_and_losses(
+        self,
+        options: &ExportOptions,
+        limits: &Limits,
+    ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
+        let m = model_of(self, limits, Bitstream::Drop)?;
+        let losses = scene_losses_of(&m);
+        Ok((scene_of(m, options)?, losses))
     }
 
     /// The scene holds LOD 0's geometry, the skeleton and the skins: what else the mesh
@@ -150,47 +189,16 @@ fn scene_losses_of(m: &Mesh) -> Vec<crate::loss::Loss> {
     }
 }
 
-/// The scene of a model, as [`MeshFile::to_scene`] gives it.
-fn scene_of(mesh: &Mesh, options: &ExportOptions) -> Result<Scene> {
+/// The scene of a model, as [`MeshFile::into_scene`] gives it: one LOD, the model taken
+/// apart as the scene is built, or every LOD (which reads the model whole).
+fn scene_of(m: Mesh, options: &ExportOptions) -> Result<Scene> {
     if options.all_lods {
-        return super::scene::to_scene_all_lods(mesh, &options.name);
+        return super::scene::to_scene_all_lods(&m, &options.name);
     }
-    super::scene::to_scene(mesh, &options.name, options.lod)
+    super::scene::to_scene(m, &options.name, options.lod)
 }
 
-/// [`MeshFile::to_scene`] of a file the caller no longer needs: the file is dropped once
-/// its model is built ([`model_of_owned`]), the model once the scene is built. A Draco
-/// bitstream is dropped once decoded: a scene has no use for it.
-pub(crate) fn to_scene_owned(
-    f: FileMesh,
-    options: &ExportOptions,
-    limits: &Limits,
-) -> Result<Scene> {
-    scene_of_owned(model_of_owned(f, limits, Bitstream::Drop)?, options)
-}
-
-/// [`to_scene_owned`], and what the scene leaves behind ([`MeshFile::scene_losses`]),
-/// found from the same model: the file is read, and a Draco core mesh decoded, once.
-pub(crate) fn scene_and_losses_owned(
-    f: FileMesh,
-    options: &ExportOptions,
-    limits: &Limits,
-) -> Result<(Scene, Vec<crate::loss::Loss>)> {
-    let m = model_of_owned(f, limits, Bitstream::Drop)?;
-    let losses = scene_losses_of(&m);
-    Ok((scene_of_owned(m, options)?, losses))
-}
-
-/// [`scene_of`] of a model the caller no longer needs, taken apart as the scene is built
-/// (one LOD; every LOD's scene reads the model whole).
-fn scene_of_owned(m: Mesh, options: &ExportOptions) -> Result<Scene> {
-    if options.all_lods {
-        return scene_of(&m, options);
-    }
-    super::scene::to_scene_owned(m, &options.name, options.lod)
-}
-
-/// What [`model_of_owned`] does with a Draco core mesh's bitstream once it is decoded.
+/// What [`model_of`] does with a Draco core mesh's bitstream once it is decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bitstream {
     /// Moved into the model's record of what was stored, for writing a FileMesh again.
@@ -209,11 +217,11 @@ pub(crate) enum Bitstream {
 /// decoded first, as reading the chunks in order would, and its bitstream moves into
 /// the model's record of what was stored instead of being copied (or is dropped, as
 /// `bitstream` says).
-pub(crate) fn model_of_owned(f: FileMesh, limits: &Limits, bitstream: Bitstream) -> Result<Mesh> {
+pub(crate) fn model_of(f: FileMesh, limits: &Limits, bitstream: Bitstream) -> Result<Mesh> {
     model_and_fingerprint(f, limits, bitstream).map(|(m, _)| m)
 }
 
-/// [`model_of_owned`], and the fingerprint of the Draco bitstream it dropped
+/// [`model_of`], and the fingerprint of the Draco bitstream it dropped
 /// ([`Bitstream::Fingerprint`]).
 pub(crate) fn model_and_fingerprint(
     mut f: FileMesh,
@@ -260,36 +268,21 @@ pub(crate) fn model_and_fingerprint(
     Ok((m, fingerprint))
 }
 
-/// A scene as a FileMesh of version `v`.
-pub(crate) fn import(scene: &Scene, v: Version, options: &ConvertOptions) -> Result<Converted> {
-    convert_model(&super::scene::from_scene(scene)?, v, options)
+/// A scene as a FileMesh of version `v`, for [`crate::import_scene`]: the scene is
+/// dropped once the model is built.
+pub(crate) fn import(scene: Scene, v: Version, options: &ConvertOptions) -> Result<Prepared> {
+    let mesh = super::scene::from_scene(&scene)?;
+    drop(scene);
+    convert_mesh(mesh, v, options, AsRead::Unknown, None)
 }
 
-pub(crate) fn convert_model(
-    mesh: &Mesh,
-    v: Version,
-    options: &ConvertOptions,
-) -> Result<Converted> {
-    let c = mesh.convert_with(
-        v,
-        &WriteOptions {
-            core_mesh: options.core_mesh,
-        },
-    )?;
-    Ok(Converted {
-        bytes: c.file.write()?,
-        losses: c.losses,
-        summary: line(v, mesh.vertices.len(), mesh.faces.len()),
-    })
-}
-
-/// [`convert_model`] of a mesh the caller no longer needs: it is dropped once the target
+/// A model converted to version `v`, the mesh given away: it is dropped once the target
 /// is built and compared, before the target is written, so the written bytes are never
 /// held beside it.
 ///
 /// A 7.00 target's Draco encoding is done with the mesh's arrays given away
 /// ([`Mesh::draco_owned`]), so they are not held beside the encoder. `as_read` says
-/// whether the mesh is as [`model_of_owned`] read it: its stored Draco bitstream is then
+/// whether the mesh is as [`model_of`] read it: its stored Draco bitstream is then
 /// known to decode to its arrays without decoding it again, and the encoding the loss
 /// report asks for is also done with the arrays given away
 /// ([`Mesh::draco_owned_as_read`]).
@@ -299,7 +292,7 @@ pub(crate) fn convert_model(
 ///
 /// A text target is not built: its report is worked out number by number, and the
 /// mesh is kept to print it when the [`Prepared`] is written.
-pub(crate) fn convert_owned(
+pub(crate) fn convert_mesh(
     mut mesh: Mesh,
     v: Version,
     options: &ConvertOptions,
@@ -316,15 +309,31 @@ pub(crate) fn convert_owned(
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
     if v.is_text() {
         let losses = mesh.text_losses_seeded(v, seed, as_read)?;
-        return Ok(Prepared::text(mesh, v, losses, summary));
+        return Ok(Prepared::later(
+            Box::new(TextTarget { mesh, v }),
+            losses,
+            summary,
+        ));
     }
     let c = mesh.convert_seeded(v, &options, seed, as_read)?;
     drop(mesh);
-    Ok(Prepared::file(
-        crate::file::AnyFile::FileMesh(c.file),
-        c.losses,
-        summary,
-    ))
+    Ok(Prepared::later(Box::new(c.file), c.losses, summary))
+}
+
+/// A text (1.00/1.01) target: about six times its binary size, so it is printed from the
+/// model in pieces when written, never held whole.
+struct TextTarget {
+    mesh: Mesh,
+    v: Version,
+}
+
+impl WriteLater for TextTarget {
+    fn write_later(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        self.mesh.write_text_to(self.v, out)
+    }
+    fn describe(&self) -> String {
+        format!("FileMesh {} (text, printed when written)", self.v)
+    }
 }
 
 fn line(v: Version, vertices: usize, faces: usize) -> String {
@@ -421,13 +430,28 @@ fn text(info: &Info, version: Version) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        convert_model, convert_owned, model_of_owned, Bitstream, FileMesh, Mesh, Prepared,
-    };
-    use crate::error::Limits;
-    use crate::file::ConvertOptions;
+    use super::{convert_mesh, line, model_of, Bitstream, FileMesh, Mesh, Prepared};
+    use crate::error::{Limits, Result};
+    use crate::file::{ConvertOptions, Converted};
     use crate::filemesh::model::convert::{AsRead, WriteOptions};
     use crate::filemesh::Version;
+
+    /// The model's own conversion ([`Mesh::convert_with`]), the borrowed mesh kept: the
+    /// oracle the front door's conversion (the mesh given away, its Draco work seeded)
+    /// is checked against.
+    fn convert_model(mesh: &Mesh, v: Version, options: &ConvertOptions) -> Result<Converted> {
+        let c = mesh.convert_with(
+            v,
+            &WriteOptions {
+                core_mesh: options.core_mesh,
+            },
+        )?;
+        Ok(Converted {
+            bytes: c.file.write()?,
+            losses: c.losses,
+            summary: line(v, mesh.vertices.len(), mesh.faces.len()),
+        })
+    }
 
     /// A 7.00 conversion of a mesh given away, whose Draco work is done with its arrays
     /// given away ([`Mesh::draco_owned`]), is the conversion: the same bytes, losses and
@@ -457,7 +481,7 @@ mod tests {
                     owned += 1;
                 }
                 let a = convert_model(&m, Version::V7_00, &options);
-                let b = convert_owned(m, Version::V7_00, &options, AsRead::Unknown, None)
+                let b = convert_mesh(m, Version::V7_00, &options, AsRead::Unknown, None)
                     .and_then(Prepared::into_converted);
                 match (a, b) {
                     (Ok(a), Ok(b)) => {
@@ -505,8 +529,8 @@ mod tests {
             let options = ConvertOptions::default();
             for v in Version::ALL {
                 let a = convert_model(&m, v, &options);
-                let read = model_of_owned(f.clone(), &limits, Bitstream::Keep).expect("read");
-                let b = convert_owned(read, v, &options, AsRead::Decoded, None)
+                let read = model_of(f.clone(), &limits, Bitstream::Keep).expect("read");
+                let b = convert_mesh(read, v, &options, AsRead::Decoded, None)
                     .and_then(Prepared::into_converted);
                 let what = format!("{} to {v}", path.display());
                 match (a, b) {
@@ -544,7 +568,7 @@ mod tests {
         };
         let (mut same, mut other, mut restored, mut not_done) = (0, 0, 0, 0);
         for (path, f) in crate::test_filemeshes(&["chunked"]) {
-            let Ok(m) = model_of_owned(f, &limits, Bitstream::Keep) else {
+            let Ok(m) = model_of(f, &limits, Bitstream::Keep) else {
                 continue;
             };
             let Some(StoredCore::Draco(stored)) = m.stored.core.clone() else {
@@ -639,7 +663,7 @@ mod tests {
         for (path, f) in crate::test_filemeshes(&["chunked", "filemesh"]) {
             let limits = Limits::default();
             let read = Mesh::from_file_with_limits(&f, &limits).map_err(|e| e.to_string());
-            let owned = model_of_owned(f, &limits, Bitstream::Keep).map_err(|e| e.to_string());
+            let owned = model_of(f, &limits, Bitstream::Keep).map_err(|e| e.to_string());
             assert_eq!(owned, read, "{}", path.display());
             checked += 1;
         }

@@ -19,22 +19,12 @@ use crate::scene::{ExportMesh, Fixes, Primitive, Scene, Skeleton};
 /// the same bone added up, those on no bone dropped), heaviest first, scaled to sum to 1
 /// (real files' bytes sum to 255, so this changes them by rounding only). A vertex with
 /// no weight at all is bound to joint 0 with weight 1.
-pub fn to_scene(mesh: &crate::filemesh::model::Mesh, name: &str, lod: usize) -> Result<Scene> {
-    let range = lod_range(mesh, lod)?;
-    let triangles = mesh.faces.get(range).unwrap_or_default().to_vec();
-    let prim = vertex_attributes(&mesh.vertices, lod, triangles);
-    finish(prim, mesh, mesh.vertices.len(), name, lod)
-}
-
-/// [`to_scene`] of a mesh the caller no longer needs, taken apart as the scene is built
-/// so that it is never held whole beside the scene: the faces become the triangles
-/// (moved, for LOD 0 of a mesh without other LODs), and the vertices are dropped once
-/// their attributes are copied, before the skins are made.
-pub(crate) fn to_scene_owned(
-    mut mesh: crate::filemesh::model::Mesh,
-    name: &str,
-    lod: usize,
-) -> Result<Scene> {
+///
+/// The mesh is taken apart as the scene is built, so that it is never held whole beside
+/// the scene: the faces become the triangles (moved, for LOD 0 of a mesh without other
+/// LODs), and the vertices are dropped once their attributes are copied, before the
+/// skins are made.
+pub fn to_scene(mut mesh: crate::filemesh::model::Mesh, name: &str, lod: usize) -> Result<Scene> {
     let range = lod_range(&mesh, lod)?;
     let triangles = if range == (0..mesh.faces.len()) {
         std::mem::take(&mut mesh.faces)
@@ -144,7 +134,10 @@ fn finish(
 pub fn to_scene_all_lods(mesh: &crate::filemesh::model::Mesh, name: &str) -> Result<Scene> {
     let mut all = Scene::default();
     for lod in 0..mesh.lods.count().max(1) {
-        let scene = to_scene(mesh, name, lod)?;
+        let range = lod_range(mesh, lod)?;
+        let triangles = mesh.faces.get(range).unwrap_or_default().to_vec();
+        let prim = vertex_attributes(&mesh.vertices, lod, triangles);
+        let scene = finish(prim, mesh, mesh.vertices.len(), name, lod)?;
         if lod == 0 {
             all.skeleton = scene.skeleton;
         }

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use super::{model, StfContainer, StfInfo};
 use crate::error::{Limits, Result};
-use crate::file::{
-    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
+use crate::file::contract::{
+    to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
+    Target,
 };
 use crate::scene::Scene;
 
@@ -93,8 +94,32 @@ impl MeshFile for StfContainer {
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        crate::file::one_level(options)?;
+        crate::file::contract::one_level(options)?;
         super::scene::to_scene(self)
+    }
+
+    fn into_prepared(
+        self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Prepared> {
+        if *target != Target::Stf {
+            return self.convert(target, options, limits).map(Prepared::bytes);
+        }
+        convert_owned(self)
+    }
+
+    fn into_scene(self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
+        scene_and_losses_owned(self, options).map(|(s, _)| s)
+    }
+
+    fn into_scene_and_losses(
+        self,
+        options: &ExportOptions,
+        _: &Limits,
+    ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
+        scene_and_losses_owned(self, options)
     }
 }
 
@@ -103,26 +128,16 @@ impl MeshFile for StfContainer {
 /// ([`super::write::written_back_owned`]); the container's buffers moved into the
 /// result, not copied (the container itself when nothing changed), and the result
 /// written when asked.
-pub(crate) fn convert_owned(c: StfContainer) -> Result<crate::file::Prepared> {
+pub(crate) fn convert_owned(c: StfContainer) -> Result<Prepared> {
     let out = super::write::written_back_owned(c)?;
     let summary = line(&out)?;
-    Ok(crate::file::Prepared::file(
-        crate::file::AnyFile::Stf(out),
-        Vec::new(),
-        summary,
-    ))
+    Ok(Prepared::later(Box::new(out), Vec::new(), summary))
 }
 
-/// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
-/// does not get is reported by [`crate::import`] (skins, animations, other LODs).
-pub(crate) fn import(scene: &Scene) -> Result<Converted> {
-    let (out, counts) = super::import::from_scene_counted(scene, "")?;
-    // The container's buffers dropped as its bytes are made.
-    Ok(converted(out.into_bytes()?, counts))
-}
-
-/// [`import`] taking the scene: the same bytes, written straight from the scene's
-/// arrays (each dropped once its buffer is in the file), without the model.
+/// A scene as a new STF file ([`super::from_scene`]), for [`crate::import_scene`]:
+/// written straight from the scene's arrays (each dropped once its buffer is in the
+/// file), without the model. What the scene holds that STF does not get is reported by
+/// the import (skins, animations, other LODs).
 pub(crate) fn import_owned(scene: Scene) -> Result<Converted> {
     let (bytes, counts) = super::import::from_scene_owned(scene, "")?;
     Ok(converted(bytes, counts))
@@ -276,7 +291,7 @@ pub(crate) fn scene_and_losses_owned(
     c: StfContainer,
     options: &ExportOptions,
 ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
-    crate::file::one_level(options)?;
+    crate::file::contract::one_level(options)?;
     let (meshes, doc) = model::meshes_owned(c)?;
     let losses = losses_of(&meshes, &doc);
     drop(doc);

@@ -1071,7 +1071,7 @@ mod tests {
 
     use super::{meshes, meshes_owned, StfBlendshape, StfContainer, StfMesh};
     use crate::error::Limits;
-    use crate::file::MeshFile;
+    use crate::file::contract::MeshFile;
     use crate::stf::write::ARRAY_KEYS as ARRAYS;
 
     /// Every STF fixture and corpus file, as bytes.

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use super::raw::anim::AnimInfo;
 use super::{MeshInfo, MeshVersion, UnigineAnim, UnigineMesh};
 use crate::error::{Limits, Result};
-use crate::file::{
-    to_json, usage, ConvertOptions, Converted, ExportOptions, ExtraFile, Format, MeshFile, Summary,
-    Target,
+use crate::file::contract::{
+    to_json, usage, ConvertOptions, Converted, ExportOptions, ExtraFile, Format, MeshFile,
+    Prepared, Summary, Target,
 };
 use crate::scene::Scene;
 
@@ -49,50 +49,72 @@ impl MeshFile for UnigineMesh {
             .map_err(|e| usage(format!("--to {to}: {e}")))
     }
 
-    fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
+    /// The mesh copied, then converted as [`MeshFile::into_prepared`] converts it.
+    fn convert(
+        &self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Converted> {
+        self.clone()
+            .into_prepared(target, options, limits)?
+            .into_converted()
+    }
+
+    /// ms11–ms13 to ms14: the file written straight from the classic body taken
+    /// (`Ms14Mesh::write_classic`), never holding the mesh, its blocks and the file at
+    /// once.
+    fn into_prepared(
+        self,
+        target: &Target,
+        _: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Prepared> {
         let Target::UnigineMesh(v) = *target else {
             return Err(usage(format!(
                 "--to {target}: unknown UNIGINE mesh version (ms10, ms11, ms12, ms13, ms14)"
             )));
         };
+        let summary = format!("UNIGINE mesh {v}");
         if v == self.version {
-            return Ok(Converted {
-                bytes: UnigineMesh::write(self)?,
-                losses: Vec::new(),
-                summary: format!("UNIGINE mesh {v}"),
-            });
+            return Ok(Prepared::later(Box::new(self), Vec::new(), summary));
         }
         let losses = self.losses(v)?;
-        Ok(Converted {
-            bytes: self.to_version(v)?.write()?,
+        if v == MeshVersion::Ms14 && self.version != MeshVersion::Ms10 {
+            let body = self.into_classic(limits)?;
+            let bytes = super::raw::ms14::Ms14Mesh::write_classic(body, None)?;
+            return Ok(Prepared::bytes(Converted {
+                bytes,
+                losses,
+                summary,
+            }));
+        }
+        Ok(Prepared::later(
+            Box::new(self.to_version(v)?),
             losses,
-            summary: format!("UNIGINE mesh {v}"),
-        })
+            summary,
+        ))
     }
 
+    /// The mesh copied, then turned as [`MeshFile::into_scene`] turns it.
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        self.clone().into_scene(options, limits)
+    }
+
+    /// The scene of a mesh given away (see [`super::scene::mesh_to_scene_owned`]): an
+    /// ms14 mesh's compressed blocks are dropped as they are decoded, and the mesh once
+    /// the scene is built.
+    fn into_scene(self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
         scene_with(options, |name| {
-            super::scene::mesh_to_scene(self, name, limits)
+            super::scene::mesh_to_scene_owned(self, name, limits)
         })
     }
-}
-
-/// [`MeshFile::to_scene`] of a mesh the caller gives away (see
-/// [`super::scene::mesh_to_scene_owned`]).
-pub(crate) fn to_scene_owned(
-    mesh: UnigineMesh,
-    options: &ExportOptions,
-    limits: &Limits,
-) -> Result<Scene> {
-    scene_with(options, |name| {
-        super::scene::mesh_to_scene_owned(mesh, name, limits)
-    })
 }
 
 /// The scene `build` makes under the export's name, with the export's options applied
 /// (one level of detail; +Y up unless the axes are kept).
 fn scene_with(options: &ExportOptions, build: impl FnOnce(&str) -> Result<Scene>) -> Result<Scene> {
-    crate::file::one_level(options)?;
+    crate::file::contract::one_level(options)?;
     let mut scene = build(&options.name)?;
     if !options.keep_axes {
         scene.to_y_up();
@@ -140,7 +162,7 @@ impl MeshFile for UnigineAnim {
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        crate::file::one_level(options)?;
+        crate::file::contract::one_level(options)?;
         let mut scene = super::scene::anim_to_scene(self, &options.name)?;
         if !options.keep_axes {
             scene.to_y_up();
@@ -224,21 +246,10 @@ fn anim_text(info: &AnimInfo) -> String {
     t
 }
 
-/// A scene as a UNIGINE mesh of `version` ([`super::import::import`]), with its `.anim`
-/// files (ms13, ms14), for [`crate::file::import_with_files`].
-pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
-    // The mesh is done with once written (an ms14 mesh holds its compressed geometry):
-    // the summary comes from the counts taken when it was built, not from decoding it.
-    written(super::import::import(scene, version)?.written()?, version)
-}
-
-/// [`import`] taking the scene, with the same result: the scene is dropped as the mesh
-/// is made, and an ms14 mesh is written as it is built
-/// ([`super::import::import_file`]).
-pub(crate) fn import_owned(
-    scene: Scene,
-    version: MeshVersion,
-) -> Result<(Converted, Vec<ExtraFile>)> {
+/// A scene as a UNIGINE mesh of `version`, with its `.anim` files (ms13, ms14), for
+/// [`crate::import_scene`]: the scene is dropped as the mesh is made, and an ms14 mesh
+/// is written as it is built ([`super::import::import_file`]).
+pub(crate) fn import(scene: Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
     written(super::import::import_file(scene, version)?, version)
 }
 

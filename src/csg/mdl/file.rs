@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::raw::{MdlBody, MeshV2};
 use super::{CsgK, CsgMdl};
 use crate::error::{Limits, Result};
-use crate::file::{
+use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
 };
 use crate::scene::{ExportMesh, Primitive, Scene};
@@ -116,7 +116,7 @@ impl MeshFile for CsgMdl {
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        crate::file::one_level(options)?;
+        crate::file::contract::one_level(options)?;
         match &self.body {
             MdlBody::Plain(m) => Ok(scene_of(m, &options.name)),
             MdlBody::Packed(m) => scene_of_v5(m, &options.name),

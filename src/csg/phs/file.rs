@@ -7,7 +7,7 @@ use super::model::{CSGPHS_VERSIONS, PHYSICS_TOLERANCE};
 use super::raw::CsgInfo;
 use super::{CsgMesh, Csgphs};
 use crate::error::{Limits, Result};
-use crate::file::{
+use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
 };
 use crate::scene::Scene;
@@ -85,7 +85,7 @@ impl MeshFile for Csgphs {
     }
 
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
-        crate::file::one_level(options)?;
+        crate::file::contract::one_level(options)?;
         let model = CsgMesh::from_csgphs(self, limits)?;
         Ok(super::scene::to_scene(&model, &options.name))
     }

@@ -55,20 +55,7 @@ use crate::filemesh::raw::v4::FileMeshV4;
 use crate::filemesh::raw::{Body, FileMesh, Version};
 use crate::loss::Loss;
 
-/// How to write a 7.00 core mesh.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CoreMesh {
-    /// The source's Draco bitstream or v1/v2 choice where it still applies; otherwise
-    /// Draco when it holds every value exactly and is smaller, else COREMESH v1. Never
-    /// loses a value.
-    #[default]
-    Auto,
-    /// Always Draco (COREMESH v2), as Roblox's upload pipeline writes: normals are
-    /// quantized to 11 bits (a reported loss when they change).
-    Draco,
-    /// Always COREMESH v1 (uncompressed).
-    Uncompressed,
-}
+pub use crate::file::contract::CoreMesh;
 
 /// Options for [`Mesh::to_file_with`] and [`Mesh::convert_with`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
