@@ -10,7 +10,7 @@
 # - `--json` prints one JSON object per line, each with a path and a status, and the
 #   damaged file is the only one that failed;
 # - the -j 0 run gives the same lines as the -j 1 run.
-# Prints a Markdown table (README, "Many files").
+# Prints a Markdown table (docs/benchmarks.md, "An archive run").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -7,7 +7,7 @@
 # The inputs are made here: the benchmarks' FileMesh 4.01 and 5.00 files (1,000,000
 # vertices, 2,000,000 faces, 72 MB; examples/big_files.rs), UNIGINE ms13/ms14, STF, Draco
 # 7.00 and text 1.00 files made from the 4.01 file by `meshcodec convert`, and a folder of corpus
-# files for the batch commands. Prints a Markdown table (README, "Peak memory").
+# files for the batch commands. Prints a Markdown table (docs/benchmarks.md, "Peak memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

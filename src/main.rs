@@ -274,7 +274,7 @@ fn fail(path: &Path, msg: impl std::fmt::Display) -> Failure {
 /// resident. A conversion's peak resident size then depends on the order of its
 /// allocations: UNIGINE ms14 from the 72 MB bench file took 254.5 MB resident for a
 /// 186 MB heap peak. Setting the threshold turns the raising off (glibc's `mallopt`
-/// documentation): 182.4 MB. See README, "Peak memory".
+/// documentation): 182.4 MB. See docs/benchmarks.md, "The allocator".
 ///
 /// The trim threshold (how much free memory at the heap's top glibc keeps rather than
 /// give back) is raised with it to 8 MiB, as the dynamic scheme would have raised it:
