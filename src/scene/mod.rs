@@ -31,7 +31,6 @@ pub mod gltf;
 pub mod import;
 pub mod obj;
 pub(crate) mod skin;
-mod unread;
 
 use serde::Serialize;
 

@@ -17,7 +17,9 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::{bad, local_matrix, uint, Accessor};
+use super::accessors::Accessor;
+use super::json::{bad, entry, uint};
+use super::transform::{local_matrix, node_trs, Affine};
 use crate::error::Result;
 use crate::scene::skin::{self, decompose, invert, mul, Mat4, IDENTITY};
 use crate::scene::{
@@ -116,7 +118,7 @@ impl Skins {
         let mut out = Skins::default();
         for &s in used {
             let ctx = format!("glTF skin {s}");
-            let skin = super::entry(doc, "skins", s, &ctx)?;
+            let skin = entry(doc, "skins", s, &ctx)?;
             let joints: Vec<usize> = skin
                 .get("joints")
                 .and_then(Value::as_array)
@@ -222,7 +224,7 @@ impl Skins {
                         *o += f64::from(w) * x;
                     }
                 }
-                super::Affine::new(&m).move_vertex(p, i);
+                Affine::new(&m).move_vertex(p, i);
             }
         }
         for j in joints.iter_mut().flatten() {
@@ -267,7 +269,7 @@ impl Skins {
             let (translation, rotation, scale) = match (parent_joint == direct)
                 .then(|| {
                     let n = doc.get("nodes").and_then(|n| n.get(node))?;
-                    super::node_trs(n, "glTF node").ok().flatten()
+                    node_trs(n, "glTF node").ok().flatten()
                 })
                 .flatten()
             {

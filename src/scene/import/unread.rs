@@ -6,8 +6,9 @@
 
 use serde_json::Value;
 
-use super::{ExportNote, NoteKind};
+use super::json::bad;
 use crate::error::Result;
+use crate::scene::{ExportNote, NoteKind};
 
 /// The vertex attributes the import reads of a Draco-compressed primitive.
 const DRACO_ATTRIBUTES: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0"];
@@ -74,7 +75,7 @@ pub(crate) fn check_required_extensions(doc: &Value) -> Result<()> {
         } else {
             "an extension"
         };
-        return Err(super::import::bad(format!(
+        return Err(bad(format!(
             "the glTF file requires {ext} ({kind}), which meshcodec cannot read yet; \
              re-export it without {ext} (for example with glTF-Transform or Blender)"
         )));

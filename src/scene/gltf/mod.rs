@@ -6,8 +6,8 @@
 //! - one scene (`scene: 0`) with one node per mesh, in scene order, then (with a
 //!   skeleton) the root of the joints;
 //! - one glTF mesh per [`ExportMesh`](super::ExportMesh) (named as it is), with one
-//!   triangle primitive (mode 4) per [`Primitive`] (its name in the primitive's
-//!   `extras.name` and in its accessors' names);
+//!   triangle primitive (mode 4) per [`Primitive`](super::Primitive) (its name in the
+//!   primitive's `extras.name` and in its accessors' names);
 //! - one buffer; for each primitive, in order, a tightly packed bufferView and accessor
 //!   for `POSITION` (FLOAT VEC3, with the exact `min`/`max`), `NORMAL` (FLOAT VEC3),
 //!   `TEXCOORD_0` (FLOAT VEC2; further UV sets as `TEXCOORD_1` …) and `COLOR_0` (FLOAT VEC4) when the primitive has them,
@@ -17,10 +17,11 @@
 //!   indices (UNSIGNED_INT SCALAR, target 34963). Every bufferView starts at a multiple
 //!   of 4 bytes.
 //!
-//! Morph targets ([`Primitive::morph_targets`]) become the primitive's `targets`, each
-//! `{"POSITION": accessor}` holding the deltas (FLOAT VEC3, with the exact `min`/`max`,
-//! target 34962); the mesh gets `weights` (each target's
-//! [`default_weight`](super::MorphTarget::default_weight)) and `extras.targetNames`.
+//! Morph targets ([`Primitive::morph_targets`](super::Primitive::morph_targets)) become
+//! the primitive's `targets`, each `{"POSITION": accessor}` holding the deltas (FLOAT
+//! VEC3, with the exact `min`/`max`, target 34962); the mesh gets `weights` (each
+//! target's [`default_weight`](super::MorphTarget::default_weight)) and
+//! `extras.targetNames`.
 //! glTF wants every primitive of a mesh to have the same targets, so the mesh's targets
 //! are those of all its written primitives, matched by name (the k-th target of a name
 //! in one primitive is the k-th of that name in another) and in order of first
@@ -57,29 +58,24 @@
 //! Values that glTF cannot hold (NaN or infinite coordinates) are errors here, not
 //! silently changed: the adapters replace them first, and say so
 //! ([`Scene::prepare`](super::Scene::prepare), [`Scene::notes`](super::Scene::notes)).
+//!
+//! The writer's files: this one (the `.gltf` and `.glb` containers, laid out in a first
+//! pass and streamed in a second), `layout` (the document and its buffer), `sink`
+//! (where the buffer's bytes go) and `base64` (the `.gltf`'s data URI).
 
-use std::collections::HashMap;
+mod base64;
+mod layout;
+mod sink;
+
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use super::{ChannelValues, MorphTarget, Primitive, Scene};
+use self::base64::{base64_into, Base64Writer};
+use self::layout::{build, build_into};
+use self::sink::{Sink, STREAM_PIECE};
+use super::Scene;
 use crate::error::{Error, ErrorKind, Result};
-
-/// `componentType` FLOAT.
-const FLOAT: u32 = 5126;
-/// `componentType` UNSIGNED_BYTE.
-const UNSIGNED_BYTE: u32 = 5121;
-/// `componentType` UNSIGNED_SHORT.
-const UNSIGNED_SHORT: u32 = 5123;
-/// `componentType` UNSIGNED_INT.
-const UNSIGNED_INT: u32 = 5125;
-/// bufferView `target` ARRAY_BUFFER (vertex data).
-const ARRAY_BUFFER: u32 = 34962;
-/// bufferView `target` ELEMENT_ARRAY_BUFFER (indices).
-const ELEMENT_ARRAY_BUFFER: u32 = 34963;
-/// Primitive `mode` TRIANGLES.
-const TRIANGLES: u32 = 4;
 
 /// GLB magic, `glTF`.
 const GLB_MAGIC: u32 = 0x4654_6C67;
@@ -168,56 +164,6 @@ impl Gltf<'_> {
             base64.finish()?;
         }
         out.write_all(self.after.as_bytes())
-    }
-}
-
-/// Writes the base64 of what is written to it ([`base64_into`], in pieces).
-struct Base64Writer<'a> {
-    out: &'a mut dyn Write,
-    /// Bytes short of a group of three, held for the next write.
-    carry: Vec<u8>,
-    /// The text of one piece.
-    text: String,
-}
-
-impl Write for Base64Writer<'_> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        // Everything is taken: what does not fill a group of three is carried.
-        let taken = data.len();
-        let mut data = data;
-        // Complete the carried group first.
-        while !self.carry.is_empty() && self.carry.len() < 3 {
-            let Some((&b, rest)) = data.split_first() else {
-                return Ok(taken);
-            };
-            self.carry.push(b);
-            data = rest;
-        }
-        self.text.clear();
-        if self.carry.len() == 3 {
-            base64_into(&self.carry, &mut self.text);
-            self.carry.clear();
-        }
-        let whole = data.len() / 3 * 3;
-        let (groups, rest) = data.split_at(whole);
-        base64_into(groups, &mut self.text);
-        self.carry.extend_from_slice(rest);
-        self.out.write_all(self.text.as_bytes())?;
-        Ok(taken)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
-}
-
-impl Base64Writer<'_> {
-    /// Writes the last, padded group.
-    fn finish(&mut self) -> std::io::Result<()> {
-        self.text.clear();
-        base64_into(&self.carry, &mut self.text);
-        self.carry.clear();
-        self.out.write_all(self.text.as_bytes())
     }
 }
 
@@ -342,280 +288,6 @@ fn pad(data: &mut Vec<u8>, with: u8) {
     }
 }
 
-/// The document (its buffer without a `uri`) and the buffer's bytes.
-fn build(scene: &Scene) -> Result<(Value, Vec<u8>)> {
-    let (doc, w) = build_into(scene, Sink::Memory(Vec::new()))?;
-    let bin = match w.sink {
-        Sink::Memory(bin) => bin,
-        _ => Vec::new(),
-    };
-    Ok((doc, bin))
-}
-
-/// The document (its buffer without a `uri`), the buffer's bytes going to `sink`; the
-/// writer is given back with its sink and the buffer's length.
-fn build_into<'a>(scene: &Scene, sink: Sink<'a>) -> Result<(Value, Writer<'a>)> {
-    scene.check()?;
-    let skeleton = scene.skeleton.as_ref().filter(|s| !s.joints.is_empty());
-    let joint_count = skeleton.map_or(0, |s| s.joints.len());
-    let mut w = Writer::new(sink);
-    let mut meshes = Vec::new();
-    let mut nodes = Vec::new();
-    for mesh in &scene.meshes {
-        let written: Vec<&Primitive> = mesh
-            .primitives
-            .iter()
-            .filter(|p| !p.triangles.is_empty())
-            .collect();
-        let skinned = skeleton.is_some() && written.iter().any(|p| p.joints.is_some());
-        let targets = MeshTargets::of(&written);
-        let mut primitives = Vec::new();
-        for (prim, row) in written.iter().zip(&targets.rows) {
-            primitives.push(w.primitive(prim, skinned.then_some(joint_count), row)?);
-        }
-        if primitives.is_empty() {
-            continue;
-        }
-        let mut node = json!({ "name": mesh.name, "mesh": meshes.len() });
-        if let (true, Some(obj)) = (skinned, node.as_object_mut()) {
-            obj.insert("skin".into(), json!(0));
-        }
-        nodes.push(node);
-        let mut m = json!({ "name": mesh.name, "primitives": primitives });
-        if let (false, Some(obj)) = (targets.names.is_empty(), m.as_object_mut()) {
-            if let Some(x) = targets.weights.iter().find(|x| !x.is_finite()) {
-                return Err(Error::new(
-                    "glTF export",
-                    ErrorKind::Invalid(format!(
-                        "mesh {:?}: morph target weight {x} cannot be written to glTF",
-                        mesh.name
-                    )),
-                ));
-            }
-            let weights: Vec<f64> = targets.weights.iter().map(|&x| f64::from(x)).collect();
-            obj.insert("weights".into(), json!(weights));
-            obj.insert("extras".into(), json!({ "targetNames": targets.names }));
-        }
-        meshes.push(m);
-    }
-    let mut roots: Vec<usize> = (0..nodes.len()).collect();
-    let mut skins = Vec::new();
-    let first = nodes.len();
-    if let Some(s) = skeleton {
-        let mut children = vec![Vec::new(); s.joints.len()];
-        let mut joint_roots = Vec::new();
-        for (i, j) in s.joints.iter().enumerate() {
-            match j.parent.and_then(|p| children.get_mut(p)) {
-                Some(c) => c.push(first + i),
-                None => joint_roots.push(first + i),
-            }
-        }
-        for (j, c) in s.joints.iter().zip(children) {
-            let num = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
-            let mut node = json!({
-                "name": j.name,
-                "translation": num(&j.translation),
-                "rotation": num(&j.rotation),
-                "scale": num(&j.scale),
-            });
-            if let (false, Some(obj)) = (c.is_empty(), node.as_object_mut()) {
-                obj.insert("children".into(), json!(c));
-            }
-            nodes.push(node);
-        }
-        let root = match joint_roots.as_slice() {
-            [one] => *one,
-            _ => {
-                nodes.push(json!({ "name": "skeleton", "children": joint_roots }));
-                nodes.len() - 1
-            }
-        };
-        roots.push(root);
-        let view = w.view(
-            s.joints
-                .iter()
-                .flat_map(|j| j.inverse_bind_matrix)
-                .flat_map(f32::to_le_bytes),
-            None,
-        );
-        let ibm = w.accessor(json!({
-            "name": "inverse bind matrices",
-            "bufferView": view,
-            "componentType": FLOAT,
-            "count": s.joints.len(),
-            "type": "MAT4",
-        }));
-        skins.push(json!({
-            "name": "skeleton",
-            "inverseBindMatrices": ibm,
-            "joints": (first..first + s.joints.len()).collect::<Vec<_>>(),
-            "skeleton": root,
-        }));
-    }
-    let mut animations = Vec::new();
-    let mut inputs = HashMap::<Vec<u32>, usize>::new();
-    for a in &scene.animations {
-        let (mut samplers, mut channels) = (Vec::new(), Vec::new());
-        for c in &a.channels {
-            let bits: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
-            let input = match inputs.get(&bits) {
-                Some(&i) => i,
-                None => {
-                    let view = w.view(c.times.iter().flat_map(|t| t.to_le_bytes()), None);
-                    let (lo, hi) = (c.times.first(), c.times.last());
-                    let i = w.accessor(json!({
-                        "name": format!("{} times", a.name),
-                        "bufferView": view,
-                        "componentType": FLOAT,
-                        "count": c.times.len(),
-                        "type": "SCALAR",
-                        "min": [lo.copied().map(f64::from)],
-                        "max": [hi.copied().map(f64::from)],
-                    }));
-                    inputs.insert(bits, i);
-                    i
-                }
-            };
-            let (bytes, ty): (Vec<u8>, &str) = match &c.values {
-                ChannelValues::Translation(v) | ChannelValues::Scale(v) => (
-                    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect(),
-                    "VEC3",
-                ),
-                ChannelValues::Rotation(v) => (
-                    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect(),
-                    "VEC4",
-                ),
-            };
-            let path = c.values.path();
-            let view = w.view(bytes.into_iter(), None);
-            let output = w.accessor(json!({
-                "name": format!("{} joint {} {path}", a.name, c.joint),
-                "bufferView": view,
-                "componentType": FLOAT,
-                "count": c.values.len(),
-                "type": ty,
-            }));
-            channels.push(json!({
-                "sampler": samplers.len(),
-                "target": { "node": first + c.joint, "path": path },
-            }));
-            samplers.push(json!({
-                "input": input,
-                "output": output,
-                "interpolation": "LINEAR",
-            }));
-        }
-        animations.push(json!({
-            "name": a.name,
-            "channels": channels,
-            "samplers": samplers,
-        }));
-    }
-
-    let mut doc = Map::new();
-    doc.insert(
-        "asset".into(),
-        json!({ "version": "2.0", "generator": "meshcodec" }),
-    );
-    doc.insert("scene".into(), json!(0));
-    let scene_obj = if roots.is_empty() {
-        json!({})
-    } else {
-        json!({ "nodes": roots })
-    };
-    doc.insert("scenes".into(), json!([scene_obj]));
-    if !nodes.is_empty() {
-        doc.insert("nodes".into(), Value::Array(nodes));
-    }
-    if !meshes.is_empty() {
-        doc.insert("meshes".into(), Value::Array(meshes));
-    }
-    if !skins.is_empty() {
-        doc.insert("skins".into(), Value::Array(skins));
-    }
-    if !animations.is_empty() {
-        doc.insert("animations".into(), Value::Array(animations));
-    }
-    if !w.accessors.is_empty() {
-        let views = std::mem::take(&mut w.views);
-        doc.insert(
-            "accessors".into(),
-            Value::Array(std::mem::take(&mut w.accessors)),
-        );
-        doc.insert("bufferViews".into(), Value::Array(views));
-        doc.insert("buffers".into(), json!([{ "byteLength": w.len }]));
-    }
-    Ok((Value::Object(doc), w))
-}
-
-/// The morph targets of a mesh's written primitives (see the module documentation).
-struct MeshTargets<'a> {
-    /// The mesh's targets' names.
-    names: Vec<&'a str>,
-    /// Their default weights.
-    weights: Vec<f32>,
-    /// Per primitive, per mesh target, the primitive's target (`None`: zero deltas).
-    rows: Vec<Vec<Option<&'a MorphTarget>>>,
-}
-
-impl<'a> MeshTargets<'a> {
-    fn of(primitives: &[&'a Primitive]) -> Self {
-        let mut names = Vec::new();
-        let mut weights = Vec::new();
-        // (name, occurrence) -> mesh target.
-        let mut slot_of = HashMap::<(&str, usize), usize>::new();
-        let mut placed = Vec::new();
-        for p in primitives {
-            let mut seen = HashMap::<&str, usize>::new();
-            let mut mine = Vec::new();
-            for t in &p.morph_targets {
-                let n = seen.entry(t.name.as_str()).or_insert(0);
-                let key = (t.name.as_str(), *n);
-                *n += 1;
-                let slot = *slot_of.entry(key).or_insert_with(|| {
-                    names.push(t.name.as_str());
-                    weights.push(t.default_weight);
-                    names.len() - 1
-                });
-                mine.push((slot, t));
-            }
-            placed.push(mine);
-        }
-        let rows = placed
-            .into_iter()
-            .map(|mine| {
-                let mut row = vec![None; names.len()];
-                for (slot, t) in mine {
-                    if let Some(r) = row.get_mut(slot) {
-                        *r = Some(t);
-                    }
-                }
-                row
-            })
-            .collect();
-        MeshTargets {
-            names,
-            weights,
-            rows,
-        }
-    }
-}
-
-/// Where the buffer's bytes go.
-enum Sink<'a> {
-    /// Kept in memory.
-    Memory(Vec<u8>),
-    /// Only counted: the first pass of a streamed `.glb`, which lays the buffer out.
-    Count,
-    /// Written out as they come, in pieces of [`STREAM_PIECE`] bytes: the second pass
-    /// of a streamed `.glb`. The first error stops the writing and is kept.
-    Stream {
-        out: &'a mut dyn Write,
-        piece: Vec<u8>,
-        error: Option<std::io::Error>,
-    },
-}
-
 /// Writes the scene's binary buffer to `out` in pieces (the second pass of a streamed
 /// `.glb` or `.gltf`), checking that it has the length the first pass laid out; gives
 /// `out` back for what follows the buffer.
@@ -642,271 +314,14 @@ fn stream_buffer<'a>(
     }
 }
 
-/// The size of the pieces a streamed buffer is written in.
-const STREAM_PIECE: usize = 64 * 1024;
-
-impl Sink<'_> {
-    /// Appends `bytes`; returns how many there were.
-    fn put(&mut self, bytes: impl Iterator<Item = u8>) -> usize {
-        match self {
-            Sink::Memory(bin) => {
-                let before = bin.len();
-                bin.extend(bytes);
-                bin.len() - before
-            }
-            Sink::Count => bytes.count(),
-            Sink::Stream { out, piece, error } => {
-                let mut n = 0;
-                for b in bytes {
-                    n += 1;
-                    piece.push(b);
-                    if piece.len() >= STREAM_PIECE {
-                        if error.is_none() {
-                            *error = out.write_all(piece).err();
-                        }
-                        piece.clear();
-                    }
-                }
-                n
-            }
-        }
-    }
-
-    /// Writes out what a stream holds back; the first error of the stream.
-    fn finish(&mut self) -> std::io::Result<()> {
-        if let Sink::Stream { out, piece, error } = self {
-            if let Some(e) = error.take() {
-                return Err(e);
-            }
-            out.write_all(piece)?;
-            piece.clear();
-        }
-        Ok(())
-    }
-}
-
-/// The buffer, bufferViews and accessors as they grow.
-struct Writer<'a> {
-    sink: Sink<'a>,
-    /// The buffer's length so far.
-    len: usize,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-impl<'a> Writer<'a> {
-    fn new(sink: Sink<'a>) -> Self {
-        Writer {
-            sink,
-            len: 0,
-            views: Vec::new(),
-            accessors: Vec::new(),
-        }
-    }
-
-    /// Writes one primitive's arrays; returns the glTF primitive. `skin` is the joint
-    /// count when the primitive's mesh is skinned; `targets` the primitive's target for
-    /// each of the mesh's (`None`: zero deltas).
-    fn primitive(
-        &mut self,
-        p: &Primitive,
-        skin: Option<usize>,
-        targets: &[Option<&MorphTarget>],
-    ) -> Result<Value> {
-        let mut attributes = Map::new();
-        finite(p, "position", p.positions.iter().flatten())?;
-        let position = self.floats("POSITION", p, &p.positions, Some(bounds(&p.positions)));
-        attributes.insert("POSITION".into(), json!(position));
-        if let Some(n) = &p.normals {
-            finite(p, "normal", n.iter().flatten())?;
-            attributes.insert("NORMAL".into(), json!(self.floats("NORMAL", p, n, None)));
-        }
-        if let Some(uv) = &p.uvs {
-            finite(p, "UV", uv.iter().flatten())?;
-            let a = self.floats("TEXCOORD_0", p, uv, None);
-            attributes.insert("TEXCOORD_0".into(), json!(a));
-            for (k, uv) in p.extra_uvs.iter().enumerate() {
-                let name = format!("TEXCOORD_{}", k + 1);
-                finite(p, "UV", uv.iter().flatten())?;
-                let a = self.floats(&name, p, uv, None);
-                attributes.insert(name, json!(a));
-            }
-        }
-        if let Some(c) = &p.colors {
-            finite(p, "colour", c.iter().flatten())?;
-            attributes.insert("COLOR_0".into(), json!(self.floats("COLOR_0", p, c, None)));
-        }
-        if let Some(joint_count) = skin {
-            let n = p.positions.len();
-            let unbound;
-            let (joints, weights) = match (&p.joints, &p.weights) {
-                (Some(j), Some(w)) => (j, w),
-                _ => {
-                    unbound = (vec![[0u16; 4]; n], vec![[1.0f32, 0.0, 0.0, 0.0]; n]);
-                    (&unbound.0, &unbound.1)
-                }
-            };
-            let (component, view) = if joint_count <= 256 {
-                let bytes = joints.iter().flatten().map(|&j| j.to_le_bytes()[0]);
-                (UNSIGNED_BYTE, self.view(bytes, Some(ARRAY_BUFFER)))
-            } else {
-                let bytes = joints.iter().flatten().flat_map(|j| j.to_le_bytes());
-                (UNSIGNED_SHORT, self.view(bytes, Some(ARRAY_BUFFER)))
-            };
-            let a = self.accessor(json!({
-                "name": format!("{} JOINTS_0", p.name),
-                "bufferView": view,
-                "componentType": component,
-                "count": n,
-                "type": "VEC4",
-            }));
-            attributes.insert("JOINTS_0".into(), json!(a));
-            let a = self.floats("WEIGHTS_0", p, weights, None);
-            attributes.insert("WEIGHTS_0".into(), json!(a));
-        }
-        let mut target_list = Vec::new();
-        for (k, t) in targets.iter().enumerate() {
-            let semantic = format!("target {k} POSITION");
-            let a = match t {
-                Some(t) => {
-                    let d = &t.position_deltas;
-                    finite(p, "morph target delta", d.iter().flatten())?;
-                    self.floats(&semantic, p, d, Some(bounds(d)))
-                }
-                None => self.accessor(json!({
-                    "name": format!("{} {semantic}", p.name),
-                    "componentType": FLOAT,
-                    "count": p.positions.len(),
-                    "type": "VEC3",
-                    "min": [0.0, 0.0, 0.0],
-                    "max": [0.0, 0.0, 0.0],
-                })),
-            };
-            target_list.push(json!({ "POSITION": a }));
-        }
-
-        let view = self.view(
-            p.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()),
-            Some(ELEMENT_ARRAY_BUFFER),
-        );
-        let indices = self.accessor(json!({
-            "name": format!("{} indices", p.name),
-            "bufferView": view,
-            "componentType": UNSIGNED_INT,
-            "count": p.triangles.len() * 3,
-            "type": "SCALAR",
-        }));
-        let mut prim = json!({
-            "attributes": attributes,
-            "indices": indices,
-            "mode": TRIANGLES,
-            "extras": { "name": p.name },
-        });
-        if let (false, Some(obj)) = (target_list.is_empty(), prim.as_object_mut()) {
-            obj.insert("targets".into(), Value::Array(target_list));
-        }
-        Ok(prim)
-    }
-
-    /// A bufferView and FLOAT accessor of `N`-vectors; returns the accessor's index.
-    fn floats<const N: usize>(
-        &mut self,
-        semantic: &str,
-        p: &Primitive,
-        values: &[[f32; N]],
-        min_max: Option<(Vec<f32>, Vec<f32>)>,
-    ) -> usize {
-        let view = self.view(
-            values.iter().flatten().flat_map(|x| x.to_le_bytes()),
-            Some(ARRAY_BUFFER),
-        );
-        let mut a = json!({
-            "name": format!("{} {semantic}", p.name),
-            "bufferView": view,
-            "componentType": FLOAT,
-            "count": values.len(),
-            "type": match N { 2 => "VEC2", 3 => "VEC3", _ => "VEC4" },
-        });
-        if let (Some((min, max)), Some(obj)) = (min_max, a.as_object_mut()) {
-            // Through f64, so the JSON number is the f32 value exactly.
-            let num = |v: Vec<f32>| v.into_iter().map(f64::from).collect::<Vec<_>>();
-            obj.insert("min".into(), json!(num(min)));
-            obj.insert("max".into(), json!(num(max)));
-        }
-        self.accessor(a)
-    }
-
-    /// Appends a bufferView at a 4-byte aligned offset; returns its index.
-    fn view(&mut self, bytes: impl Iterator<Item = u8>, target: Option<u32>) -> usize {
-        let padding = (4 - self.len % 4) % 4;
-        self.len += self.sink.put(std::iter::repeat_n(0, padding));
-        let start = self.len;
-        self.len += self.sink.put(bytes);
-        let mut view = json!({
-            "buffer": 0,
-            "byteOffset": start,
-            "byteLength": self.len - start,
-        });
-        if let (Some(t), Some(obj)) = (target, view.as_object_mut()) {
-            obj.insert("target".into(), json!(t));
-        }
-        self.views.push(view);
-        self.views.len() - 1
-    }
-
-    fn accessor(&mut self, a: Value) -> usize {
-        self.accessors.push(a);
-        self.accessors.len() - 1
-    }
-}
-
-/// Component-wise minimum and maximum (of a non-empty, finite array).
-fn bounds<const N: usize>(values: &[[f32; N]]) -> (Vec<f32>, Vec<f32>) {
-    let mut min = [f32::INFINITY; N];
-    let mut max = [f32::NEG_INFINITY; N];
-    for v in values {
-        for ((lo, hi), &x) in min.iter_mut().zip(max.iter_mut()).zip(v) {
-            *lo = lo.min(x);
-            *hi = hi.max(x);
-        }
-    }
-    (min.to_vec(), max.to_vec())
-}
-
-/// Fails on the first NaN or infinite value.
-fn finite<'a>(p: &Primitive, what: &str, mut values: impl Iterator<Item = &'a f32>) -> Result<()> {
-    match values.find(|x| !x.is_finite()) {
-        Some(x) => Err(Error::new(
-            "glTF export",
-            ErrorKind::Invalid(format!(
-                "primitive {:?}: {what} component {x} cannot be written to glTF",
-                p.name
-            )),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Standard base64 (RFC 4648, with padding), appended to `out`.
-fn base64_into(data: &[u8], out: &mut String) {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let sym = |i: u32| char::from(ALPHABET.get((i & 63) as usize).copied().unwrap_or(b'A'));
-    out.reserve(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
-        let n = (b(0) << 16) | (b(1) << 8) | b(2);
-        out.push(sym(n >> 18));
-        out.push(sym(n >> 12));
-        out.push(if chunk.len() > 1 { sym(n >> 6) } else { '=' });
-        out.push(if chunk.len() > 2 { sym(n) } else { '=' });
-    }
-}
-
-#[cfg(test)]
 // Test code: a failed index is a failed test (and `Value` indexing cannot panic).
 #[allow(clippy::indexing_slicing)]
+#[cfg(test)]
 mod tests {
-    use super::super::ExportMesh;
+    use serde_json::json;
+
+    use super::super::{ExportMesh, MorphTarget, Primitive};
+    use super::layout::{ARRAY_BUFFER, FLOAT};
     use super::*;
 
     fn triangle() -> Primitive {
