@@ -3,6 +3,7 @@
 // Indexing into input is how panics sneak in: the library uses checked access.
 #![warn(clippy::indexing_slicing)]
 
+pub mod codec;
 pub mod csg;
 pub mod error;
 pub mod file;

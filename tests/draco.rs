@@ -1,4 +1,4 @@
-//! COREMESH v2 Draco: `meshcodec::filemesh::raw::draco` against real Roblox blobs, the reference
+//! COREMESH v2 Draco: `meshcodec::codec::draco` against real Roblox blobs, the reference
 //! C++ decoder, fixtures from the reference encoder, generated meshes and damaged input.
 //!
 //! - Real 7.00 files (the corpus): decode → encode gives the original bitstream byte for
@@ -18,7 +18,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use meshcodec::filemesh::raw::draco::{self, decode, encode, normal_tolerance};
+use meshcodec::codec::draco::{self, decode, encode, normal_tolerance};
 use meshcodec::filemesh::raw::{Face, Vertex};
 use meshcodec::{ErrorKind, Limits};
 use proptest::prelude::*;

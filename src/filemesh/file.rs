@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use super::model::convert::{AsRead, Fingerprint, WriteOptions};
 use super::model::stored::StoredCore;
 use super::raw::chunks::{ChunkData, CoreMeshV1};
-use super::raw::{draco, Body, Info};
+use super::raw::{Body, Info};
 use super::{FileMesh, Mesh, Version};
+use crate::codec::draco;
 use crate::error::{Limits, Result};
 use crate::file::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
@@ -533,9 +534,9 @@ mod tests {
     /// for every chunked fixture and corpus file with a Draco core mesh, to every target.
     #[test]
     fn draco_owned_as_read_gives_the_arrays_back() {
+        use crate::codec::draco;
         use crate::filemesh::model::convert::{Blob, Fingerprint, OwnedDraco, Reencoded};
         use crate::filemesh::model::stored::StoredCore;
-        use crate::filemesh::raw::draco;
         let limits = Limits::default();
         let bytes = |m: &Mesh| {
             let v: &[u8] = bytemuck::cast_slice(&m.vertices);

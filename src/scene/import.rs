@@ -914,7 +914,7 @@ fn draco_primitive(
         ..crate::Limits::default()
     };
     let ids: Vec<(u32, bool)> = wanted.iter().map(|w| (w.1, w.2)).collect();
-    let d = crate::filemesh::raw::draco::decode_attributes(bitstream, &ids, &limits)
+    let d = crate::codec::draco::decode_attributes(bitstream, &ids, &limits)
         .map_err(|e| bad(format!("{ctx}: {e}")))?;
     let mut prim = Primitive {
         triangles: d.faces,

@@ -38,7 +38,7 @@ use draco_core::DecoderBuffer;
 
 use super::{draco_limits, read_header, Survey, FACE_BYTES};
 use crate::error::Limits;
-use crate::filemesh::raw::info::NonFiniteCounts;
+use crate::filemesh::raw::records::NonFiniteCounts;
 
 /// Symbols decoded at a time.
 const PIECE: usize = 1 << 16;

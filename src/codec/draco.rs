@@ -35,7 +35,7 @@ use draco_core::{
     Mesh, MeshDecoder, MeshEncoder, PointAttribute, PointCloud, PointIndex,
 };
 
-use super::records::{Face, Vertex};
+use crate::filemesh::raw::records::{Face, NonFiniteCounts, Vertex};
 
 mod in_place;
 use crate::error::{Error, ErrorKind, Limits, Result};
@@ -388,7 +388,7 @@ pub struct Survey {
     pub faces: usize,
     /// Points whose position, normal or texture coordinate has a component that is not
     /// finite.
-    pub non_finite: super::info::NonFiniteCounts,
+    pub non_finite: NonFiniteCounts,
 }
 
 /// Decodes a bitstream as [`decode`] does, with the same verdict and the same error,
@@ -432,7 +432,7 @@ fn decoder_survey(bitstream: &[u8], limits: &Limits) -> Result<Survey> {
         .position(|f| f.iter().any(|p| p.0 as usize >= num_points));
     let mesh = mesh.into_point_cloud();
     let [position, normal, uv, tangent, color] = attributes(&mesh)?;
-    let mut non_finite = super::info::NonFiniteCounts::default();
+    let mut non_finite = NonFiniteCounts::default();
     let bad = |xs: &[f32]| usize::from(xs.iter().any(|x| !x.is_finite()));
     for_each_value(&position, num_points, |_, b: &[u8; 12]| {
         non_finite.positions += bad(&f32s::<3>(b));
