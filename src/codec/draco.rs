@@ -46,8 +46,8 @@ mod normals;
 mod survey;
 
 pub use attributes::{decode_attributes, DecodedAttributes};
-pub use decode::{decode, decode_owned};
-pub use encode::{distinct_normals_survive, encode, encode_owned, normals_survive};
+pub use decode::decode;
+pub use encode::{distinct_normals_survive, encode, normals_survive};
 pub use header::{read_header, Counts, Header};
 pub use normals::normal_tolerance;
 pub use survey::{survey, survey_in_place, Survey};

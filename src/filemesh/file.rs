@@ -246,9 +246,9 @@ pub(crate) fn model_and_fingerprint(
     // A bitstream not kept is dropped once the decoder has read it.
     let fingerprint = (bitstream == Bitstream::Fingerprint).then(|| Fingerprint::of(&cm.draco));
     let ((vertices, faces), kept) = match bitstream {
-        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco)),
+        Bitstream::Keep => (draco::decode(&cm.draco[..], limits)?, Some(cm.draco)),
         Bitstream::Drop | Bitstream::Fingerprint => {
-            (draco::decode_owned(cm.draco.into_vec(), limits)?, None)
+            (draco::decode(cm.draco.into_vec(), limits)?, None)
         }
     };
     let mut m = Mesh::from_file_with_limits(&f, limits)?;

@@ -1,6 +1,8 @@
-//! [`decode`](super::decode()): `draco-core`'s decoder run within the caller's limits, and the five
+//! [`decode`]: `draco-core`'s decoder run within the caller's limits, and the five
 //! attributes of a Roblox core mesh found by unique id and copied out into [`Vertex`]
 //! records (following Draco's point → value mapping), with the faces.
+
+use std::borrow::Cow;
 
 use draco_core::{
     DataType, DecodeLimits, DecoderBuffer, Mesh, MeshDecoder, PointAttribute, PointCloud,
@@ -61,8 +63,8 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// attributes with other unique ids are ignored. The bitstream must end where the
 /// Draco mesh ends.
 ///
-/// Normals are Draco's dequantized values, made canonical so that [`encode`](super::encode()) gives
-/// back the same stream: where dequantization lost the sign of a zero minimum or the
+/// Normals are Draco's dequantized values, made canonical so that [`encode`](super::encode())
+/// gives back the same stream: where dequantization lost the sign of a zero minimum or the
 /// last bit of the quantization range, the affected values get that sign back or move
 /// by at most 64 ulps (far inside the quantization step). This applies when the stream ends
 /// with the normal's quantization parameters, as Roblox's do.
@@ -74,26 +76,26 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// [`ErrorKind::Invalid`] for anything else wrong (not Draco, a point cloud, a stream
 /// the decoder refuses, a missing attribute or one of the wrong layout). Offsets are
 /// relative to the start of `bitstream`.
-pub fn decode(bitstream: &[u8], limits: &Limits) -> Result<(Vec<Vertex>, Vec<Face>)> {
-    let (mesh, num_points) = decode_mesh(bitstream, limits)?;
-    arrays_of(mesh, num_points, tail(bitstream))
-}
-
-/// [`decode`](super::decode()) of a bitstream the caller gives away: it is dropped as soon as Draco's
-/// decoder has read it, before the vertices and faces are copied out of the decoder's
-/// mesh, so the bitstream, that mesh and the arrays are never held at once.
 ///
-/// # Errors
-///
-/// As [`decode`](super::decode()).
-pub fn decode_owned(bitstream: Vec<u8>, limits: &Limits) -> Result<(Vec<Vertex>, Vec<Face>)> {
+/// The bitstream is borrowed (`&[u8]`, `&Vec<u8>`) or given away (`Vec<u8>`). One given
+/// away is dropped as soon as Draco's decoder has read it, before the vertices and faces
+/// are copied out of the decoder's mesh, so the bitstream, that mesh and the arrays are
+/// never held at once.
+pub fn decode<'a>(
+    bitstream: impl Into<Cow<'a, [u8]>>,
+    limits: &Limits,
+) -> Result<(Vec<Vertex>, Vec<Face>)> {
+    let bitstream = bitstream.into();
     let (mesh, num_points) = decode_mesh(&bitstream, limits)?;
-    let tail = tail(&bitstream).to_vec();
-    drop(bitstream);
+    // Of a bitstream given away, only its end (the normal's parameters) outlives this.
+    let tail = match bitstream {
+        Cow::Borrowed(b) => Cow::Borrowed(tail(b)),
+        Cow::Owned(b) => Cow::Owned(tail(&b).to_vec()),
+    };
     arrays_of(mesh, num_points, &tail)
 }
 
-/// The vertices and faces of a mesh Draco's decoder gave ([`decode`](super::decode())), its normals made
+/// The vertices and faces of a mesh Draco's decoder gave ([`decode`]), its normals made
 /// canonical with the parameters at the end of the bitstream (`tail`).
 fn arrays_of(mesh: Mesh, num_points: usize, tail: &[u8]) -> Result<(Vec<Vertex>, Vec<Face>)> {
     // The faces first, so that the decoder's copy of them is gone before the vertices

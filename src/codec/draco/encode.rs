@@ -1,6 +1,8 @@
-//! [`encode`](super::encode()): `draco-core`'s mesh built from [`Vertex`] and [`Face`] records and its
+//! [`encode`]: `draco-core`'s mesh built from [`Vertex`] and [`Face`] records and its
 //! encoder run with Roblox's settings; and [`normals_survive`], the prediction whether a
 //! round trip gives every normal back bit for bit.
+
+use std::borrow::Cow;
 
 use draco_core::{
     DataType, DecoderBuffer, EncoderBuffer, EncoderOptions, GeometryAttributeType, Mesh,
@@ -52,19 +54,16 @@ fn put_f32s(out: &mut [u8], values: &[f32]) {
 /// [`ErrorKind::Inconsistent`] when a face names a vertex that does not exist, there
 /// are more vertices than 32-bit indices reach, a normal component is not finite (Draco
 /// cannot quantize it), or `draco-core` refuses the mesh.
-pub fn encode(vertices: &[Vertex], faces: &[Face]) -> Result<Vec<u8>> {
-    let (mesh, options) = prepare(vertices, faces)?;
-    run_encoder(mesh, &options)
-}
-
-/// [`encode`](super::encode()) of arrays the caller gives away: they are dropped as soon as
-/// `draco-core`'s copy of them is built, before its encoder runs (which, that copy
-/// included, takes about 2.4 times the arrays' size), so they are never held beside it.
 ///
-/// # Errors
-///
-/// As [`encode`](super::encode()).
-pub fn encode_owned(vertices: Vec<Vertex>, faces: Vec<Face>) -> Result<Vec<u8>> {
+/// The arrays are borrowed (`&[T]`, `&Vec<T>`) or given away (`Vec<T>`). Arrays given
+/// away are dropped as soon as `draco-core`'s copy of them is built, before its encoder
+/// runs (which, that copy included, takes about 2.4 times the arrays' size), so they are
+/// never held beside it.
+pub fn encode<'v, 'f>(
+    vertices: impl Into<Cow<'v, [Vertex]>>,
+    faces: impl Into<Cow<'f, [Face]>>,
+) -> Result<Vec<u8>> {
+    let (vertices, faces) = (vertices.into(), faces.into());
     let (mesh, options) = prepare(&vertices, &faces)?;
     drop((vertices, faces));
     run_encoder(mesh, &options)
@@ -99,7 +98,7 @@ pub fn distinct_normals_survive(distinct: &[Vec<f32>; 3]) -> bool {
     normals_survive(&vertices)
 }
 
-/// Whether [`decode`](super::decode())`(`[`encode`](super::encode())`(vertices, ..))` would give back every normal bit for
+/// Whether [`decode`](super::decode())`(`[`encode`]`(vertices, ..))` would give back every normal bit for
 /// bit, found from the normals alone: they are encoded as the only attribute of a mesh
 /// without faces, with the same settings, and decoded and made canonical as [`decode`](super::decode())
 /// does. The normal attribute is quantized from its own values only, and the other
@@ -148,7 +147,7 @@ pub fn normals_survive(vertices: &[Vertex]) -> bool {
         .all(|(a, b)| a.normal.map(f32::to_bits) == b.normal.map(f32::to_bits))
 }
 
-/// `draco-core`'s mesh of the arrays and Roblox's encoder options for it (see [`encode`](super::encode())).
+/// `draco-core`'s mesh of the arrays and Roblox's encoder options for it (see [`encode`]).
 fn prepare(vertices: &[Vertex], faces: &[Face]) -> Result<(Mesh, EncoderOptions)> {
     let inconsistent = |m: String| Error::new(CONTEXT, ErrorKind::Inconsistent(m));
     let n = vertices.len();

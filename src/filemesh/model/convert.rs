@@ -1288,7 +1288,7 @@ impl Mesh {
         }
         let before = digest(vertices, bytemuck::cast_slice(&self.faces));
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
-        let bitstream = draco::encode_owned(vertices, faces)?;
+        let bitstream = draco::encode(vertices, faces)?;
         let (vertices, faces) = draco::decode(&bitstream, &limits)?;
         if digest(&vertices, &faces) != before {
             return Err(not_given_back());
@@ -1365,11 +1365,11 @@ impl Mesh {
         }
         let before = digest(self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
-        let bitstream = draco::encode_owned(vertices, faces)?;
+        let bitstream = draco::encode(vertices, faces)?;
         let encoded = Fingerprint::of(&bitstream);
         // The stored bitstream again decodes to the arrays as read.
         let same = encoded == stored;
-        let (vertices, faces) = draco::decode_owned(bitstream, &Limits::default())?;
+        let (vertices, faces) = draco::decode(bitstream, &Limits::default())?;
         let exact = same || digest(&vertices, &faces) == before;
         if !exact {
             return Err(not_given_back());
