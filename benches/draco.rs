@@ -30,7 +30,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
-use meshcodec::filemesh::raw::draco;
+use meshcodec::codec::draco;
 use meshcodec::filemesh::raw::{Face, Vertex};
 use meshcodec::Limits;
 

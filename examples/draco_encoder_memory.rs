@@ -7,7 +7,7 @@
 //! ```
 //!
 //! With `--owned` the arrays are given to the encoder
-//! ([`encode_owned`](meshcodec::filemesh::raw::draco::encode_owned)), which drops them
+//! ([`encode`](meshcodec::codec::draco::encode) of `Vec`s), which drops them
 //! once its own copy of the mesh is built: the peak is then the encoder's alone, the
 //! least a Draco conversion of the mesh can take, whatever else it drops first.
 
@@ -52,9 +52,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let (nv, nf) = (vertices.len(), faces.len());
     let bitstream = if owned {
-        meshcodec::filemesh::raw::draco::encode_owned(vertices, faces)?
+        meshcodec::codec::draco::encode(vertices, faces)?
     } else {
-        meshcodec::filemesh::raw::draco::encode(&vertices, &faces)?
+        meshcodec::codec::draco::encode(&vertices, &faces)?
     };
     let peak = status("VmHWM")?;
     println!(

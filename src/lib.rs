@@ -286,6 +286,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/library.md")]
 pub struct LibraryDocDoctests;
 
+pub mod codec;
 pub mod csg;
 pub mod error;
 pub mod file;

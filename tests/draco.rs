@@ -1,4 +1,4 @@
-//! COREMESH v2 Draco: `meshcodec::filemesh::raw::draco` against real Roblox blobs, the reference
+//! COREMESH v2 Draco: `meshcodec::codec::draco` against real Roblox blobs, the reference
 //! C++ decoder, fixtures from the reference encoder, generated meshes and damaged input.
 //!
 //! - Real 7.00 files (the corpus): decode → encode gives the original bitstream byte for
@@ -18,7 +18,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use meshcodec::filemesh::raw::draco::{self, decode, encode, normal_tolerance};
+use meshcodec::codec::draco::{self, decode, encode, normal_tolerance};
 use meshcodec::filemesh::raw::{Face, Vertex};
 use meshcodec::{ErrorKind, Limits};
 use proptest::prelude::*;
@@ -1205,8 +1205,8 @@ fn assert_survey_agrees(what: &str, blob: &[u8]) -> bool {
     let limits = Limits::default();
     let survey = draco::survey(blob, &limits).map_err(|e| e.to_string());
     assert_eq!(survey, survey_from_decode(blob), "{what}");
-    // `decode_owned`, which drops the bitstream once the decoder has read it, gives the
-    // same arrays bit for bit, or the same error.
+    // `decode` of a bitstream given away (a `Vec`), which drops it once the decoder has
+    // read it, gives the same arrays bit for bit, or the same error.
     let bits = |r: meshcodec::Result<(Vec<Vertex>, Vec<Face>)>| {
         r.map(|(v, f)| {
             (
@@ -1217,14 +1217,15 @@ fn assert_survey_agrees(what: &str, blob: &[u8]) -> bool {
         .map_err(|e| e.to_string())
     };
     assert_eq!(
-        bits(draco::decode_owned(blob.to_vec(), &limits)),
+        bits(draco::decode(blob.to_vec(), &limits)),
         bits(draco::decode(blob, &limits)),
-        "{what}: decode_owned"
+        "{what}: decode of a Vec"
     );
     survey.is_ok()
 }
 
-/// `survey` and `decode_owned` agree with `decode` (see [`assert_survey_agrees`]).
+/// `survey`, and `decode` of a bitstream given away, agree with `decode` of a borrowed one
+/// (see [`assert_survey_agrees`]).
 #[test]
 fn survey_agrees_with_decode_on_good_damaged_and_non_finite_bitstreams() {
     let mut blobs: Vec<(String, Vec<u8>)> = fixture_blobs()

@@ -873,7 +873,7 @@ fn draco_compressed_gltf_from_the_reference_encoder() {
     // The encoder numbers the OBJ's attributes itself: find each by its components.
     let limits = meshcodec::Limits::default();
     let comps = |uid: u32| {
-        meshcodec::filemesh::raw::draco::decode_attributes(&bitstream, &[(uid, false)], &limits)
+        meshcodec::codec::draco::decode_attributes(&bitstream, &[(uid, false)], &limits)
             .ok()
             .map(|d| d.attributes[0].0)
     };

@@ -3,13 +3,14 @@
 
 mod common;
 
+use meshcodec::codec::draco;
 use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
 use meshcodec::filemesh::model::{
     BonePose, FacsRig, Influence, Lods, MatrixEncoding, Mesh, MeshBone, MeshVertex, Tangent,
     VertexSkin,
 };
+use meshcodec::filemesh::raw::Face;
 use meshcodec::filemesh::raw::Version;
-use meshcodec::filemesh::raw::{draco, Face};
 use meshcodec::Limits;
 use proptest::collection::vec;
 use proptest::prelude::*;

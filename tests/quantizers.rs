@@ -219,8 +219,8 @@ mod unigine {
 /// bytes (bias 127), Draco's 11-bit normals.
 mod filemesh {
     use super::common;
+    use meshcodec::codec::draco::{decode, encode};
     use meshcodec::filemesh::model::{Mesh, Tangent};
-    use meshcodec::filemesh::raw::draco::{decode, encode};
     use meshcodec::filemesh::raw::facs::{dequantize_value, quantize_value};
     use meshcodec::filemesh::raw::{Face, Vertex};
     use meshcodec::Limits;

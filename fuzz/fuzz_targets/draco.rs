@@ -4,7 +4,7 @@
 //! stream with the same counts and the same points whose values are not finite.
 #![no_main]
 
-use meshcodec::filemesh::raw::draco;
+use meshcodec::codec::draco;
 use meshcodec::Limits;
 
 const LIMITS: Limits = Limits {

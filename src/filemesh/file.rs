@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use super::model::convert::{AsRead, Fingerprint, WriteOptions};
 use super::model::stored::StoredCore;
 use super::raw::chunks::{ChunkData, CoreMeshV1};
-use super::raw::{draco, Body, Info};
+use super::raw::{Body, Info};
 use super::{FileMesh, Mesh, Version};
+use crate::codec::draco;
 use crate::error::{Limits, Result};
 use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
@@ -253,9 +254,9 @@ pub(crate) fn model_and_fingerprint(
     // A bitstream not kept is dropped once the decoder has read it.
     let fingerprint = (bitstream == Bitstream::Fingerprint).then(|| Fingerprint::of(&cm.draco));
     let ((vertices, faces), kept) = match bitstream {
-        Bitstream::Keep => (draco::decode(&cm.draco, limits)?, Some(cm.draco)),
+        Bitstream::Keep => (draco::decode(&cm.draco[..], limits)?, Some(cm.draco)),
         Bitstream::Drop | Bitstream::Fingerprint => {
-            (draco::decode_owned(cm.draco.into_vec(), limits)?, None)
+            (draco::decode(cm.draco.into_vec(), limits)?, None)
         }
     };
     let mut m = Mesh::from_file_with_limits(&f, limits)?;
@@ -557,9 +558,9 @@ mod tests {
     /// for every chunked fixture and corpus file with a Draco core mesh, to every target.
     #[test]
     fn draco_owned_as_read_gives_the_arrays_back() {
+        use crate::codec::draco;
         use crate::filemesh::model::convert::{Blob, Fingerprint, OwnedDraco, Reencoded};
         use crate::filemesh::model::stored::StoredCore;
-        use crate::filemesh::raw::draco;
         let limits = Limits::default();
         let bytes = |m: &Mesh| {
             let v: &[u8] = bytemuck::cast_slice(&m.vertices);

@@ -421,7 +421,7 @@ impl Mesh {
             CorePlan::Draco(Blob::Stored(b)) => draco_chunk(b.to_vec()),
             CorePlan::Draco(Blob::Gone(_)) => {
                 return Err(Error::new(
-                    crate::filemesh::raw::draco::CONTEXT,
+                    crate::codec::draco::CONTEXT,
                     ErrorKind::Inconsistent(
                         "a Draco bitstream dropped to save memory was to be written".into(),
                     ),
@@ -1070,7 +1070,7 @@ impl<'a> DracoMemo<'a> {
         }
     }
 
-    /// [`draco::encode`](crate::filemesh::raw::draco::encode) of the arrays.
+    /// [`draco::encode`](crate::codec::draco::encode) of the arrays.
     fn encode(&mut self, vertices: &'a [Vertex], faces: &'a [Face]) -> Result<Blob<'a>> {
         let found = self.chain().find_map(|m| {
             m.encoded
@@ -1081,7 +1081,7 @@ impl<'a> DracoMemo<'a> {
         if let Some(b) = found {
             return Ok(b);
         }
-        let blob = crate::filemesh::raw::draco::encode(vertices, faces)?;
+        let blob = crate::codec::draco::encode(vertices, faces)?;
         let known = self
             .chain()
             .find_map(|m| m.known.iter().find(|k| k.is(&blob)).cloned());
@@ -1112,14 +1112,14 @@ impl<'a> DracoMemo<'a> {
             return Ok(same);
         }
         let same = match blob.bytes() {
-            Some(bytes) => crate::filemesh::raw::draco::decode(bytes, &Limits::default())
+            Some(bytes) => crate::codec::draco::decode(bytes, &Limits::default())
                 .is_ok_and(|(v, f)| same_vertices(&v, vertices) && f == faces),
             // The decoder is a function of the bytes: a bitstream known to decode to
             // other arrays exactly does not decode to these.
             None => {
                 let Some((v, f)) = self.exact_decoding(|b| b.same(blob)) else {
                     return Err(Error::new(
-                        crate::filemesh::raw::draco::CONTEXT,
+                        crate::codec::draco::CONTEXT,
                         ErrorKind::Inconsistent(
                             "a Draco bitstream dropped to save memory was to be decoded".into(),
                         ),
@@ -1171,7 +1171,7 @@ impl Mesh {
     /// Whether decoding a Draco bitstream of this mesh stays within the default
     /// [`Limits`] (the memo's work uses them).
     fn draco_within_default_limits(&self) -> bool {
-        let counts = crate::filemesh::raw::draco::Counts {
+        let counts = crate::codec::draco::Counts {
             faces: self.faces.len() as u64,
             points: self.vertices.len() as u64,
         };
@@ -1190,7 +1190,7 @@ pub(crate) enum AsRead {
 }
 
 /// Draco work done on a mesh's arrays while they were given away: what
-/// [`draco::encode`](crate::filemesh::raw::draco::encode) of them gives.
+/// [`draco::encode`](crate::codec::draco::encode) of them gives.
 #[derive(Debug)]
 pub(crate) enum OwnedDraco {
     /// [`Mesh::draco_owned`]: this bitstream, which decodes to them exactly.
@@ -1226,7 +1226,7 @@ fn digest(vertices: &[Vertex], faces: &[Face]) -> Digest {
 /// The error when Draco does not give back the arrays it was given.
 fn not_given_back() -> Error {
     Error::new(
-        crate::filemesh::raw::draco::CONTEXT,
+        crate::codec::draco::CONTEXT,
         ErrorKind::Inconsistent(
             "Draco did not give back the vertices and faces it was given".into(),
         ),
@@ -1243,7 +1243,7 @@ impl Mesh {
     /// decodes to them, so that the result is the one it would give: a 7.00 target, the
     /// automatic choice, no stored core mesh, face indices in range, arrays whose
     /// decoding fits the default limits, and finite normals on Draco's grid that come
-    /// back bit for bit ([`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive),
+    /// back bit for bit ([`draco::distinct_normals_survive`](crate::codec::draco::distinct_normals_survive),
     /// found from the normals' distinct values while the arrays are still held). `None` otherwise,
     /// and nothing is done.
     ///
@@ -1256,7 +1256,7 @@ impl Mesh {
         target: Version,
         options: &WriteOptions,
     ) -> Result<Option<OwnedDraco>> {
-        use crate::filemesh::raw::draco;
+        use crate::codec::draco;
         let limits = Limits::default();
         if target != Version::V7_00
             || options.core_mesh != CoreMesh::Auto
@@ -1275,7 +1275,7 @@ impl Mesh {
         }
         let before = digest(vertices, bytemuck::cast_slice(&self.faces));
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
-        let bitstream = draco::encode_owned(vertices, faces)?;
+        let bitstream = draco::encode(vertices, faces)?;
         let (vertices, faces) = draco::decode(&bitstream, &limits)?;
         if digest(&vertices, &faces) != before {
             return Err(not_given_back());
@@ -1307,7 +1307,7 @@ impl Mesh {
     /// comparison, the comparison finds the work by the arrays' bytes), and only where
     /// it may give the arrays back: Draco quantizes the normals and keeps the rest as it
     /// is, so where the normals' own round trip says they would not come back
-    /// ([`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive)),
+    /// ([`draco::distinct_normals_survive`](crate::codec::draco::distinct_normals_survive)),
     /// a new bitstream is neither the stored one nor one the report would use, and none
     /// is made ([`Fingerprint::never_made`]). Otherwise the arrays go to `draco-core`'s
     /// encoder and come back from the new bitstream's decoding, checked against a
@@ -1324,7 +1324,7 @@ impl Mesh {
         target: Version,
         dropped: Option<Fingerprint>,
     ) -> Result<Option<OwnedDraco>> {
-        use crate::filemesh::raw::draco;
+        use crate::codec::draco;
         if self.stored.version != Some(Version::V7_00) || target == Version::V7_00 {
             return Ok(None);
         }
@@ -1352,11 +1352,11 @@ impl Mesh {
         }
         let before = digest(self.raw_vertex_slice(), bytemuck::cast_slice(&self.faces));
         let (vertices, faces) = take_arrays(&mut self.vertices, &mut self.faces);
-        let bitstream = draco::encode_owned(vertices, faces)?;
+        let bitstream = draco::encode(vertices, faces)?;
         let encoded = Fingerprint::of(&bitstream);
         // The stored bitstream again decodes to the arrays as read.
         let same = encoded == stored;
-        let (vertices, faces) = draco::decode_owned(bitstream, &Limits::default())?;
+        let (vertices, faces) = draco::decode(bitstream, &Limits::default())?;
         let exact = same || digest(&vertices, &faces) == before;
         if !exact {
             return Err(not_given_back());
@@ -1450,7 +1450,7 @@ pub(crate) fn core_plan<'a>(
                 .iter()
                 .all(|v| v.normal.iter().all(|x| x.is_finite()))
             {
-                crate::filemesh::raw::draco::encode(vertices, faces)?
+                crate::codec::draco::encode(vertices, faces)?
             } else {
                 let mut vertices = vertices.to_vec();
                 for v in &mut vertices {
@@ -1460,7 +1460,7 @@ pub(crate) fn core_plan<'a>(
                         }
                     }
                 }
-                crate::filemesh::raw::draco::encode(&vertices, faces)?
+                crate::codec::draco::encode(&vertices, faces)?
             };
             return Ok(CorePlan::Draco(Blob::Encoded(std::rc::Rc::new(blob))));
         }
@@ -1499,7 +1499,7 @@ fn normals_can_be_exact(vertices: &[Vertex]) -> bool {
 /// normals cannot all come back from Draco's 11-bit quantization. Checked before
 /// encoding, so a mesh Draco could not hold exactly is not encoded and decoded in vain
 /// (the decode check decides the rest); the values also tell
-/// [`draco::distinct_normals_survive`](crate::filemesh::raw::draco::distinct_normals_survive).
+/// [`draco::distinct_normals_survive`](crate::codec::draco::distinct_normals_survive).
 fn distinct_normals(vertices: &[Vertex]) -> Option<[Vec<f32>; 3]> {
     if !vertices
         .iter()
@@ -1507,7 +1507,7 @@ fn distinct_normals(vertices: &[Vertex]) -> Option<[Vec<f32>; 3]> {
     {
         return None;
     }
-    let limit = 2usize << crate::filemesh::raw::draco::NORMAL_QUANTIZATION_BITS;
+    let limit = 2usize << crate::codec::draco::NORMAL_QUANTIZATION_BITS;
     let mut distinct: [Vec<f32>; 3] = Default::default();
     for (c, values) in distinct.iter_mut().enumerate() {
         let mut seen = std::collections::HashSet::new();
@@ -1744,10 +1744,11 @@ fn quantize(values: &[f32], range: Option<(f32, f32)>) -> MatrixData {
 #[cfg(test)]
 mod tests {
     use super::{distinct_normals, normals_can_be_exact, same_vertices, Mesh};
+    use crate::codec::draco;
     use crate::error::Limits;
     use crate::filemesh::raw::chunks::ChunkData;
     use crate::filemesh::raw::records::{Face, Vertex};
-    use crate::filemesh::raw::{draco, Body};
+    use crate::filemesh::raw::Body;
     use std::path::Path;
 
     /// Every Draco mesh of the fixtures and the corpus passes the normal check that

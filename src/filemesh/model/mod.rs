@@ -308,7 +308,7 @@ impl Mesh {
 
     /// Whether [`Mesh::from_file_with_limits`] would accept `file`, with the same error,
     /// without building the model: skinning and FACS are decoded and checked, a Draco
-    /// core mesh is decoded ([`survey`](crate::filemesh::raw::draco::survey)), and no
+    /// core mesh is decoded ([`survey`](crate::codec::draco::survey)), and no
     /// array is copied. `meshcodec verify` uses it, so checking a big file takes
     /// little more memory than the file (and, for a Draco core mesh, the decoder).
     pub fn check_file(file: &FileMesh, limits: &Limits) -> Result<()> {
@@ -338,7 +338,7 @@ impl Mesh {
                     read.push(kind);
                     match &c.data {
                         ChunkData::CoreMeshV2(cm) => {
-                            crate::filemesh::raw::draco::survey(&cm.draco, limits)?;
+                            crate::codec::draco::survey(&cm.draco, limits)?;
                         }
                         ChunkData::SkinningV1(s) if !s.bones.is_empty() => {
                             check_skinning(&s.envelopes, &s.subsets, s.bones.len())?;

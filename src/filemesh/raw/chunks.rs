@@ -239,7 +239,7 @@ fn byte_count<S: Serializer>(b: &[u8], s: S) -> std::result::Result<S::Ok, S::Er
 impl CoreMeshV2 {
     /// Decodes the Draco bitstream into the vertices and faces of a COREMESH v1.
     pub fn decode(&self, limits: &Limits) -> Result<CoreMeshV1> {
-        let (vertices, faces) = super::draco::decode(&self.draco, limits)?;
+        let (vertices, faces) = crate::codec::draco::decode(&self.draco[..], limits)?;
         Ok(CoreMeshV1 {
             vertices: vertices.into(),
             faces: faces.into(),
@@ -249,7 +249,7 @@ impl CoreMeshV2 {
     /// Encodes a core mesh with Roblox's Draco settings.
     pub fn encode(core: &CoreMeshV1) -> Result<CoreMeshV2> {
         Ok(CoreMeshV2 {
-            draco: super::draco::encode(&core.vertices, &core.faces)?.into(),
+            draco: crate::codec::draco::encode(&core.vertices[..], &core.faces[..])?.into(),
         })
     }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::chunks::{chunk_type_name, ChunkData};
 use super::{Body, Facs, FileMesh};
 use crate::error::{Limits, Result};
-use crate::filemesh::raw::records::{name_at, split_names, Bone};
+use crate::filemesh::raw::records::{name_at, split_names, Bone, NonFiniteCounts};
 
 /// Counts and key values of a FileMesh. Serialises to the `meshcodec info --json` object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -57,42 +57,6 @@ pub struct Info {
     /// Vertices with values that are not finite (kept as read; see
     /// [`NonFiniteCounts`]).
     pub non_finite: NonFiniteCounts,
-}
-
-/// How many vertices hold a NaN or an infinity, per attribute (of the core mesh; every
-/// LOD). They are kept as read; a target that cannot hold them (text, forced Draco)
-/// writes 0 instead and says so.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct NonFiniteCounts {
-    /// Vertices with a position component that is not finite.
-    pub positions: usize,
-    /// Vertices with a normal component that is not finite.
-    pub normals: usize,
-    /// Vertices with a texture coordinate that is not finite.
-    pub uvs: usize,
-}
-
-impl NonFiniteCounts {
-    /// Adds a vertex's position, normal and UV.
-    fn add(&mut self, position: &[f32], normal: &[f32], uv: &[f32]) {
-        let bad = |xs: &[f32]| usize::from(xs.iter().any(|x| !x.is_finite()));
-        self.positions += bad(position);
-        self.normals += bad(normal);
-        self.uvs += bad(uv);
-    }
-
-    pub(super) fn of_iter(vertices: impl Iterator<Item = super::Vertex>) -> Self {
-        let mut n = NonFiniteCounts::default();
-        for v in vertices {
-            n.add(&v.position, &v.normal, &v.uv);
-        }
-        n
-    }
-
-    /// True when every value is finite.
-    pub fn is_empty(&self) -> bool {
-        *self == NonFiniteCounts::default()
-    }
 }
 
 /// One chunk of a 6.00/7.00 file.
@@ -321,11 +285,12 @@ impl FileMesh {
                         }
                         ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
                             // The bitstream follows the payload's u32 length.
-                            let core =
-                                super::draco::survey(&m.draco, limits).map_err(|mut e| {
+                            let core = crate::codec::draco::survey(&m.draco, limits).map_err(
+                                |mut e| {
                                     e.shift(payload_at + 4);
                                     e
-                                })?;
+                                },
+                            )?;
                             info.set_core(core.points, core.faces, core.non_finite);
                         }
                         ChunkData::SkinningV1(s) if info.bone_names.is_empty() => {

@@ -5,7 +5,6 @@
 //! gives back the same bytes for an unmodified file.
 
 pub mod chunks;
-pub mod draco;
 pub mod facs;
 mod info;
 pub mod records;
@@ -21,9 +20,10 @@ pub use chunks::{
     Chunk, ChunkData, CoreMeshV1, CoreMeshV2, FacsV1, FileMeshV6, HsrAvisV1, LodsV1, SkinningV1,
 };
 pub use facs::{Facs, FacsData, MatrixData, QuantizedMatrix, QuantizedTransforms};
-pub use info::{ChunkInfo, FacsInfo, Info, NonFiniteCounts};
+pub use info::{ChunkInfo, FacsInfo, Info};
 pub use records::{
-    Bone, Envelope, Face, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex, Vertex36,
+    Bone, Envelope, Face, NonFiniteCounts, Subset, ThreePoseCorrective, TwoPoseCorrective, Vertex,
+    Vertex36,
 };
 pub use text::FileMeshV1;
 pub use v2::{FileMeshHeaderV2, FileMeshV2, LodOffsetsV3, VertexArray};

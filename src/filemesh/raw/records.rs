@@ -59,6 +59,42 @@ pub struct Face {
     pub indices: [u32; 3],
 }
 
+/// How many vertices hold a NaN or an infinity, per attribute (of the core mesh; every
+/// LOD). They are kept as read; a target that cannot hold them (text, forced Draco)
+/// writes 0 instead and says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NonFiniteCounts {
+    /// Vertices with a position component that is not finite.
+    pub positions: usize,
+    /// Vertices with a normal component that is not finite.
+    pub normals: usize,
+    /// Vertices with a texture coordinate that is not finite.
+    pub uvs: usize,
+}
+
+impl NonFiniteCounts {
+    /// Adds a vertex's position, normal and UV.
+    pub(super) fn add(&mut self, position: &[f32], normal: &[f32], uv: &[f32]) {
+        let bad = |xs: &[f32]| usize::from(xs.iter().any(|x| !x.is_finite()));
+        self.positions += bad(position);
+        self.normals += bad(normal);
+        self.uvs += bad(uv);
+    }
+
+    pub(super) fn of_iter(vertices: impl Iterator<Item = Vertex>) -> Self {
+        let mut n = NonFiniteCounts::default();
+        for v in vertices {
+            n.add(&v.position, &v.normal, &v.uv);
+        }
+        n
+    }
+
+    /// True when every value is finite.
+    pub fn is_empty(&self) -> bool {
+        *self == NonFiniteCounts::default()
+    }
+}
+
 /// `FileMeshSkinning` (an "envelope"): up to four bone influences of one vertex.
 /// `bones` index the `bone_indices` table of the subset that holds the vertex.
 #[binrw]

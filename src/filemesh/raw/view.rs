@@ -15,8 +15,8 @@ use binrw::binread;
 
 use super::chunks::{chunk_type_name, ChunkData, COREMESH, LODS, SKINNING};
 use super::facs::Facs;
-use super::info::{ChunkInfo, Info, NonFiniteCounts};
-use super::records::{Bone, Envelope, Face, Subset, Vertex, Vertex36};
+use super::info::{ChunkInfo, Info};
+use super::records::{Bone, Envelope, Face, NonFiniteCounts, Subset, Vertex, Vertex36};
 use super::{
     read_version_line, shift_error, FileMeshHeaderV2, FileMeshHeaderV4, FileMeshV1, LodOffsetsV3,
     Version, VERSION_LINE_LEN,
@@ -369,8 +369,8 @@ impl<'a> FileMeshView<'a> {
                             );
                         }
                         PayloadView::CoreMeshV2 { draco } if info.vertex_size.is_none() => {
-                            let core =
-                                super::draco::survey(draco.bytes(body), limits).map_err(|e| {
+                            let core = crate::codec::draco::survey(draco.bytes(body), limits)
+                                .map_err(|e| {
                                     shift_error(e, VERSION_LINE_LEN as u64 + draco.start)
                                 })?;
                             info.set_core(core.points, core.faces, core.non_finite);

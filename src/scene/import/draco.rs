@@ -7,7 +7,7 @@ use super::accessors::{charge, fixed};
 use super::json::{bad, entry, uint};
 use crate::error::Result;
 // The crate's Draco codec: the scene's only use of a format module.
-use crate::filemesh::raw::draco::decode_attributes;
+use crate::codec::draco::decode_attributes;
 use crate::scene::Primitive;
 
 /// A primitive compressed with `KHR_draco_mesh_compression`: its buffer view decoded

@@ -5,14 +5,13 @@
 //! lengths are compact ints ([`cint`]).
 //!
 //! - [`mesh`]: ms10–ms13, plain arrays;
-//! - [`ms14`]: LZ4-packed geometry and a spatial tree per surface ([`lz4`]);
+//! - [`ms14`]: LZ4-packed geometry and a spatial tree per surface ([`lz4`](crate::codec::lz4));
 //! - [`anim`]: `.anim` files and the animations embedded in ms10–ms12 meshes;
 //! - [`skeleton`]: bones, bind poses and bounds, shared by meshes and animations;
 //! - [`quant`]: the fixed-point values and their exact inverses.
 
 pub mod anim;
 pub mod cint;
-pub mod lz4;
 pub mod mesh;
 pub mod ms14;
 pub mod quant;

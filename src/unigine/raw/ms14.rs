@@ -132,7 +132,7 @@ impl Lz4Block {
         }
     }
 
-    /// The decompressed data as a stream ([`super::lz4::Decoder`]; a stored block is
+    /// The decompressed data as a stream ([`crate::codec::lz4::Decoder`]; a stored block is
     /// read as it is), after the same checks as [`Lz4Block::decompress`], which it
     /// accepts and refuses alike: a payload can be walked without holding it.
     pub fn reader(&self, limits: &Limits) -> Result<BlockReader<'_>> {
@@ -140,7 +140,7 @@ impl Lz4Block {
             return Ok(BlockReader::Stored(std::io::Cursor::new(&self.data)));
         }
         self.check_size(limits)?;
-        Ok(BlockReader::Packed(super::lz4::Decoder::new(
+        Ok(BlockReader::Packed(crate::codec::lz4::Decoder::new(
             &self.data, self.size,
         )))
     }
@@ -166,7 +166,7 @@ impl Lz4Block {
                 },
             ));
         }
-        match super::lz4::decoded_len(&self.data) {
+        match crate::codec::lz4::decoded_len(&self.data) {
             Some(n) if n == self.size => Ok(()),
             Some(n) => Err(Error::new(
                 "LZ4 block",
@@ -186,11 +186,11 @@ impl Lz4Block {
         }
     }
 
-    /// `data` compressed as UNIGINE compresses it ([`super::lz4::compress`]): for a
+    /// `data` compressed as UNIGINE compresses it ([`crate::codec::lz4::compress`]): for a
     /// payload decoded from a real file, the stored block again. Data that does not
     /// shrink is stored as it is (a block the size of its data reads as stored).
     pub fn compress(data: &[u8]) -> Lz4Block {
-        let packed = super::lz4::compress(data);
+        let packed = crate::codec::lz4::compress(data);
         if packed.len() >= data.len() {
             return Lz4Block::stored(data.to_vec());
         }
@@ -216,7 +216,7 @@ pub enum BlockReader<'a> {
     /// A stored block: its bytes.
     Stored(std::io::Cursor<&'a Records<u8>>),
     /// An LZ4 block, decoded as it is read.
-    Packed(super::lz4::Decoder<'a>),
+    Packed(crate::codec::lz4::Decoder<'a>),
 }
 
 impl Read for BlockReader<'_> {
@@ -1320,7 +1320,7 @@ fn tree_payload(d: &SurfaceData) -> Result<Vec<u8>> {
 
 /// Appends the payload `buf[front..]` to the file `out` as an LZ4 block
 /// ([`Lz4Block::compress`]: the same size fields and bytes). The payload is compressed
-/// in its own buffer ([`lz4::compress_in_place`](super::lz4::compress_in_place)), so it
+/// in its own buffer ([`lz4::compress_in_place`](crate::codec::lz4::compress_in_place)), so it
 /// and its block are never held at once; when the block is not smaller (the payload is
 /// then stored as it is), the payload is decompressed back from it. When the block is
 /// larger than the file so far (a mesh with one large surface), the file so far is put
@@ -1330,7 +1330,7 @@ fn tree_payload(d: &SurfaceData) -> Result<Vec<u8>> {
 fn append_block(out: &mut Vec<u8>, buf: Vec<u8>, front: usize, tail: usize) -> Result<()> {
     let n = buf.len() - front;
     let size = n as u64;
-    let packed = super::lz4::compress_in_place(buf, front);
+    let packed = crate::codec::lz4::compress_in_place(buf, front);
     let data = if packed.len() >= n {
         // Not smaller: stored uncompressed, as Lz4Block::compress does; the block was
         // just made from the payload, so it decodes to it.
@@ -1496,7 +1496,7 @@ impl Ms14SurfaceHeader {
     #[allow(clippy::ptr_arg)] // written by `write_indices`, which binrw hands a `&Vec`
     ///
     /// With `room`, the payload is written after room for compressing it in place
-    /// ([`lz4::in_place_margin`](super::lz4::in_place_margin) of its largest size), and
+    /// ([`lz4::in_place_margin`](crate::codec::lz4::in_place_margin) of its largest size), and
     /// the returned offset is where it starts (0 without).
     fn geometry_payload_with(
         &self,
@@ -1518,7 +1518,7 @@ impl Ms14SurfaceHeader {
             triangle_indices,
         };
         let front = if room {
-            super::lz4::in_place_margin(bound)
+            crate::codec::lz4::in_place_margin(bound)
         } else {
             0
         };

@@ -18,7 +18,7 @@
 //!
 //! The walk answers only when it is sure of `draco-core`'s verdict. It takes the shape
 //! Roblox writes (Draco 2.2, sequential, no metadata, the five attributes with the
-//! layouts [`super::decode`] requires, each once, and any others, as the reference
+//! layouts [`decode`](crate::codec::draco::decode()) requires, each once, and any others, as the reference
 //! encoder's own position; generic, integer or quantized values; difference prediction
 //! or none), and gives up (`None`) on anything else and on
 //! anything wrong. It keeps `draco-core`'s allocation budget as that does ([`Budget`]):
@@ -36,9 +36,12 @@ use draco_core::rans_symbol_coding::compute_rans_precision_from_unique_symbols_b
 use draco_core::rans_symbol_decoder::RAnsSymbolDecoder;
 use draco_core::DecoderBuffer;
 
-use super::{draco_limits, read_header, Survey, FACE_BYTES};
+use super::Survey;
+use crate::codec::draco::decode::draco_limits;
+use crate::codec::draco::header::read_header;
+use crate::codec::draco::{FACE_BYTES, UID_NORMAL, UID_POSITION, UID_UV};
 use crate::error::Limits;
-use crate::filemesh::raw::info::NonFiniteCounts;
+use crate::filemesh::raw::records::NonFiniteCounts;
 
 /// Symbols decoded at a time.
 const PIECE: usize = 1 << 16;
@@ -47,7 +50,7 @@ const PIECE: usize = 1 << 16;
 const DT_UINT8: u8 = 2;
 const DT_FLOAT32: u8 = 9;
 
-/// The layouts [`super::attributes`] requires, by unique id: data type, components.
+/// The layouts [`attributes`](crate::codec::draco::decode::attributes) requires, by unique id: data type, components.
 const LAYOUTS: [(u8, u8); 5] = [
     (DT_FLOAT32, 3),
     (DT_FLOAT32, 3),
@@ -229,9 +232,9 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
 /// attributes have none).
 fn slot(counts: &mut NonFiniteCounts, uid: u32) -> Option<&mut usize> {
     match uid {
-        super::UID_POSITION => Some(&mut counts.positions),
-        super::UID_NORMAL => Some(&mut counts.normals),
-        super::UID_UV => Some(&mut counts.uvs),
+        UID_POSITION => Some(&mut counts.positions),
+        UID_NORMAL => Some(&mut counts.normals),
+        UID_UV => Some(&mut counts.uvs),
         _ => None,
     }
 }
@@ -345,7 +348,7 @@ fn fixed_width_indices<const W: usize>(
 }
 
 /// The one attributes decoder's descriptions: the five attributes, each unique id once,
-/// with the layouts [`super::decode`] requires, and any others, admitted under the
+/// with the layouts [`decode`](crate::codec::draco::decode()) requires, and any others, admitted under the
 /// caller's ceiling as `draco-core` admits them.
 fn descriptions(
     buffer: &mut DecoderBuffer<'_>,
