@@ -19,11 +19,9 @@
 
 pub mod convert;
 pub mod facs_eval;
-mod losses;
 mod resolve;
 pub mod skinning;
 pub mod stored;
-mod text_back;
 
 pub use skinning::Skinning;
 
@@ -776,5 +774,52 @@ impl MeshVertex {
     /// Sets the tangent (`None`: no tangent), encoded as [`Tangent::to_bytes`] does.
     pub fn set_tangent(&mut self, tangent: Option<Tangent>) {
         self.tangent_bytes = Tangent::to_bytes(tangent);
+    }
+}
+
+impl Mesh {
+    // ---- The mesh's arrays, as conversion and export read them. ----
+
+    fn check_indices(&self) -> Result<()> {
+        let n = self.vertices.len();
+        match self.faces.iter().flatten().find(|&&i| i as usize >= n) {
+            Some(i) => Err(Error::new(
+                "Mesh",
+                ErrorKind::Inconsistent(format!("a face uses vertex {i} of {n}")),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn lod0_faces(&self) -> &[[u32; 3]] {
+        self.faces
+            .get(self.lods.lod0(self.faces.len()))
+            .unwrap_or_default()
+    }
+
+    /// Face ranges of the LODs; an empty first range (`[0, 0]`) means one LOD of every face.
+    pub(crate) fn lod_ranges(&self) -> Vec<(usize, usize)> {
+        let n = self.faces.len();
+        let o: Vec<usize> = self
+            .lods
+            .offsets
+            .iter()
+            .map(|&x| (x as usize).min(n))
+            .collect();
+        match o.as_slice() {
+            [a, b, ..] if b > a => o
+                .windows(2)
+                .filter_map(|w| match w {
+                    [a, b] if b >= a => Some((*a, *b)),
+                    _ => None,
+                })
+                .collect(),
+            _ => vec![(0, n)],
+        }
+    }
+
+    /// The vertices as the file's 40-byte records (the same bytes, borrowed).
+    pub(crate) fn raw_vertex_slice(&self) -> &[Vertex] {
+        bytemuck::cast_slice(&self.vertices)
     }
 }
