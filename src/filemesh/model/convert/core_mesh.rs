@@ -38,7 +38,7 @@ pub(crate) enum Blob<'a> {
     Stored(&'a [u8]),
     /// Encoded here (shared by the [`DracoMemo`] that made it).
     Encoded(std::rc::Rc<Vec<u8>>),
-    /// No longer held ([`Mesh::draco_owned_as_read`]): known by its fingerprint, and
+    /// No longer held ([`Mesh::draco_from_v7`]): known by its fingerprint, and
     /// by what the memo recorded of it.
     Gone(Fingerprint),
 }
@@ -118,7 +118,7 @@ impl Fingerprint {
 
     /// The fingerprint of a bitstream that was never made: it matches no bytes. It
     /// stands for the bitstream encoding would give where that is known not to decode
-    /// to the arrays without encoding them ([`Mesh::draco_owned_as_read`]).
+    /// to the arrays without encoding them ([`Mesh::draco_from_v7`]).
     pub(crate) fn never_made() -> Self {
         Fingerprint {
             len: usize::MAX,
@@ -162,7 +162,7 @@ pub(crate) struct DracoMemo<'a> {
     /// (bitstream, vertices, faces, whether it decodes to them).
     decoded: Vec<(Blob<'a>, &'a [Vertex], &'a [Face], bool)>,
     /// A mesh whose stored Draco bitstream was dropped during its conversion
-    /// ([`Mesh::draco_owned_as_read`]), and the fingerprint that stands in for it.
+    /// ([`Mesh::draco_from_v7`]), and the fingerprint that stands in for it.
     gone: Option<(&'a Mesh, Fingerprint)>,
 }
 
@@ -185,7 +185,7 @@ impl<'a> DracoMemo<'a> {
         std::iter::successors(Some(self), |m| m.parent)
     }
 
-    /// Records the work [`Mesh::draco_owned`] or [`Mesh::draco_owned_as_read`] did for
+    /// Records the work [`Mesh::draco_to_v7`] or [`Mesh::draco_from_v7`] did for
     /// these arrays, of a mesh that stored the bitstream `stored`.
     fn seed(
         &mut self,
@@ -316,7 +316,7 @@ impl<'a> DracoMemo<'a> {
 }
 
 impl Mesh {
-    /// The Draco work known before a conversion: the seed [`Mesh::draco_owned`] gave,
+    /// The Draco work known before a conversion: the seed [`Mesh::draco_to_v7`] gave,
     /// and (`as_read`) that the stored bitstream decodes to these arrays.
     pub(super) fn warm_memo(&self, seed: Option<OwnedDraco>, as_read: AsRead) -> DracoMemo<'_> {
         let mut warm = DracoMemo::default();
@@ -395,9 +395,9 @@ pub(crate) enum AsRead {
 /// [`draco::encode`](crate::filemesh::raw::draco::encode) of them gives.
 #[derive(Debug)]
 pub(crate) enum OwnedDraco {
-    /// [`Mesh::draco_owned`]: this bitstream, which decodes to them exactly.
+    /// [`Mesh::draco_to_v7`]: this bitstream, which decodes to them exactly.
     Decodes(Vec<u8>),
-    /// [`Mesh::draco_owned_as_read`]: the mesh's stored bitstream was dropped; `stored`
+    /// [`Mesh::draco_from_v7`]: the mesh's stored bitstream was dropped; `stored`
     /// is its fingerprint, and `encode` what encoding the arrays gave.
     Gone {
         stored: Fingerprint,
@@ -405,7 +405,7 @@ pub(crate) enum OwnedDraco {
     },
 }
 
-/// What [`Mesh::draco_owned_as_read`] found encoding a mesh's arrays again.
+/// What [`Mesh::draco_from_v7`] found encoding a mesh's arrays again.
 #[derive(Debug)]
 pub(crate) enum Reencoded {
     /// Not encoded (the report would not ask, or asks for other arrays).

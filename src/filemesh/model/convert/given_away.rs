@@ -1,7 +1,7 @@
 //! The Draco work of a conversion done with the mesh's vertex and face arrays given
 //! away while `draco-core` runs, so they are not held beside the encoder and decoder
-//! (README "Peak memory"): [`Mesh::draco_owned`] for a 7.00 target,
-//! [`Mesh::draco_owned_as_read`] for a 7.00 source converted to another version. What they
+//! (README "Peak memory"): [`Mesh::draco_to_v7`] for a 7.00 target,
+//! [`Mesh::draco_from_v7`] for a 7.00 source converted to another version. What they
 //! find seeds the conversion's [`DracoMemo`](super::core_mesh::DracoMemo).
 
 use super::core_mesh::{distinct_normals, hashes, Fingerprint, OwnedDraco, Reencoded};
@@ -37,7 +37,7 @@ impl Mesh {
     /// is decoded again (each needs about twice the arrays' size besides, so holding
     /// them too would add their size to the peak), for [`Mesh::convert_seeded`].
     ///
-    /// Only where [`core_plan`](super::core_mesh::core_plan) would encode the arrays and find that the bitstream
+    /// Only where [`core_plan`] would encode the arrays and find that the bitstream
     /// decodes to them, so that the result is the one it would give: a 7.00 target, the
     /// automatic choice, no stored core mesh, face indices in range, arrays whose
     /// decoding fits the default limits, and finite normals on Draco's grid that come
@@ -49,7 +49,9 @@ impl Mesh {
     /// their bytes taken before (their lengths and two randomly keyed 64-bit hashes).
     /// Errors, the mesh then without vertices and faces, if the encoder refuses the mesh
     /// or its bitstream does not decode to them.
-    pub(crate) fn draco_owned(
+    ///
+    /// [`core_plan`]: super::core_mesh::core_plan
+    pub(crate) fn draco_to_v7(
         &mut self,
         target: Version,
         options: &WriteOptions,
@@ -120,7 +122,7 @@ impl Mesh {
     ///
     /// [`AsRead::Decoded`]: super::core_mesh::AsRead::Decoded
     /// [`core_plan`]: super::core_mesh::core_plan
-    pub(crate) fn draco_owned_as_read(
+    pub(crate) fn draco_from_v7(
         &mut self,
         target: Version,
         dropped: Option<Fingerprint>,

@@ -96,7 +96,7 @@ impl Mesh {
         self.convert_seeded(target, options, None, AsRead::Unknown)
     }
 
-    /// [`Mesh::convert_with`], with the Draco work [`Mesh::draco_owned`] did for these
+    /// [`Mesh::convert_with`], with the Draco work [`Mesh::draco_to_v7`] did for these
     /// arrays, if any, and what is known of them (`as_read`).
     pub(crate) fn convert_seeded(
         &self,
