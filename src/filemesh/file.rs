@@ -209,7 +209,7 @@ pub(crate) enum Bitstream {
     Drop,
     /// Dropped once the decoder has read it, its fingerprint kept in its place (a
     /// conversion to another version than 7.00, whose loss report needs only that:
-    /// [`Mesh::draco_owned_as_read`]).
+    /// [`Mesh::draco_from_v7`]).
     Fingerprint,
 }
 
@@ -282,11 +282,11 @@ pub(crate) fn import(scene: Scene, v: Version, options: &ConvertOptions) -> Resu
 /// held beside it.
 ///
 /// A 7.00 target's Draco encoding is done with the mesh's arrays given away
-/// ([`Mesh::draco_owned`]), so they are not held beside the encoder. `as_read` says
+/// ([`Mesh::draco_to_v7`]), so they are not held beside the encoder. `as_read` says
 /// whether the mesh is as [`model_of`] read it: its stored Draco bitstream is then
 /// known to decode to its arrays without decoding it again, and the encoding the loss
 /// report asks for is also done with the arrays given away
-/// ([`Mesh::draco_owned_as_read`]).
+/// ([`Mesh::draco_from_v7`]).
 ///
 /// `dropped` is the fingerprint of the mesh's stored Draco bitstream where
 /// [`model_and_fingerprint`] dropped it (the mesh then records none).
@@ -303,8 +303,8 @@ pub(crate) fn convert_mesh(
     let options = WriteOptions {
         core_mesh: options.core_mesh,
     };
-    let seed = match mesh.draco_owned(v, &options)? {
-        None if as_read == AsRead::Decoded => mesh.draco_owned_as_read(v, dropped)?,
+    let seed = match mesh.draco_to_v7(v, &options)? {
+        None if as_read == AsRead::Decoded => mesh.draco_from_v7(v, dropped)?,
         seed => seed,
     };
     let summary = line(v, mesh.vertices.len(), mesh.faces.len());
@@ -455,7 +455,7 @@ mod tests {
     }
 
     /// A 7.00 conversion of a mesh given away, whose Draco work is done with its arrays
-    /// given away ([`Mesh::draco_owned`]), is the conversion: the same bytes, losses and
+    /// given away ([`Mesh::draco_to_v7`]), is the conversion: the same bytes, losses and
     /// summary (or error). The meshes are every chunked fixture and corpus file, and each
     /// one's 4.01 conversion (a 7.00 file's normals are on Draco's grid, so those take
     /// the path given away).
@@ -476,7 +476,7 @@ mod tests {
             for m in sources {
                 let mut given = m.clone();
                 if given
-                    .draco_owned(Version::V7_00, &WriteOptions::default())
+                    .draco_to_v7(Version::V7_00, &WriteOptions::default())
                     .is_ok_and(|d| d.is_some())
                 {
                     owned += 1;
@@ -552,12 +552,12 @@ mod tests {
         assert!(draco >= 3, "{draco}");
     }
 
-    /// `Mesh::draco_owned_as_read` drops the stored bitstream and gives the arrays back
+    /// `Mesh::draco_from_v7` drops the stored bitstream and gives the arrays back
     /// bit for bit, with the stored bitstream's fingerprint and, when the encode gave
     /// another bitstream, that one's fingerprint and whether it decodes to the arrays,
     /// for every chunked fixture and corpus file with a Draco core mesh, to every target.
     #[test]
-    fn draco_owned_as_read_gives_the_arrays_back() {
+    fn draco_from_v7_gives_the_arrays_back() {
         use crate::codec::draco;
         use crate::filemesh::model::convert::{Blob, Fingerprint, OwnedDraco, Reencoded};
         use crate::filemesh::model::stored::StoredCore;
@@ -580,7 +580,7 @@ mod tests {
             for v in Version::ALL {
                 let what = format!("{} to {v}", path.display());
                 let mut given = m.clone();
-                let Some(seed) = given.draco_owned_as_read(v, None).expect(&what) else {
+                let Some(seed) = given.draco_from_v7(v, None).expect(&what) else {
                     // 7.00 writes the stored bitstream: it is kept.
                     assert_eq!(v, Version::V7_00, "{what}");
                     assert!(given.stored.core == m.stored.core, "{what}");

@@ -13,10 +13,12 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use super::convert::{text_vertex, DracoMemo, WriteOptions};
-use super::losses::{planned_core, Back, Planned, VertexDiff};
-use super::{Mesh, MeshVertex};
+use super::back::{planned_core, Back, Planned, VertexDiff};
 use crate::error::Result;
+use crate::filemesh::model::convert::core_mesh::DracoMemo;
+use crate::filemesh::model::convert::plan::{vertex_size, WriteOptions};
+use crate::filemesh::model::convert::write::text_vertex;
+use crate::filemesh::model::{Mesh, MeshVertex};
 use crate::filemesh::raw::chunks::SkinningV1;
 use crate::filemesh::raw::text::{FileMeshV1, TextFormat};
 use crate::filemesh::raw::{Body, FileMesh, Version};
@@ -80,7 +82,7 @@ impl<'m> TextBack<'m> {
     ) -> (MeshVertex, f32) {
         let Some(v) = self.before.vertices.get(i) else {
             return (
-                super::text_model_vertex(&Default::default(), self.target),
+                crate::filemesh::model::text_model_vertex(&Default::default(), self.target),
                 0.0,
             );
         };
@@ -89,7 +91,10 @@ impl<'m> TextBack<'m> {
         for x in t.position.iter_mut().chain(&mut t.normal).chain(&mut t.uvw) {
             *x = self.format.read_back(*x, scratch, printed).unwrap_or(*x);
         }
-        (super::text_model_vertex(&t, self.target), t.uvw[2])
+        (
+            crate::filemesh::model::text_model_vertex(&t, self.target),
+            t.uvw[2],
+        )
     }
 
     /// The source vertex of text vertex `j` (face corner `j` of LOD 0).
@@ -162,7 +167,7 @@ impl Back for TextBack<'_> {
     }
     fn vertex_size(&self, v: Version) -> u8 {
         // Every text vertex is white.
-        super::convert::vertex_size(v, self.light.stored.vertex_size, || true)
+        vertex_size(v, self.light.stored.vertex_size, || true)
     }
     fn lod_offsets(&self) -> Vec<u32> {
         self.light.lod_offsets_with(self.corners / 3)
