@@ -1,4 +1,4 @@
-//! Results on standard output ([`say`], behind the `say!` macro, and [`print_json`]):
+//! Results on standard output ([`say()`], behind the `say!` macro, and [`print_json`]):
 //! a reader that has gone away ends the program quietly.
 
 use std::path::Path;

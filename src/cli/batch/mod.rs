@@ -1,8 +1,8 @@
 //! The command line's batch runs: many files and folders, on every core, one report per
 //! file, in the order the files were named (folders in name order).
 //!
-//! - **Gathering** ([`gather`]): named files and walked folders, `--ext` and `--glob`.
-//! - **Running** ([`run`]): files handed out in order to a pool of `--jobs` threads,
+//! - **Gathering** ([`gather()`]): named files and walked folders, `--ext` and `--glob`.
+//! - **Running** ([`run()`]): files handed out in order to a pool of `--jobs` threads,
 //!   each report printed as soon as the ones before it are.
 //! - **Reports** ([`report`]): one per file, as a line for people or a JSON line.
 //! - **Progress** ([`progress`]): on a terminal, a bar on standard error.
