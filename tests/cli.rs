@@ -186,6 +186,47 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn help_lists_each_command_in_one_line_and_keeps_the_long_text() {
+    let out = meshcodec(&["--help"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let commands: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let names: Vec<&str> = commands
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        names,
+        ["info", "convert", "verify", "export", "import", "render", "dump", "help"],
+        "{text}"
+    );
+    for line in &commands {
+        assert!(
+            line.len() <= 100,
+            "a command's summary is one short line: {line}"
+        );
+    }
+    // The paragraph is still there for one command's help.
+    for (command, long) in [
+        ("convert", "mirroring the folders"),
+        ("export", "30 frames per second"),
+        ("import", "`_NAME.anim` for each of several"),
+    ] {
+        for args in [vec!["help", command], vec![command, "--help"]] {
+            let out = meshcodec(&args);
+            assert!(out.status.success(), "{out:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(text.contains(long), "{args:?}: {text}");
+        }
+    }
+}
+
+#[test]
 fn input_errors_exit_1_with_the_file_named() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.mesh");

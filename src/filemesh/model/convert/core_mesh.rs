@@ -560,10 +560,10 @@ pub(super) fn distinct_normals(vertices: &[Vertex]) -> Option<[Vec<f32>; 3]> {
 #[cfg(test)]
 mod tests {
     use super::{distinct_normals, normals_can_be_exact, same_vertices, Mesh};
+    use crate::codec::draco;
     use crate::error::Limits;
     use crate::filemesh::raw::chunks::ChunkData;
     use crate::filemesh::raw::records::{Face, Vertex};
-    use crate::codec::draco;
     use crate::filemesh::raw::Body;
     use std::path::Path;
 
