@@ -252,17 +252,17 @@
 //!
 //! # Big files: take the file, write the target as it is made
 //!
-//! [`to_scene_into`] and [`convert_prepared`] take the [`AnyFile`] and drop what they no
+//! [`MeshFile::into_scene`] and [`convert_prepared`] take the [`AnyFile`] and drop what they no
 //! longer need as they go, so a big file is never held twice; a prepared conversion
 //! gives its report before a byte is written.
 //!
 //! ```
-//! use meshcodec::{convert_prepared, open, to_scene_into, Limits};
+//! use meshcodec::{convert_prepared, open, Limits, MeshFile};
 //!
 //! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v5.00-facs.mesh"));
 //! let limits = Limits::default();
 //!
-//! let scene = to_scene_into(open(bytes)?, &Default::default(), &limits)?;
+//! let scene = open(bytes)?.into_scene(&Default::default(), &limits)?;
 //! assert_eq!(scene.skeleton.as_ref().map(|s| s.joints.len()), Some(4));
 //!
 //! let prepared = convert_prepared(open(bytes)?, "1.00", &Default::default(), &limits)?;
