@@ -28,7 +28,7 @@
 //! the point and face counts of a sequential stream's header against
 //! [`Limits::max_decoded_bytes`] before anything is decoded. Other Draco streams (with
 //! metadata, or EdgeBreaker-encoded) are bounded by handing the same ceiling to
-//! `draco-core`'s own [`DecodeLimits`](draco_core::DecodeLimits), and checked again afterwards.
+//! `draco-core`'s own [`DecodeLimits`], and checked again afterwards.
 //!
 //! The rooms, by stage: [`read_header`] reads the fixed header (`header.rs`); [`decode`]
 //! runs `draco-core`'s decoder and copies the five attributes out (`decode.rs`), with the
@@ -37,6 +37,8 @@
 //! `verify` without keeping the values (`survey.rs`, and `survey/in_place.rs`, the walk of
 //! a Roblox stream where it lies); [`decode_attributes`] decodes any Draco mesh for glTF
 //! (`attributes.rs`).
+//!
+//! [`DecodeLimits`]: draco_core::DecodeLimits
 
 mod attributes;
 mod decode;

@@ -63,8 +63,8 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// attributes with other unique ids are ignored. The bitstream must end where the
 /// Draco mesh ends.
 ///
-/// Normals are Draco's dequantized values, made canonical so that [`encode`](super::encode())
-/// gives back the same stream: where dequantization lost the sign of a zero minimum or the
+/// Normals are Draco's dequantized values, made canonical so that [`encode`] gives
+/// back the same stream: where dequantization lost the sign of a zero minimum or the
 /// last bit of the quantization range, the affected values get that sign back or move
 /// by at most 64 ulps (far inside the quantization step). This applies when the stream ends
 /// with the normal's quantization parameters, as Roblox's do.
@@ -81,6 +81,8 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// away is dropped as soon as Draco's decoder has read it, before the vertices and faces
 /// are copied out of the decoder's mesh, so the bitstream, that mesh and the arrays are
 /// never held at once.
+///
+/// [`encode`]: super::encode()
 pub fn decode<'a>(
     bitstream: impl Into<Cow<'a, [u8]>>,
     limits: &Limits,

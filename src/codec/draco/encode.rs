@@ -98,13 +98,15 @@ pub fn distinct_normals_survive(distinct: &[Vec<f32>; 3]) -> bool {
     normals_survive(&vertices)
 }
 
-/// Whether [`decode`](super::decode())`(`[`encode`]`(vertices, ..))` would give back every normal bit for
+/// Whether [`decode`]`(`[`encode`]`(vertices, ..))` would give back every normal bit for
 /// bit, found from the normals alone: they are encoded as the only attribute of a mesh
-/// without faces, with the same settings, and decoded and made canonical as [`decode`](super::decode())
+/// without faces, with the same settings, and decoded and made canonical as [`decode`]
 /// does. The normal attribute is quantized from its own values only, and the other
 /// attributes and the faces are kept exactly, so this costs a fraction of the whole
 /// round trip. False when anything in it fails (a normal that is not finite, say).
 /// A prediction: a caller that relies on it checks the whole round trip's result.
+///
+/// [`decode`]: super::decode()
 pub fn normals_survive(vertices: &[Vertex]) -> bool {
     let n = vertices.len();
     if n == 0 || u32::try_from(n).is_err() {

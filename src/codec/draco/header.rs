@@ -1,6 +1,8 @@
 //! The fixed header of a Draco bitstream ([`read_header`]): magic, version, geometry
 //! type, encoding method, flags, and the face and point counts a sequential mesh states
-//! up front (what [`decode`](super::decode()) checks against the limits before decoding).
+//! up front (what [`decode`] checks against the limits before decoding).
+//!
+//! [`decode`]: super::decode()
 
 use super::{invalid_at, CONTEXT, FACE_BYTES, VERTEX_BYTES};
 use crate::error::{Error, ErrorKind, Result};

@@ -1,7 +1,9 @@
 //! The normals, the one quantized attribute: decoded normals made canonical
-//! ([`canonicalize_normals`]) so that [`encode`](super::encode()) gives back the stream
+//! ([`canonicalize_normals`]) so that [`encode`] gives back the stream
 //! byte for byte, from the quantization parameters at the end of Roblox's streams; and
 //! [`normal_tolerance`], the error a round trip may put on a normal.
+//!
+//! [`encode`]: super::encode()
 
 use super::NORMAL_QUANTIZATION_BITS;
 use crate::filemesh::raw::records::Vertex;
@@ -89,7 +91,7 @@ fn range_of(lo: [f32; 3], hi: [f32; 3]) -> f32 {
 }
 
 /// Makes the decoded normals give Draco's encoder back the quantization parameters
-/// they were decoded with, so that [`encode`](super::encode()) reproduces the stream byte for byte.
+/// they were decoded with, so that [`encode`] reproduces the stream byte for byte.
 ///
 /// Dequantization (`q·delta + min`) loses two things: the sign of a zero minimum
 /// (`0 + −0 = +0`), and, about once in two thousand meshes, the last bit of the range
@@ -99,6 +101,8 @@ fn range_of(lo: [f32; 3], hi: [f32; 3]) -> f32 {
 /// Both changes are far inside the quantization step.
 ///
 /// `bitstream` may be only its end ([`tail`]): the parameters are read from there.
+///
+/// [`encode`]: super::encode()
 pub(super) fn canonicalize_normals(bitstream: &[u8], vertices: &mut [Vertex]) {
     // One pass over the normals in the usual case; the fixes below are rare.
     let Some((lo, hi)) = bounds(vertices) else {
@@ -235,11 +239,14 @@ fn replace(vertices: &mut [Vertex], c: usize, from: f32, to: f32) {
     }
 }
 
-/// Largest error [`decode`](super::decode())`(`[`encode`](super::encode())`(..))` can put on a normal component:
+/// Largest error [`decode`]`(`[`encode`]`(..))` can put on a normal component:
 /// half a quantization step over the widest component range, plus float rounding.
 ///
 /// Draco quantizes all three components over one range, `max(max_i − min_i)`; for
 /// normals in `[-1, 1]` the bound is about 0.000 49.
+///
+/// [`decode`]: super::decode()
+/// [`encode`]: super::encode()
 pub fn normal_tolerance(vertices: &[Vertex]) -> f32 {
     let mut min = [f32::INFINITY; 3];
     let mut max = [f32::NEG_INFINITY; 3];

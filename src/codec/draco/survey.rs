@@ -1,7 +1,9 @@
 //! [`survey`]: what `info` and `verify` ask of a bitstream (its counts, and which values
-//! are not finite), with the verdict and error of [`decode`](super::decode()) but none of
+//! are not finite), with the verdict and error of [`decode`] but none of
 //! its values kept: the walk of a Roblox stream where it lies (`survey/in_place.rs`), else
 //! `draco-core`'s decoder, whose mesh is read where it lies.
+//!
+//! [`decode`]: super::decode()
 
 mod in_place;
 
@@ -21,7 +23,7 @@ pub struct Survey {
     pub non_finite: NonFiniteCounts,
 }
 
-/// Decodes a bitstream as [`decode`](super::decode()) does, with the same verdict and the same error,
+/// Decodes a bitstream as [`decode`] does, with the same verdict and the same error,
 /// but keeps none of its values: the counts, and which values are not finite. `info`
 /// and `verify` use it.
 ///
@@ -33,7 +35,9 @@ pub struct Survey {
 ///
 /// # Errors
 ///
-/// As [`decode`](super::decode()).
+/// As [`decode`].
+///
+/// [`decode`]: super::decode()
 pub fn survey(bitstream: &[u8], limits: &Limits) -> Result<Survey> {
     if let Some(survey) = in_place::survey(bitstream, limits) {
         return Ok(survey);

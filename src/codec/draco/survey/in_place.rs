@@ -1,4 +1,4 @@
-//! [`survey`](super::survey) without `draco-core`'s mesh: a Roblox-shaped Draco stream
+//! [`survey`] without `draco-core`'s mesh: a Roblox-shaped Draco stream
 //! walked where it lies, for `info` and `verify`.
 //!
 //! Checking a bitstream means decoding it, and `draco-core`'s decoder builds the whole
@@ -18,7 +18,7 @@
 //!
 //! The walk answers only when it is sure of `draco-core`'s verdict. It takes the shape
 //! Roblox writes (Draco 2.2, sequential, no metadata, the five attributes with the
-//! layouts [`decode`](crate::codec::draco::decode()) requires, each once, and any others, as the reference
+//! layouts [`decode`] requires, each once, and any others, as the reference
 //! encoder's own position; generic, integer or quantized values; difference prediction
 //! or none), and gives up (`None`) on anything else and on
 //! anything wrong. It keeps `draco-core`'s allocation budget as that does ([`Budget`]):
@@ -31,6 +31,9 @@
 //!
 //! The checks mirrored are `draco-core` 2.3's (the version in `Cargo.lock`); a newer
 //! `draco-core` may check more, and must pass that comparison before it is taken.
+//!
+//! [`survey`]: super::survey
+//! [`decode`]: crate::codec::draco::decode()
 
 use draco_core::rans_symbol_coding::compute_rans_precision_from_unique_symbols_bit_length;
 use draco_core::rans_symbol_decoder::RAnsSymbolDecoder;
@@ -50,7 +53,9 @@ const PIECE: usize = 1 << 16;
 const DT_UINT8: u8 = 2;
 const DT_FLOAT32: u8 = 9;
 
-/// The layouts [`attributes`](crate::codec::draco::decode::attributes) requires, by unique id: data type, components.
+/// The layouts [`attributes`] requires, by unique id: data type, components.
+///
+/// [`attributes`]: crate::codec::draco::decode::attributes
 const LAYOUTS: [(u8, u8); 5] = [
     (DT_FLOAT32, 3),
     (DT_FLOAT32, 3),
@@ -348,8 +353,10 @@ fn fixed_width_indices<const W: usize>(
 }
 
 /// The one attributes decoder's descriptions: the five attributes, each unique id once,
-/// with the layouts [`decode`](crate::codec::draco::decode()) requires, and any others, admitted under the
+/// with the layouts [`decode`] requires, and any others, admitted under the
 /// caller's ceiling as `draco-core` admits them.
+///
+/// [`decode`]: crate::codec::draco::decode()
 fn descriptions(
     buffer: &mut DecoderBuffer<'_>,
     budget: &mut Budget,
