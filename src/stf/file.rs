@@ -1,6 +1,7 @@
 //! STF through the front door ([`MeshFile`]): info text, dump (container, parsed JSON
 //! and decoded meshes), check.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::{model, StfContainer, StfInfo};
@@ -75,7 +76,7 @@ impl MeshFile for StfContainer {
                 .unwrap_or_else(|| usage(format!("--to {target}: not an STF target"))));
         }
         let meshes = model::meshes(self)?;
-        let out = super::replace_meshes(self, &meshes)?;
+        let out = super::replace_meshes(self, meshes)?;
         Ok(Converted {
             summary: line(&out)?,
             bytes: out.write()?,
@@ -100,11 +101,11 @@ impl MeshFile for StfContainer {
 
 /// [`MeshFile::convert`] to STF of a container the caller gives away: each property
 /// of each mesh decoded and encoded again where it lies, never the whole model
-/// ([`super::write::written_back_owned`]); the container's buffers moved into the
+/// ([`super::write::written_back`]); the container's buffers moved into the
 /// result, not copied (the container itself when nothing changed), and the result
 /// written when asked.
 pub(crate) fn convert_owned(c: StfContainer) -> Result<crate::file::Prepared> {
-    let out = super::write::written_back_owned(c)?;
+    let out = super::write::written_back(c)?;
     let summary = line(&out)?;
     Ok(crate::file::Prepared::file(
         crate::file::AnyFile::Stf(out),
@@ -116,16 +117,16 @@ pub(crate) fn convert_owned(c: StfContainer) -> Result<crate::file::Prepared> {
 /// A scene as a new STF file ([`super::from_scene`]); what the scene holds that STF
 /// does not get is reported by [`crate::import`] (skins, animations, other LODs).
 pub(crate) fn import(scene: &Scene) -> Result<Converted> {
-    let (out, counts) = super::import::from_scene_counted(scene, "")?;
+    let (out, counts) = super::import::from_scene_counted(Cow::Borrowed(scene), "")?;
     // The container's buffers dropped as its bytes are made.
     Ok(converted(out.into_bytes()?, counts))
 }
 
-/// [`import`] taking the scene: the same bytes, written straight from the scene's
-/// arrays (each dropped once its buffer is in the file), without the model.
+/// [`import`] taking the scene: the same bytes, each mesh's arrays moved into the
+/// writer instead of copied (each dropped once its buffer is made).
 pub(crate) fn import_owned(scene: Scene) -> Result<Converted> {
-    let (bytes, counts) = super::import::from_scene_owned(scene, "")?;
-    Ok(converted(bytes, counts))
+    let (out, counts) = super::import::from_scene_counted(Cow::Owned(scene), "")?;
+    Ok(converted(out.into_bytes()?, counts))
 }
 
 fn converted(bytes: Vec<u8>, [meshes, vertices, faces]: super::import::Counts) -> Converted {
@@ -270,14 +271,14 @@ fn losses_of(meshes: &[super::StfMesh], doc: &serde_json::Value) -> Vec<crate::l
 
 /// [`MeshFile::to_scene`] and [`MeshFile::scene_losses`] of a file the caller gives away,
 /// from one decoding of its meshes: each buffer of the container is dropped once decoded
-/// ([`model::meshes_owned`]), and each mesh's arrays as the scene takes them
+/// ([`model::meshes_and_document`]), and each mesh's arrays as the scene takes them
 /// ([`super::scene::from_meshes`]).
 pub(crate) fn scene_and_losses_owned(
     c: StfContainer,
     options: &ExportOptions,
 ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
     crate::file::one_level(options)?;
-    let (meshes, doc) = model::meshes_owned(c)?;
+    let (meshes, doc) = model::meshes_and_document(Cow::Owned(c))?;
     let losses = losses_of(&meshes, &doc);
     drop(doc);
     Ok((super::scene::from_meshes(meshes)?, losses))

@@ -28,17 +28,21 @@
 //! - `source`: a mesh as the writer reads it (`MeshSource`, one property at a time) and
 //!   how a value is encoded.
 
-mod outline;
+pub(crate) mod outline;
 mod read;
 pub(crate) mod source;
 #[cfg(test)]
 mod tests;
 mod view;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
+use super::raw::StfContainer;
+
 use outline::{BlendOutline, Ints, Outline};
-pub(crate) use read::{check, each_view, mesh_infos, meshes_owned};
+pub(crate) use read::{check, each_view, mesh_infos, meshes_and_document};
 pub use read::{document, meshes, DECODE_FACTOR};
 
 /// A decoded `stf.mesh` resource.
@@ -142,6 +146,34 @@ impl StfBlendshape {
                 out
             }
         }
+    }
+}
+
+/// A mesh lent to [`crate::stf::replace_meshes`], read where it is.
+impl<'a> From<&'a StfMesh> for Cow<'a, StfMesh> {
+    fn from(m: &'a StfMesh) -> Self {
+        Cow::Borrowed(m)
+    }
+}
+
+/// A mesh given to [`crate::stf::replace_meshes`]: its arrays dropped as they are written.
+impl From<StfMesh> for Cow<'_, StfMesh> {
+    fn from(m: StfMesh) -> Self {
+        Cow::Owned(m)
+    }
+}
+
+/// A container lent to [`meshes`], read where it is.
+impl<'a> From<&'a StfContainer> for Cow<'a, StfContainer> {
+    fn from(c: &'a StfContainer) -> Self {
+        Cow::Borrowed(c)
+    }
+}
+
+/// A container given to [`meshes`]: its buffers dropped as they are decoded.
+impl From<StfContainer> for Cow<'_, StfContainer> {
+    fn from(c: StfContainer) -> Self {
+        Cow::Owned(c)
     }
 }
 

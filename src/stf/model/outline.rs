@@ -3,14 +3,14 @@
 //! looked through once.
 
 /// Index values, one pass, and how many there are.
-pub(super) struct Ints<'m> {
-    pub(super) len: usize,
-    pub(super) values: Box<dyn Iterator<Item = u64> + 'm>,
+pub(crate) struct Ints<'m> {
+    pub(crate) len: usize,
+    pub(crate) values: Box<dyn Iterator<Item = u64> + 'm>,
 }
 
 impl<'m> Ints<'m> {
     /// The values of a decoded index array.
-    pub(super) fn of(values: &'m [u64]) -> Self {
+    pub(crate) fn of(values: &'m [u64]) -> Self {
         Ints {
             len: values.len(),
             values: Box::new(values.iter().copied()),
@@ -21,43 +21,43 @@ impl<'m> Ints<'m> {
 /// What [`StfMesh::problems`] and `info` look at of a mesh, decoded ([`StfMesh`]) or in
 /// its buffers ([`MeshView`]): array lengths, and the index arrays as values to look
 /// through once.
-pub(super) struct Outline<'m> {
-    pub(super) id: &'m str,
-    pub(super) name: &'m str,
-    pub(super) vertices: usize,
-    pub(super) splits: usize,
-    pub(super) face_corners: usize,
-    pub(super) tris: usize,
-    pub(super) faces: usize,
+pub(crate) struct Outline<'m> {
+    pub(crate) id: &'m str,
+    pub(crate) name: &'m str,
+    pub(crate) vertices: usize,
+    pub(crate) splits: usize,
+    pub(crate) face_corners: usize,
+    pub(crate) tris: usize,
+    pub(crate) faces: usize,
     /// The triangles' face corners, three per triangle.
-    pub(super) tri_corners: Box<dyn Iterator<Item = u64> + 'm>,
+    pub(crate) tri_corners: Box<dyn Iterator<Item = u64> + 'm>,
     /// Per face corner, its split.
-    pub(super) corner_splits: Box<dyn Iterator<Item = u64> + 'm>,
+    pub(crate) corner_splits: Box<dyn Iterator<Item = u64> + 'm>,
     /// Per split, its vertex.
-    pub(super) split_vertices: Box<dyn Iterator<Item = u64> + 'm>,
+    pub(crate) split_vertices: Box<dyn Iterator<Item = u64> + 'm>,
     /// Per face, its number of triangles.
-    pub(super) face_tris: Box<dyn Iterator<Item = u64> + 'm>,
+    pub(crate) face_tris: Box<dyn Iterator<Item = u64> + 'm>,
     /// UV sets: name and length.
-    pub(super) uvs: Vec<(&'m str, usize)>,
-    pub(super) normals: bool,
-    pub(super) colors: bool,
-    pub(super) blendshapes: Vec<BlendOutline<'m>>,
+    pub(crate) uvs: Vec<(&'m str, usize)>,
+    pub(crate) normals: bool,
+    pub(crate) colors: bool,
+    pub(crate) blendshapes: Vec<BlendOutline<'m>>,
 }
 
 /// A blendshape of an [`Outline`].
-pub(super) struct BlendOutline<'m> {
-    pub(super) name: &'m str,
+pub(crate) struct BlendOutline<'m> {
+    pub(crate) name: &'m str,
     /// Position offsets.
-    pub(super) offsets: usize,
-    pub(super) indices: Option<Ints<'m>>,
-    pub(super) split_indices: Option<Ints<'m>>,
+    pub(crate) offsets: usize,
+    pub(crate) indices: Option<Ints<'m>>,
+    pub(crate) split_indices: Option<Ints<'m>>,
     /// Split normals, if any.
-    pub(super) split_normals: Option<usize>,
+    pub(crate) split_normals: Option<usize>,
 }
 
 impl Outline<'_> {
     /// [`StfMesh::problems`] of the mesh.
-    pub(super) fn problems(self) -> Vec<String> {
+    pub(crate) fn problems(self) -> Vec<String> {
         let mut out = Vec::new();
         let beyond = |values: Box<dyn Iterator<Item = u64> + '_>, len: usize| {
             values.map(|v| (v, len)).find(|&(v, len)| v >= len as u64)
@@ -137,7 +137,7 @@ impl Outline<'_> {
     }
 
     /// What `meshcodec info` reports of the mesh.
-    pub(super) fn info(self) -> crate::stf::StfMeshInfo {
+    pub(crate) fn info(self) -> crate::stf::StfMeshInfo {
         crate::stf::StfMeshInfo {
             id: self.id.to_string(),
             name: self.name.to_string(),

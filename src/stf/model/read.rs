@@ -4,6 +4,8 @@
 //! writer as they lie (`each_view`). Where the buffers come from (borrowed, counted, or
 //! taken and dropped after their last use) is `Buffers`.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::source::MeshSource;
@@ -29,10 +31,12 @@ pub fn document(c: &StfContainer) -> Result<Value> {
     })
 }
 
-/// Every `stf.mesh` resource of the file, decoded, in the JSON's order.
-pub fn meshes(c: &StfContainer) -> Result<Vec<StfMesh>> {
-    let doc = document(c)?;
-    meshes_from(&doc, &Buffers::Borrowed(&c.buffers), file_size(c))
+/// Every `stf.mesh` resource of the file, decoded, in the JSON's order. The container
+/// is borrowed (`&StfContainer`) or given away (`StfContainer`: each buffer is dropped
+/// once the last property naming it is decoded, so the buffers and the meshes are not
+/// held whole together).
+pub fn meshes<'c>(c: impl Into<Cow<'c, StfContainer>>) -> Result<Vec<StfMesh>> {
+    meshes_and_document(c.into()).map(|(meshes, _)| meshes)
 }
 
 /// What `meshcodec info` reports of each `stf.mesh` resource, in the JSON's order,
@@ -75,17 +79,24 @@ pub(crate) fn each_view(
     .map(drop)
 }
 
-/// [`meshes`] of a container the caller gives away, and its parsed JSON: each buffer is
-/// dropped once the last property naming it is decoded, so the buffers and the meshes
-/// are not held whole together. Which use is a buffer's last is found by resolving
-/// every property first without decoding (buffers read as empty); if that fails, the
-/// meshes are decoded as [`meshes`] does, for its error.
-pub(crate) fn meshes_owned(c: StfContainer) -> Result<(Vec<StfMesh>, Value)> {
+/// [`meshes`], and the parsed JSON. A container given away has each buffer dropped once
+/// the last property naming it is decoded: which use is a buffer's last is found by
+/// resolving every property first without decoding (buffers read as empty); if that
+/// fails, the meshes are decoded from the borrowed buffers, for their error.
+pub(crate) fn meshes_and_document(c: Cow<'_, StfContainer>) -> Result<(Vec<StfMesh>, Value)> {
     let doc = document(&c)?;
     let size = file_size(&c);
+    let c = match c {
+        Cow::Borrowed(c) => {
+            let meshes = meshes_from(&doc, &Buffers::Borrowed(&c.buffers), size)?;
+            return Ok((meshes, doc));
+        }
+        Cow::Owned(c) => c,
+    };
     let uses = std::cell::RefCell::new(vec![0; c.buffers.len()]);
     if each_mesh(&doc, &Buffers::Counting(&uses), size, |_| Ok(())).is_err() {
-        return Ok((meshes(&c)?, doc));
+        let meshes = meshes_from(&doc, &Buffers::Borrowed(&c.buffers), size)?;
+        return Ok((meshes, doc));
     }
     let table = c
         .buffers

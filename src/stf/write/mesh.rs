@@ -13,7 +13,7 @@ use crate::stf::model::source::{MeshSource, Prop};
 use crate::stf::raw::StfContainer;
 
 /// The smallest of 1, 2, 4, 8 bytes that holds `max`, at least `width`.
-pub(crate) fn fitting_width(width: u64, max: u64) -> u64 {
+fn fitting_width(width: u64, max: u64) -> u64 {
     let need = match max {
         0..=0xff => 1,
         0x100..=0xffff => 2,

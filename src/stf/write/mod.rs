@@ -24,7 +24,7 @@
 //! - When nothing changes (every property encodes to the bytes it named, every key keeps
 //!   its value), the container is returned as it was: writing it gives the same bytes.
 //! - Writing every mesh back as it was read (`convert --to stf`) need not decode the
-//!   meshes: `written_back_owned` encodes each property straight from where it lies (a
+//!   meshes: `written_back` encodes each property straight from where it lies (a
 //!   `MeshSource` over the mesh's arrays in the buffers), value by value as decoding
 //!   and writing the model would, one property at a time.
 //! - Widths: `float_width` is the model's (4 or 8); `indices_width` and
@@ -40,7 +40,6 @@ mod ids;
 mod mesh;
 
 pub(crate) use ids::{fnv, IdSource};
-pub(crate) use mesh::fitting_width;
 use mesh::MeshWriter;
 
 use super::model::source::MeshSource;
@@ -101,20 +100,22 @@ const NOT_BUFFER_KEYS: &[&str] = &[
 /// [`StfMesh::id`]) rewritten from the model; see the [module docs](self) for what is
 /// kept. An id that names no `stf.mesh`, or a mesh with [`StfMesh::problems`], is an
 /// error (nothing is written that would not read back).
-pub fn replace_meshes(c: &StfContainer, meshes: &[StfMesh]) -> Result<StfContainer> {
-    Ok(replace(c, meshes.iter().map(Cow::Borrowed))?.unwrap_or_else(|| c.clone()))
-}
-
-/// [`replace_meshes`] taking the meshes: each array of a mesh is dropped once its
-/// buffer is made, so the model and the new buffers are not held whole together.
-pub(crate) fn replace_meshes_owned(c: &StfContainer, meshes: Vec<StfMesh>) -> Result<StfContainer> {
-    Ok(replace(c, meshes.into_iter().map(Cow::Owned))?.unwrap_or_else(|| c.clone()))
-}
-
-/// The container with `meshes` written in; `None` when that changes nothing.
-fn replace<'m>(
+///
+/// The meshes are borrowed (`&[StfMesh]`, read where they are) or given away
+/// (`Vec<StfMesh>`: each array of a mesh is dropped once its buffer is made, so the
+/// model and the new buffers are not held whole together).
+pub fn replace_meshes<'m, M: Into<Cow<'m, StfMesh>>>(
     c: &StfContainer,
-    meshes: impl Iterator<Item = Cow<'m, StfMesh>>,
+    meshes: impl IntoIterator<Item = M>,
+) -> Result<StfContainer> {
+    Ok(replace(c, meshes.into_iter().map(Into::into))?.unwrap_or_else(|| c.clone()))
+}
+
+/// The container with `meshes` (any [`MeshSource`]) written in; `None` when that
+/// changes nothing.
+pub(crate) fn replace<S: MeshSource>(
+    c: &StfContainer,
+    meshes: impl IntoIterator<Item = S>,
 ) -> Result<Option<StfContainer>> {
     let mut rewrite = Rewrite::new(c)?;
     for mut m in meshes {
@@ -134,24 +135,14 @@ fn replace<'m>(
 /// property's bytes are held at a time, not the decoded model. The container is given
 /// away: its buffers are moved into the result, not copied (the container itself is the
 /// result when nothing changes).
-pub(crate) fn written_back_owned(c: StfContainer) -> Result<StfContainer> {
+pub(crate) fn written_back(c: StfContainer) -> Result<StfContainer> {
     match written_back_changes(&c)? {
         Some(changes) => assemble(changes, Cow::Owned(c)),
         None => Ok(c),
     }
 }
 
-/// [`written_back_owned`] of a borrowed container (`None` when nothing changes; the
-/// buffers copied when something does). Tests only: the command-line tool gives the
-/// container away.
-#[cfg(test)]
-pub(crate) fn written_back(c: &StfContainer) -> Result<Option<StfContainer>> {
-    written_back_changes(c)?
-        .map(|changes| assemble(changes, Cow::Borrowed(c)))
-        .transpose()
-}
-
-/// What [`written_back_owned`] changes.
+/// What [`written_back`] changes.
 fn written_back_changes(c: &StfContainer) -> Result<Option<Changes>> {
     // Every read error `model::meshes` would give, before anything is written.
     model::check(c)?;
