@@ -243,10 +243,10 @@ fn bad_references_are_errors() {
             "referenced_buffers has no entry 5",
         ),
     ] {
-        let e = model::meshes(&base(&mesh_json(extra), buffers)).unwrap_err();
+        let e = model::meshes(base(&mesh_json(extra), buffers)).unwrap_err();
         assert!(e.to_string().contains(needle), "{e}");
     }
-    let e = model::meshes(&base("{not json", vec![])).unwrap_err();
+    let e = model::meshes(base("{not json", vec![])).unwrap_err();
     assert!(
         e.offset().is_some() && e.to_string().contains("line 1"),
         "{e}"
@@ -447,7 +447,7 @@ fn bad_blendshapes_are_problems_or_errors() {
             "blendshapes[0].indices: referenced_buffers has no entry 99",
         ),
     ] {
-        let e = model::meshes(&with(f)).unwrap_err().to_string();
+        let e = model::meshes(with(f)).unwrap_err().to_string();
         assert!(e.contains(needle) && e.contains("mesh lift"), "{e}");
     }
 }

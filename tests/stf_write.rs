@@ -126,7 +126,7 @@ fn unchanged_meshes_write_back_equal_and_keep_the_rest() {
         // Byte for byte: nothing changed.
         assert!(out.write().unwrap() == c.write().unwrap(), "{name}");
         // And writing again gives the same bytes.
-        let again = stf::replace_meshes(&back, &model::meshes(&back).unwrap()).unwrap();
+        let again = stf::replace_meshes(&back, model::meshes(&back).unwrap()).unwrap();
         assert_eq!(again.write().unwrap(), back.write().unwrap(), "{name}");
         n += 1;
     }
@@ -375,7 +375,7 @@ fn corners(m: &ExportMesh) -> Vec<Corner> {
 }
 
 fn through_stf(scene: &Scene) -> (StfContainer, Scene) {
-    let c = stf::from_scene(scene, "test").unwrap();
+    let c = stf::from_scene(scene.clone(), "test").unwrap();
     let bytes = c.write().unwrap();
     let c = StfContainer::read(&bytes).unwrap();
     let file = meshcodec::open(&bytes).unwrap();
@@ -922,7 +922,7 @@ fn python_reads_written_files_as_stf_blender_does() {
         ..Scene::default()
     };
     let path = dir.path().join("python.stf");
-    std::fs::write(&path, stf::from_scene(&scene, "").unwrap().write().unwrap()).unwrap();
+    std::fs::write(&path, stf::from_scene(scene, "").unwrap().write().unwrap()).unwrap();
     python_check(&path, true);
     // The changed corpus and fixture files too (their meshes rewritten).
     for (name, c) in containers() {

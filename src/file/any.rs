@@ -302,7 +302,7 @@ pub fn import_scene(
             Vec::new(),
         ),
         Target::Stf => (
-            Prepared::bytes(crate::stf::file::import_owned(scene)?),
+            Prepared::bytes(crate::stf::file::import(scene)?),
             Vec::new(),
         ),
         Target::UnigineMesh(v) => {

@@ -1,6 +1,7 @@
 //! STF through the front door ([`MeshFile`]): info text, dump (container, parsed JSON
 //! and decoded meshes), check.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::{model, StfContainer, StfInfo};
@@ -64,24 +65,16 @@ impl MeshFile for StfContainer {
         }
     }
 
-    /// STF to STF: every mesh decoded and written back from the model
-    /// ([`super::replace_meshes`]), the rest of the document kept. The container given
-    /// away (`convert_owned`, what the command-line tool uses) gives the same bytes
-    /// without decoding the meshes whole; this way stays on the model, so the two are
-    /// checked against each other wherever both run (the fuzz targets compare them).
-    fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
-        if *target != Target::Stf {
-            return Err(MeshFile::target(self, &target.to_string())
-                .err()
-                .unwrap_or_else(|| usage(format!("--to {target}: not an STF target"))));
-        }
-        let meshes = model::meshes(self)?;
-        let out = super::replace_meshes(self, &meshes)?;
-        Ok(Converted {
-            summary: line(&out)?,
-            bytes: out.write()?,
-            losses: Vec::new(),
-        })
+    /// The container copied, then converted as [`MeshFile::into_prepared`] converts it.
+    fn convert(
+        &self,
+        target: &Target,
+        options: &ConvertOptions,
+        limits: &Limits,
+    ) -> Result<Converted> {
+        self.clone()
+            .into_prepared(target, options, limits)?
+            .into_converted()
     }
 
     /// The scene holds each `stf.mesh`'s triangles with split normals, UV sets,
@@ -93,54 +86,53 @@ impl MeshFile for StfContainer {
         Ok(losses_of(&model::meshes(self)?, &model::document(self)?))
     }
 
-    fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        crate::file::contract::one_level(options)?;
-        super::scene::to_scene(self)
+    /// The container copied, then turned as [`MeshFile::into_scene`] turns it.
+    fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        self.clone().into_scene(options, limits)
     }
 
-    fn into_prepared(
-        self,
-        target: &Target,
-        options: &ConvertOptions,
-        limits: &Limits,
-    ) -> Result<Prepared> {
+    /// STF to STF: each property of each mesh decoded and encoded again where it lies,
+    /// never the whole model ([`super::write::written_back`]); the container's buffers
+    /// moved into the result, not copied (the container itself when nothing changed),
+    /// and the result written when asked.
+    fn into_prepared(self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Prepared> {
         if *target != Target::Stf {
-            return self.convert(target, options, limits).map(Prepared::bytes);
+            return Err(MeshFile::target(&self, &target.to_string())
+                .err()
+                .unwrap_or_else(|| usage(format!("--to {target}: not an STF target"))));
         }
-        convert_owned(self)
+        let out = super::write::written_back(self)?;
+        let summary = line(&out)?;
+        Ok(Prepared::later(Box::new(out), Vec::new(), summary))
     }
 
-    fn into_scene(self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        scene_and_losses_owned(self, options).map(|(s, _)| s)
+    fn into_scene(self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
+        self.into_scene_and_losses(options, limits).map(|(s, _)| s)
     }
 
+    /// From one decoding of its meshes: each buffer of the container is dropped once
+    /// decoded ([`model::meshes_and_document`]), and each mesh's arrays as the scene
+    /// takes them ([`super::scene::from_meshes`]).
     fn into_scene_and_losses(
         self,
         options: &ExportOptions,
         _: &Limits,
     ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
-        scene_and_losses_owned(self, options)
+        crate::file::contract::one_level(options)?;
+        let (meshes, doc) = model::meshes_and_document(Cow::Owned(self))?;
+        let losses = losses_of(&meshes, &doc);
+        drop(doc);
+        Ok((super::scene::from_meshes(meshes)?, losses))
     }
 }
 
-/// [`MeshFile::convert`] to STF of a container the caller gives away: each property
-/// of each mesh decoded and encoded again where it lies, never the whole model
-/// ([`super::write::written_back_owned`]); the container's buffers moved into the
-/// result, not copied (the container itself when nothing changed), and the result
-/// written when asked.
-pub(crate) fn convert_owned(c: StfContainer) -> Result<Prepared> {
-    let out = super::write::written_back_owned(c)?;
-    let summary = line(&out)?;
-    Ok(Prepared::later(Box::new(out), Vec::new(), summary))
-}
-
-/// A scene as a new STF file ([`super::from_scene`]), for [`crate::import_scene`]:
-/// written straight from the scene's arrays (each dropped once its buffer is in the
-/// file), without the model. What the scene holds that STF does not get is reported by
-/// the import (skins, animations, other LODs).
-pub(crate) fn import_owned(scene: Scene) -> Result<Converted> {
-    let (bytes, counts) = super::import::from_scene_owned(scene, "")?;
-    Ok(converted(bytes, counts))
+/// A scene as a new STF file ([`super::from_scene`]), for [`crate::import_scene`]: each
+/// mesh's arrays moved into the writer instead of copied (each dropped once its buffer
+/// is made). What the scene holds that STF does not get is reported by the import
+/// (skins, animations, other LODs).
+pub(crate) fn import(scene: Scene) -> Result<Converted> {
+    let (out, counts) = super::import::from_scene_counted(Cow::Owned(scene), "")?;
+    Ok(converted(out.into_bytes()?, counts))
 }
 
 fn converted(bytes: Vec<u8>, [meshes, vertices, faces]: super::import::Counts) -> Converted {
@@ -281,19 +273,4 @@ fn losses_of(meshes: &[super::StfMesh], doc: &serde_json::Value) -> Vec<crate::l
         ),
     );
     losses
-}
-
-/// [`MeshFile::to_scene`] and [`MeshFile::scene_losses`] of a file the caller gives away,
-/// from one decoding of its meshes: each buffer of the container is dropped once decoded
-/// ([`model::meshes_owned`]), and each mesh's arrays as the scene takes them
-/// ([`super::scene::from_meshes`]).
-pub(crate) fn scene_and_losses_owned(
-    c: StfContainer,
-    options: &ExportOptions,
-) -> Result<(Scene, Vec<crate::loss::Loss>)> {
-    crate::file::contract::one_level(options)?;
-    let (meshes, doc) = model::meshes_owned(c)?;
-    let losses = losses_of(&meshes, &doc);
-    drop(doc);
-    Ok((super::scene::from_meshes(meshes)?, losses))
 }

@@ -2,13 +2,15 @@
 //!
 //! - [`raw`]: the container exactly as stored (header, buffer lengths, JSON and buffers
 //!   as bytes);
-//! - [`model`]: the `stf.mesh` resources decoded from the JSON and the buffers;
+//! - [`model`]: the `stf.mesh` resources decoded from the JSON and the buffers (or read
+//!   where they lie), and a mesh as the writer reads it;
 //! - [`scene`]: the meshes to the export scene;
-//! - [`write`](mod@write): meshes written back from the model into a container, keeping the rest
-//!   of the document;
-//! - [`import`]: a new file from a scene.
+//! - [`write`](mod@write): the one writer: meshes written into a container from any
+//!   source (the decoded model, a mesh where it lies in the buffers, a scene mesh),
+//!   keeping the rest of the document;
+//! - [`import`]: a new file from a scene (its meshes built as sources of the writer);
+//! - [`file`](mod@file): STF through the front door.
 
-mod direct;
 pub mod file;
 pub mod import;
 pub mod model;

@@ -31,28 +31,33 @@
 //! [`Scene::to_y_up`]); UVs as stored (STF's UV origin is the image's top left, as the
 //! scene's: `stf_blender` turns V into `1 − V`).
 
+mod mesh;
+
 use std::borrow::Cow;
 
 use serde_json::{json, Map};
 
 use super::model::StfMesh;
 use super::raw::StfContainer;
-use super::write::{fnv, replace_meshes_owned, IdSource};
+use super::write::{fnv, IdSource};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scene::{ExportMesh, Scene, UpAxis};
+use mesh::Narrow;
 
 /// The STF document version written (`stf.version`).
 pub const DOCUMENT_VERSION: [u32; 2] = [0, 1];
 
 /// A new STF file holding the scene's meshes of level of detail 0 (see the
 /// [module docs](self)). `name` is the asset name (`asset_info.asset_name`, and the
-/// prefab's); empty: the first mesh's name.
+/// prefab's); empty: the first mesh's name. The scene is taken: each mesh's arrays are
+/// moved into the file's buffers, not copied (a caller that keeps its scene gives a
+/// clone).
 ///
 /// Skins, animations and meshes of other levels of detail are not written
 /// ([`crate::import`] reports them as losses). Errors: a scene that does not pass
 /// [`Scene::check`], or one without a mesh of level 0.
-pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
-    from_scene_counted(scene, name).map(|(c, _)| c)
+pub fn from_scene(scene: Scene, name: &str) -> Result<StfContainer> {
+    from_scene_counted(Cow::Owned(scene), name).map(|(c, _)| c)
 }
 
 /// What a new file holds, as [`super::StfContainer::info`] counts it: meshes, vertices
@@ -60,50 +65,35 @@ pub fn from_scene(scene: &Scene, name: &str) -> Result<StfContainer> {
 pub(crate) type Counts = [usize; 3];
 
 /// [`from_scene`], and what the file holds, counted from the meshes before they are
-/// written (each mesh's arrays are dropped as their buffers are made).
-pub(crate) fn from_scene_counted(scene: &Scene, name: &str) -> Result<(StfContainer, Counts)> {
-    match from_scene_cow(Cow::Borrowed(scene), name, false, timestamp())? {
-        (Written::Container(c), counts) => Ok((c, counts)),
-        (Written::Bytes(_), _) => Err(Error::new(
-            "STF",
-            ErrorKind::Inconsistent("a borrowed scene is written through the model".into()),
-        )),
-    }
+/// written. A borrowed scene's meshes are copied one at a time as each is built; an
+/// owned one's arrays are moved. Either way each mesh is written straight from its
+/// scene arrays (the source [`mesh`] builds), each array dropped once its buffer is made.
+pub(crate) fn from_scene_counted(
+    scene: Cow<'_, Scene>,
+    name: &str,
+) -> Result<(StfContainer, Counts)> {
+    new_file(scene, name, timestamp())
 }
 
-/// [`from_scene_counted`] taking the scene, as the file's bytes
-/// ([`StfContainer::into_bytes`] of [`from_scene`]'s container): each mesh is written
-/// straight from the scene's arrays ([`super::direct`]), without the model, and each
-/// array is dropped once its buffer is in the file.
-pub(crate) fn from_scene_owned(scene: Scene, name: &str) -> Result<(Vec<u8>, Counts)> {
-    from_scene_bytes(scene, name, timestamp())
+/// [`from_scene_counted`] with the time stamp given.
+fn new_file(scene: Cow<'_, Scene>, name: &str, stamp: String) -> Result<(StfContainer, Counts)> {
+    let (skeleton, meshes) = skeleton(scene, name, stamp)?;
+    let counts = [
+        meshes.len(),
+        meshes.iter().map(|m| m.counts().0).sum(),
+        meshes.iter().map(|m| m.counts().1).sum(),
+    ];
+    let out = super::write::replace(&skeleton, meshes)?.unwrap_or(skeleton);
+    Ok((out, counts))
 }
 
-/// [`from_scene_owned`] with the time stamp given.
-fn from_scene_bytes(scene: Scene, name: &str, stamp: String) -> Result<(Vec<u8>, Counts)> {
-    let (written, counts) = from_scene_cow(Cow::Owned(scene), name, true, stamp)?;
-    let bytes = match written {
-        Written::Container(c) => c.into_bytes()?,
-        Written::Bytes(b) => b,
-    };
-    Ok((bytes, counts))
-}
-
-/// What [`from_scene_cow`] gives: a container (through the model), or the file's bytes
-/// (written directly).
-enum Written {
-    Container(StfContainer),
-    Bytes(Vec<u8>),
-}
-
-/// The new file; `direct`: an owned scene whose meshes [`super::direct`] holds is
-/// written straight to bytes, any other through the model.
-fn from_scene_cow(
+/// The new file's document, every mesh's `stf.mesh` holding its type and name only, no
+/// buffers; and each mesh, built ([`mesh::narrow`]) with its resource's id and name.
+fn skeleton(
     mut scene: Cow<'_, Scene>,
     name: &str,
-    direct: bool,
     stamp: String,
-) -> Result<(Written, Counts)> {
+) -> Result<(StfContainer, Vec<Narrow>)> {
     scene.check()?;
     if scene.up != UpAxis::Y {
         scene.to_mut().to_y_up();
@@ -144,15 +134,10 @@ fn from_scene_cow(
     } else {
         name.to_string()
     };
-    let direct = direct
-        && meshes
-            .iter()
-            .all(|m| matches!(m, Cow::Owned(_)) && super::direct::fits(m));
     let mut resources = Map::new();
     let prefab_id = ids.next();
     let mut node_ids = Vec::new();
-    let mut models = Vec::new();
-    let mut narrows = Vec::new();
+    let mut built = Vec::new();
     for (k, m) in meshes.into_iter().enumerate() {
         let mesh_name = if m.name.is_empty() {
             format!("Mesh {k}")
@@ -182,15 +167,7 @@ fn from_scene_cow(
         );
         resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
         node_ids.push(node);
-        match m {
-            Cow::Owned(m) if direct => narrows.push(super::direct::narrow(m, mesh, mesh_name)),
-            m => {
-                let mut model = mesh_model_cow(m)?;
-                model.id = mesh;
-                model.name = mesh_name;
-                models.push(model);
-            }
-        }
+        built.push(build(m, mesh, mesh_name)?);
     }
     resources.insert(
         prefab_id.clone(),
@@ -221,26 +198,7 @@ fn from_scene_cow(
         json: json.into(),
         ..StfContainer::default()
     };
-    if direct {
-        let counts = [
-            narrows.len(),
-            narrows.iter().map(|m| m.counts().0).sum(),
-            narrows.iter().map(|m| m.counts().1).sum(),
-        ];
-        return Ok((
-            Written::Bytes(super::direct::write(&skeleton, narrows)?),
-            counts,
-        ));
-    }
-    let counts = [
-        models.len(),
-        models.iter().map(|m| m.vertices.len()).sum(),
-        models.iter().map(|m| m.tris.len()).sum(),
-    ];
-    Ok((
-        Written::Container(replace_meshes_owned(&skeleton, models)?),
-        counts,
-    ))
+    Ok((skeleton, built))
 }
 
 /// The current time as RFC 3339 UTC (`2026-01-02T03:04:05+00:00`), or the time
@@ -286,14 +244,15 @@ fn timestamp_at(secs: u64) -> String {
 /// [`ErrorKind::Inconsistent`] for a mesh whose splits and triangle corners do not
 /// number in 32 bits (over four billion).
 pub fn mesh_model(m: &ExportMesh) -> Result<StfMesh> {
-    mesh_model_cow(Cow::Borrowed(m))
+    let name = m.name.clone();
+    Ok(build(Cow::Borrowed(m), String::new(), name)?.into_model())
 }
 
-/// [`mesh_model`]; an owned mesh's arrays are moved in instead of copied. The mesh is
-/// built as the direct writer builds it ([`super::direct::narrow`]), in the scene's
-/// widths, then widened: one place decides the vertices, splits and triangles.
-fn mesh_model_cow(m: Cow<'_, ExportMesh>) -> Result<StfMesh> {
-    if !super::direct::fits(&m) {
+/// One scene mesh built ([`mesh::narrow`]) as the resource `id` named `name`: an owned
+/// mesh's arrays are moved in, a borrowed one's copied. One place decides the vertices,
+/// splits and triangles, for the writer and for [`mesh_model`].
+fn build(m: Cow<'_, ExportMesh>, id: String, name: String) -> Result<Narrow> {
+    if !mesh::fits(&m) {
         return Err(Error::new(
             "STF",
             ErrorKind::Inconsistent(format!(
@@ -302,8 +261,7 @@ fn mesh_model_cow(m: Cow<'_, ExportMesh>) -> Result<StfMesh> {
             )),
         ));
     }
-    let name = m.name.clone();
-    Ok(super::direct::narrow(m.into_owned(), String::new(), name).into_model())
+    Ok(mesh::narrow(m.into_owned(), id, name))
 }
 
 #[cfg(test)]
@@ -331,17 +289,18 @@ mod direct_tests {
     use crate::scene::{MorphTarget, Primitive};
     use crate::Limits;
 
-    /// The model's bytes and the direct writer's for one scene (name `name`).
+    /// The bytes through the model (each mesh's [`Narrow::into_model`] written by
+    /// [`crate::stf::replace_meshes`]) and the writer's straight from the scene's arrays
+    /// (the [`Narrow`] source), for one scene (name `name`).
     fn both(scene: &Scene, name: &str) -> (Result<Vec<u8>>, Result<Vec<u8>>) {
         let stamp = "2026-01-02T03:04:05+00:00".to_string();
         let model =
-            from_scene_cow(Cow::Borrowed(scene), name, false, stamp.clone()).and_then(|(w, _)| {
-                match w {
-                    Written::Container(c) => c.into_bytes(),
-                    Written::Bytes(b) => Ok(b),
-                }
+            skeleton(Cow::Borrowed(scene), name, stamp.clone()).and_then(|(skeleton, meshes)| {
+                let models: Vec<StfMesh> = meshes.into_iter().map(Narrow::into_model).collect();
+                crate::stf::replace_meshes(&skeleton, models)?.into_bytes()
             });
-        let direct = from_scene_bytes(scene.clone(), name, stamp).map(|(b, _)| b);
+        let direct =
+            new_file(Cow::Owned(scene.clone()), name, stamp).and_then(|(c, _)| c.into_bytes());
         (model, direct)
     }
 

@@ -1,34 +1,27 @@
-//! A new STF file written straight from an owned scene: the bytes that
-//! [`super::import::from_scene`] gives (each scene mesh as [`super::import::mesh_model`]
-//! makes it, written by [`super::replace_meshes`] into the new document), without the
-//! model in between.
+//! One scene mesh built as an `stf.mesh` ([`narrow`]: its vertices, splits and
+//! triangles decided), and handed to the STF writer as one more [`MeshSource`] (beside
+//! the decoded model and a mesh where it lies in a file's buffers): a new file from an
+//! owned scene is written straight from the scene's arrays, without the model.
 //!
 //! The model holds every value as `f64` or `u64`, three times the scene's `f32` and `u32`
 //! arrays; here a mesh keeps the scene's arrays (moved, not copied: a mesh of one
-//! primitive uses them as they are) in the widths the buffers are written with, the
-//! document is written first (every buffer's length is known from the arrays), and each
-//! buffer is encoded into the file's bytes with its array dropped once it is written. So
-//! the scene and the file are not held whole together: the peak is about the larger of
-//! the two, plus the indices that finding shared vertices takes.
+//! primitive uses them as they are) in the widths the buffers are written with, and the
+//! writer takes one property at a time, each array dropped once its buffer is made
+//! (`spend`); the container's buffers are dropped in turn as its bytes are made
+//! ([`StfContainer::into_bytes`](crate::stf::StfContainer::into_bytes)). So the scene and
+//! the file are not held whole together: the peak is about the larger of the two, plus
+//! the indices that finding shared vertices takes.
 //!
 //! The model of a scene mesh is made here too ([`Narrow::into_model`]: the same values,
-//! widened), so vertices, splits and triangles are decided in one place. What the direct
-//! writer adds is the writing: each float goes through `f64` and back as the model's
-//! writer does (which only a NaN notices), and the document is built key by key as that
-//! writer builds a new resource (a unit test checks both give the same bytes on the
-//! fixtures, the corpus and hand-built scenes).
+//! widened, what [`super::mesh_model`] gives), and the source gives the writer the values
+//! that model holds: each float goes through `f64` as the model holds it (which only a
+//! NaN notices). A unit test checks both give the same bytes on the fixtures, the corpus
+//! and hand-built scenes.
 
-use serde_json::{json, Map, Value};
-
-use super::model;
-use super::raw::StfContainer;
-use super::write::{fitting_width, IdSource};
-use crate::error::{Error, ErrorKind, Result};
 use crate::scene::ExportMesh;
-
-fn inconsistent(what: String) -> Error {
-    Error::new("STF", ErrorKind::Inconsistent(what))
-}
+use crate::stf::model::outline::{BlendOutline, Ints, Outline};
+use crate::stf::model::source::{encoded_len, push_float, push_uint, BlendHead, MeshSource, Prop};
+use crate::stf::model::{StfBlendshape, StfMesh};
 
 /// Whether [`Narrow`] holds the mesh: its splits (with the ones triangles may be given
 /// of their own) and primitives are numbered in 32 bits.
@@ -74,14 +67,15 @@ pub(crate) struct Narrow {
 }
 
 impl Narrow {
-    /// Vertices and triangles, as [`super::StfContainer::info`] counts them.
+    /// Vertices and triangles, as [`StfContainer::info`](crate::stf::StfContainer::info)
+    /// counts them.
     pub(crate) fn counts(&self) -> (usize, usize) {
         (self.vertices.len(), self.tris)
     }
 
-    /// The mesh as the STF model holds it ([`super::import::mesh_model`]): the same
+    /// The mesh as the STF model holds it ([`super::mesh_model`]): the same
     /// values, widened to `f64` and `u64`.
-    pub(crate) fn into_model(self) -> model::StfMesh {
+    pub(crate) fn into_model(self) -> StfMesh {
         let wide = |v: Vec<[f32; 3]>| v.into_iter().map(|x| x.map(f64::from)).collect();
         let Narrow {
             id,
@@ -114,19 +108,19 @@ impl Narrow {
                         .collect(),
                     None => wide(d),
                 };
-                model::StfBlendshape {
+                StfBlendshape {
                     name: b.name,
                     default_value: b.weight,
                     limit_upper: b.weight.max(1.0),
                     limit_lower: b.weight.min(0.0),
                     indices: b.indices.map(|m| m.into_iter().map(u64::from).collect()),
                     position_offsets,
-                    ..model::StfBlendshape::default()
+                    ..StfBlendshape::default()
                 }
             })
             .collect();
         let tris = tris as u64;
-        model::StfMesh {
+        StfMesh {
             id,
             name,
             float_width: 4,
@@ -184,16 +178,7 @@ fn bits(x: f32) -> u64 {
     f64::from(x).to_bits()
 }
 
-/// A float as the model writes it: to `f64` and back (a NaN may come back quiet).
-fn narrow_f32(x: f32) -> f32 {
-    if x.is_nan() {
-        std::hint::black_box(f64::from(x)) as f32
-    } else {
-        x
-    }
-}
-
-/// The mesh (of a scene turned to +Y up) as [`super::import::mesh_model`] makes its
+/// The mesh (of a scene turned to +Y up) as [`super::mesh_model`] makes its
 /// model, each primitive's arrays moved in (see [`fits`]: the caller checks the mesh
 /// fits first). `name` is the resource's name, `id` its id.
 pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
@@ -428,284 +413,242 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
     }
 }
 
-/// One buffer of a mesh, in the order the writer makes them.
-#[derive(Clone, Copy)]
-enum Part {
-    Vertices,
-    FaceCorners,
-    Splits,
-    Normals,
-    Colors,
-    Uv(usize),
-    Tris,
-    Faces,
-    Material,
-    Indices(usize),
-    Offsets(usize),
+/// A float as the model holds it: through `f64` (a NaN may come back quiet, as storing
+/// it in the model's `f64` makes it).
+fn wide(x: f32) -> f64 {
+    if x.is_nan() {
+        std::hint::black_box(f64::from(x))
+    } else {
+        f64::from(x)
+    }
 }
 
-impl Narrow {
-    /// The index width (the model's 1, widened to fit every index).
-    fn index_width(&self) -> u64 {
-        let max = self
-            .corners
-            .iter()
-            .flatten()
-            .chain(&self.splits)
-            .chain(self.blends.iter().flat_map(|b| b.indices.iter().flatten()))
-            .map(|&x| u64::from(x))
-            .chain((self.tris > 0).then(|| 3 * self.tris as u64 - 1))
-            .chain((self.tris > 0).then_some(1))
-            .max()
-            .unwrap_or(0);
-        fitting_width(1, max)
+/// Floats of `width` bytes, each as the model holds it ([`wide`]).
+fn float_bytes<const N: usize>(values: &[[f32; N]], width: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(encoded_len(N * values.len(), width));
+    for &x in values.iter().flatten() {
+        push_float(&mut out, wide(x), width);
+    }
+    out
+}
+
+/// Indices of `width` bytes.
+fn uint_bytes(values: impl Iterator<Item = u64>, width: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(encoded_len(values.size_hint().0, width));
+    for v in values {
+        push_uint(&mut out, v, width);
+    }
+    out
+}
+
+/// The largest of `values`, 0 when empty.
+fn largest<'a>(values: impl IntoIterator<Item = &'a u32>) -> u64 {
+    values.into_iter().copied().max().map_or(0, u64::from)
+}
+
+/// Empties an optional array, keeping whether it is there.
+fn clear<T>(v: &mut Option<Vec<T>>) {
+    if let Some(v) = v {
+        *v = Vec::new();
+    }
+}
+
+/// The mesh as the writer reads it: what its model ([`Narrow::into_model`]) holds, value
+/// for value, each array dropped once its buffer is made.
+impl MeshSource for Narrow {
+    fn id(&self) -> &str {
+        &self.id
     }
 
-    fn material_width(&self) -> u64 {
-        let max = self.material.iter().flatten().copied().max().unwrap_or(0);
-        fitting_width(1, u64::from(max))
-    }
-
-    /// The buffers, in order, with their lengths in bytes.
-    fn parts(&self, iw: u64, mw: u64) -> Vec<(Part, usize)> {
-        let iw = iw as usize;
-        let mut out = vec![
-            (Part::Vertices, 12 * self.vertices.len()),
-            (Part::FaceCorners, 3 * iw * self.tris),
-            (Part::Splits, iw * self.splits.len()),
-        ];
-        if let Some(n) = &self.normals {
-            out.push((Part::Normals, 12 * n.len()));
-        }
-        if let Some(c) = &self.colors {
-            out.push((Part::Colors, 16 * c.len()));
-        }
-        for (k, uv) in self.uvs.iter().enumerate() {
-            out.push((Part::Uv(k), 8 * uv.len()));
-        }
-        out.push((Part::Tris, 3 * iw * self.tris));
-        out.push((Part::Faces, iw * self.tris));
-        if let Some(m) = &self.material {
-            out.push((Part::Material, mw as usize * m.len()));
-        }
-        for (t, b) in self.blends.iter().enumerate() {
-            let d = self.deltas.get(t).map_or(0, Vec::len);
-            if let Some(i) = &b.indices {
-                out.push((Part::Indices(t), iw * i.len()));
+    /// The model's problems ([`StfMesh::problems`]), looked through where the arrays lie.
+    fn problems(&self) -> Vec<String> {
+        let names: Vec<String> = (0..self.uvs.len()).map(uv_name).collect();
+        fn ints(v: &[u32]) -> Ints<'_> {
+            Ints {
+                len: v.len(),
+                values: Box::new(v.iter().map(|&x| u64::from(x))),
             }
-            out.push((
-                Part::Offsets(t),
-                12 * b.indices.as_ref().map_or(d, Vec::len),
-            ));
         }
-        out
-    }
-
-    /// The `stf.mesh` resource the writer makes from `old` (the new document's, name
-    /// and type only), its buffers numbered in order from 0 and named `ids`.
-    fn resource(&self, old: &Map<String, Value>, iw: u64, mw: u64, ids: &[String]) -> Value {
-        let mut r = old.clone();
-        let mut slot = 0usize;
-        let mut next = || {
-            slot += 1;
-            json!(slot - 1)
-        };
-        if !self.name.is_empty() || old.contains_key("name") {
-            r.insert("name".into(), json!(self.name));
-        }
-        if self.slots > 0 {
-            r.insert(
-                "material_slots".into(),
-                json!(vec![Value::Null; self.slots]),
-            );
-        }
-        if old.contains_key("float_width") {
-            r.insert("float_width".into(), json!(4u64));
-        }
-        if old.contains_key("indices_width") || iw != 4 {
-            r.insert("indices_width".into(), json!(iw));
-        }
-        for k in ["vertices", "face_corners", "splits"] {
-            r.insert(k.into(), next());
-        }
-        if self.normals.is_some() {
-            r.insert("split_normals".into(), next());
-        }
-        if self.colors.is_some() {
-            r.insert("split_colors".into(), next());
-        }
-        if !self.uvs.is_empty() {
-            let list: Vec<Value> = (0..self.uvs.len())
-                .map(|k| json!({"name": uv_name(k), "uv": next()}))
-                .collect();
-            r.insert("uvs".into(), Value::Array(list));
-        }
-        r.insert("tris".into(), next());
-        r.insert("faces".into(), next());
-        if self.material.is_some() {
-            if mw != 4 {
-                r.insert("material_indices_width".into(), json!(mw));
-            }
-            r.insert("material_indices".into(), next());
-        }
-        if !self.blends.is_empty() {
-            let list: Vec<Value> = self
+        let t = self.tris;
+        Outline {
+            id: &self.id,
+            name: &self.name,
+            vertices: self.vertices.len(),
+            splits: self.splits.len(),
+            face_corners: 3 * self.corners.len(),
+            tris: t,
+            faces: t,
+            tri_corners: Box::new(0..3 * t as u64),
+            corner_splits: Box::new(self.corners.iter().flatten().map(|&c| u64::from(c))),
+            split_vertices: Box::new(self.splits.iter().map(|&s| u64::from(s))),
+            face_tris: Box::new(std::iter::repeat_n(1, t)),
+            uvs: names
+                .iter()
+                .zip(&self.uvs)
+                .map(|(n, uv)| (n.as_str(), uv.len()))
+                .collect(),
+            normals: self.normals.is_some(),
+            colors: self.colors.is_some(),
+            blendshapes: self
                 .blends
                 .iter()
-                .map(|b| {
-                    let mut e = Map::new();
-                    e.insert("name".into(), json!(b.name));
-                    let w = b.weight;
-                    for (k, v, default) in [
-                        ("default_value", w, 0.0),
-                        ("limit_upper", w.max(1.0), 1.0),
-                        ("limit_lower", w.min(0.0), 0.0),
-                    ] {
-                        if v != default {
-                            e.insert(k.into(), json!(v));
-                        }
-                    }
-                    if b.indices.is_some() {
-                        e.insert("indices".into(), next());
-                    }
-                    e.insert("position_offsets".into(), next());
-                    Value::Object(e)
+                .zip(&self.deltas)
+                .map(|(b, d)| BlendOutline {
+                    name: &b.name,
+                    offsets: b.indices.as_ref().map_or(d.len(), Vec::len),
+                    indices: b.indices.as_deref().map(ints),
+                    split_indices: None,
+                    split_normals: None,
                 })
-                .collect();
-            r.insert("blendshapes".into(), Value::Array(list));
+                .collect(),
         }
-        r.insert("referenced_buffers".into(), json!(ids));
-        Value::Object(r)
+        .problems()
     }
 
-    /// Appends the bytes of `part` to `out`, dropping the arrays no later part needs.
-    fn encode(&mut self, part: Part, iw: u64, mw: u64, out: &mut Vec<u8>) {
-        fn floats<const N: usize>(out: &mut Vec<u8>, values: &[[f32; N]]) {
-            for v in values {
-                for &x in v {
-                    out.extend_from_slice(&narrow_f32(x).to_le_bytes());
-                }
-            }
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn float_width(&self) -> u64 {
+        4
+    }
+
+    fn indices_width(&self) -> u64 {
+        1
+    }
+
+    fn material_slots(&self) -> Vec<Option<String>> {
+        vec![None; self.slots]
+    }
+
+    fn uv_names(&self) -> Vec<String> {
+        (0..self.uvs.len()).map(uv_name).collect()
+    }
+
+    fn blendshapes(&self) -> Vec<BlendHead> {
+        self.blends
+            .iter()
+            .zip(&self.deltas)
+            .map(|(b, _)| BlendHead {
+                name: b.name.clone(),
+                default_value: b.weight,
+                limit_upper: b.weight.max(1.0),
+                limit_lower: b.weight.min(0.0),
+            })
+            .collect()
+    }
+
+    fn has(&self, p: Prop) -> bool {
+        let blend = |k: usize| self.blends.get(k).filter(|_| k < self.deltas.len());
+        match p {
+            Prop::Vertices | Prop::FaceCorners | Prop::Splits | Prop::Tris | Prop::Faces => true,
+            Prop::SplitNormals => self.normals.is_some(),
+            Prop::SplitColors => self.colors.is_some(),
+            Prop::Uv(k) => k < self.uvs.len(),
+            Prop::MaterialIndices => self.material.is_some(),
+            Prop::BlendIndices(k) => blend(k).is_some_and(|b| b.indices.is_some()),
+            Prop::BlendOffsets(k) => blend(k).is_some(),
+            Prop::BlendSplitIndices(_) | Prop::BlendSplitNormals(_) => false,
         }
-        fn uints(out: &mut Vec<u8>, values: impl Iterator<Item = u64>, width: u64) {
-            let w = width as usize;
-            for v in values {
-                out.extend_from_slice(v.to_le_bytes().get(..w).unwrap_or_default());
-            }
-        }
+    }
+
+    fn max(&self, p: Prop) -> u64 {
         let t = self.tris as u64;
-        match part {
-            Part::Vertices => floats(out, &std::mem::take(&mut self.vertices)),
-            Part::FaceCorners => {
-                let c = std::mem::take(&mut self.corners);
-                uints(out, c.iter().flatten().map(|&x| u64::from(x)), iw);
-            }
-            Part::Splits => {
-                let s = std::mem::take(&mut self.splits);
-                uints(out, s.iter().map(|&x| u64::from(x)), iw);
-            }
-            Part::Normals => floats(out, &self.normals.take().unwrap_or_default()),
-            Part::Colors => floats(out, &self.colors.take().unwrap_or_default()),
-            Part::Uv(k) => {
-                if let Some(uv) = self.uvs.get_mut(k) {
-                    floats(out, &std::mem::take(uv));
-                }
-            }
-            Part::Tris => uints(out, 0..3 * t, iw),
-            Part::Faces => uints(out, (0..t).map(|_| 1), iw),
-            Part::Material => {
-                let m = self.material.take().unwrap_or_default();
-                uints(out, m.iter().map(|&x| u64::from(x)), mw);
-            }
-            Part::Indices(b) => {
-                if let Some(i) = self.blends.get(b).and_then(|b| b.indices.as_ref()) {
-                    uints(out, i.iter().map(|&x| u64::from(x)), iw);
-                }
-            }
-            Part::Offsets(b) => {
-                let d = self
-                    .deltas
-                    .get_mut(b)
-                    .map(std::mem::take)
-                    .unwrap_or_default();
-                let indices = self.blends.get_mut(b).and_then(|b| b.indices.take());
-                match indices {
-                    Some(i) => {
-                        for &v in &i {
-                            floats(out, &[d.get(v as usize).copied().unwrap_or_default()]);
-                        }
-                    }
-                    None => floats(out, &d),
-                }
-            }
+        match p {
+            Prop::FaceCorners => largest(self.corners.iter().flatten()),
+            Prop::Splits => largest(&self.splits),
+            Prop::Tris => (3 * t).saturating_sub(1),
+            Prop::Faces => u64::from(t > 0),
+            Prop::MaterialIndices => largest(self.material.iter().flatten()),
+            Prop::BlendIndices(k) => largest(
+                self.blends
+                    .get(k)
+                    .and_then(|b| b.indices.as_ref())
+                    .into_iter()
+                    .flatten(),
+            ),
+            _ => 0,
         }
     }
-}
 
-/// The file [`super::replace_meshes`] makes of `skeleton` (a new document: every
-/// `stf.mesh` named by a mesh holds its type and name only, and there are no buffers)
-/// with `meshes` written into it, as bytes ([`StfContainer::into_bytes`]).
-pub(crate) fn write(skeleton: &StfContainer, meshes: Vec<Narrow>) -> Result<Vec<u8>> {
-    let mut doc = model::document(skeleton)?;
-    if !skeleton.buffers.is_empty() {
-        return Err(inconsistent("a new document has no buffers".into()));
-    }
-    let mut ids = IdSource::new(&doc, skeleton);
-    let mut plans = Vec::with_capacity(meshes.len());
-    let mut all_ids = Vec::new();
-    let mut lengths = Vec::new();
-    for m in &meshes {
-        let (iw, mw) = (m.index_width(), m.material_width());
-        let parts = m.parts(iw, mw);
-        let mesh_ids: Vec<String> = parts.iter().map(|_| ids.next()).collect();
-        let old = doc
-            .get("resources")
-            .and_then(|r| r.get(&m.id))
-            .and_then(Value::as_object)
-            .ok_or_else(|| inconsistent(format!("no stf.mesh resource {:?}", m.id)))?;
-        let resource = m.resource(old, iw, mw, &mesh_ids);
-        if let Some(r) = doc.get_mut("resources").and_then(Value::as_object_mut) {
-            r.insert(m.id.clone(), resource);
-        }
-        lengths.extend(parts.iter().map(|&(_, n)| n));
-        all_ids.extend(mesh_ids);
-        plans.push((iw, mw, parts));
-    }
-    let table = doc
-        .get_mut("buffers")
-        .and_then(Value::as_object_mut)
-        .ok_or_else(|| inconsistent("the JSON has no \"buffers\" object".into()))?;
-    for (k, id) in all_ids.into_iter().enumerate() {
-        table.insert(id, json!({"type": "stf.buffer.included", "index": k}));
-    }
-    let json = serde_json::to_vec(&doc).map_err(|e| inconsistent(e.to_string()))?;
-    drop(doc);
-    let count = u32::try_from(lengths.len() + 1).map_err(|_| {
-        inconsistent(format!(
-            "{} buffers do not fit the count field",
-            lengths.len() + 1
-        ))
-    })?;
-    let size = 16
-        + 8 * (lengths.len() + 1)
-        + json.len()
-        + lengths.iter().sum::<usize>()
-        + skeleton.trailing.len();
-    let mut out = Vec::with_capacity(size);
-    out.extend_from_slice(b"STF0");
-    for n in [skeleton.version_major, skeleton.version_minor, count] {
-        out.extend_from_slice(&n.to_le_bytes());
-    }
-    for n in std::iter::once(json.len()).chain(lengths) {
-        out.extend_from_slice(&(n as u64).to_le_bytes());
-    }
-    out.extend_from_slice(&json);
-    drop(json);
-    for (mut m, (iw, mw, parts)) in meshes.into_iter().zip(plans) {
-        for (part, _) in parts {
-            m.encode(part, iw, mw, &mut out);
+    fn encode(&self, p: Prop, width: u64) -> Vec<u8> {
+        let t = self.tris as u64;
+        let wide_u = |v: &[u32]| uint_bytes(v.iter().map(|&x| u64::from(x)), width);
+        match p {
+            Prop::Vertices => float_bytes(&self.vertices, width),
+            Prop::FaceCorners => wide_u(self.corners.as_flattened()),
+            Prop::Splits => wide_u(&self.splits),
+            Prop::SplitNormals => self
+                .normals
+                .as_deref()
+                .map(|n| float_bytes(n, width))
+                .unwrap_or_default(),
+            Prop::SplitColors => self
+                .colors
+                .as_deref()
+                .map(|c| float_bytes(c, width))
+                .unwrap_or_default(),
+            Prop::Uv(k) => self
+                .uvs
+                .get(k)
+                .map(|uv| float_bytes(uv, width))
+                .unwrap_or_default(),
+            Prop::Tris => uint_bytes(0..3 * t, width),
+            Prop::Faces => uint_bytes(std::iter::repeat_n(1, t as usize), width),
+            Prop::MaterialIndices => self.material.as_deref().map(wide_u).unwrap_or_default(),
+            Prop::BlendIndices(k) => self
+                .blends
+                .get(k)
+                .and_then(|b| b.indices.as_deref())
+                .map(wide_u)
+                .unwrap_or_default(),
+            Prop::BlendOffsets(k) => {
+                let d = self.deltas.get(k).map(Vec::as_slice).unwrap_or_default();
+                match self.blends.get(k).and_then(|b| b.indices.as_ref()) {
+                    Some(moving) => {
+                        let mut out = Vec::with_capacity(encoded_len(3 * moving.len(), width));
+                        for &i in moving {
+                            for x in d.get(i as usize).copied().unwrap_or_default() {
+                                push_float(&mut out, wide(x), width);
+                            }
+                        }
+                        out
+                    }
+                    None => float_bytes(d, width),
+                }
+            }
+            Prop::BlendSplitIndices(_) | Prop::BlendSplitNormals(_) => Vec::new(),
         }
     }
-    out.extend_from_slice(&skeleton.trailing);
-    Ok(out)
+
+    /// Drops the arrays no later property needs (a blendshape's indices go with its
+    /// offsets, which are picked by them).
+    fn spend(&mut self, p: Prop) {
+        match p {
+            Prop::Vertices => self.vertices = Vec::new(),
+            Prop::FaceCorners => self.corners = Vec::new(),
+            Prop::Splits => self.splits = Vec::new(),
+            Prop::SplitNormals => clear(&mut self.normals),
+            Prop::SplitColors => clear(&mut self.colors),
+            Prop::Uv(k) => {
+                if let Some(uv) = self.uvs.get_mut(k) {
+                    *uv = Vec::new();
+                }
+            }
+            Prop::MaterialIndices => clear(&mut self.material),
+            Prop::BlendOffsets(k) => {
+                if let Some(d) = self.deltas.get_mut(k) {
+                    *d = Vec::new();
+                }
+                if let Some(b) = self.blends.get_mut(k) {
+                    clear(&mut b.indices);
+                }
+            }
+            Prop::Tris
+            | Prop::Faces
+            | Prop::BlendIndices(_)
+            | Prop::BlendSplitIndices(_)
+            | Prop::BlendSplitNormals(_) => {}
+        }
+    }
 }
