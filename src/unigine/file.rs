@@ -78,14 +78,14 @@ impl MeshFile for UnigineMesh {
 }
 
 /// [`MeshFile::to_scene`] of a mesh the caller gives away (see
-/// [`super::scene::mesh_to_scene_owned`]).
+/// [`super::scene::mesh_to_scene`] taking the mesh).
 pub(crate) fn to_scene_owned(
     mesh: UnigineMesh,
     options: &ExportOptions,
     limits: &Limits,
 ) -> Result<Scene> {
     scene_with(options, |name| {
-        super::scene::mesh_to_scene_owned(mesh, name, limits)
+        super::scene::mesh_to_scene(mesh, name, limits)
     })
 }
 
@@ -229,7 +229,10 @@ fn anim_text(info: &AnimInfo) -> String {
 pub(crate) fn import(scene: &Scene, version: MeshVersion) -> Result<(Converted, Vec<ExtraFile>)> {
     // The mesh is done with once written (an ms14 mesh holds its compressed geometry):
     // the summary comes from the counts taken when it was built, not from decoding it.
-    written(super::import::import(scene, version)?.written()?, version)
+    written(
+        super::import::import(scene.clone(), version)?.written()?,
+        version,
+    )
 }
 
 /// [`import`] taking the scene, with the same result: the scene is dropped as the mesh

@@ -81,21 +81,15 @@ pub struct Counts {
 pub const MAX_BONES: usize = 1 << 15;
 
 /// Writes `scene` as a UNIGINE mesh of `version`, with its animations (see the
-/// [module docs](self)) and the list of what that loses.
+/// [module docs](self)) and the list of what that loses. The scene is taken: it is
+/// turned in place instead of copied, and its arrays are dropped as the mesh's are made
+/// (a caller that keeps its scene passes a clone).
 ///
 /// Errors (never panics) when the scene is inconsistent ([`Scene::check`]: indices or
 /// joints out of range, arrays of the wrong length …), has more than [`MAX_BONES`]
 /// joints, a joint whose bind pose is singular, an animation of more than 2²⁷ keys
 /// (frames × animated bones), or counts beyond what the format stores.
-pub fn import(scene: &Scene, version: MeshVersion) -> Result<Imported> {
-    scene.check()?;
-    import_owned(scene.clone(), version)
-}
-
-/// [`import`] taking the scene, which it turns in place instead of copying, and whose
-/// arrays it drops as the mesh's are made: for a conversion that has no further use for
-/// the scene.
-pub fn import_owned(scene: Scene, version: MeshVersion) -> Result<Imported> {
+pub fn import(scene: Scene, version: MeshVersion) -> Result<Imported> {
     let (classic, rest) = build(scene, version, false)?;
     let body = if version == MeshVersion::Ms14 {
         MeshBody::Ms14(Ms14Mesh::from_classic(classic, None)?)
@@ -110,7 +104,7 @@ pub fn import_owned(scene: Scene, version: MeshVersion) -> Result<Imported> {
     })
 }
 
-/// A scene imported and written: the bytes of [`import_owned`]'s mesh, with its
+/// A scene imported and written: the bytes of [`import`]'s mesh, with its
 /// animation files, losses and counts.
 pub(crate) struct ImportedFile {
     /// The mesh file.
@@ -135,7 +129,7 @@ impl Imported {
     }
 }
 
-/// [`import_owned`] written, with the same bytes: an ms14 mesh is written as it is
+/// [`import`] written, with the same bytes: an ms14 mesh is written as it is
 /// built ([`Ms14Mesh::write_classic`]), so its classic mesh, geometry payload, LZ4
 /// blocks and file are not all held at once.
 pub(crate) fn import_file(scene: Scene, version: MeshVersion) -> Result<ImportedFile> {
