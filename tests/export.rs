@@ -193,7 +193,7 @@ fn cases() -> Vec<Case> {
     cases.push(Case {
         label: "made: UNIGINE with NaN".into(),
         scene: meshcodec::unigine::scene::mesh_to_scene(
-            &non_finite_unigine(),
+            non_finite_unigine(),
             "nan",
             &Limits::default(),
         )

@@ -215,7 +215,7 @@ fn compare_animations(a: &Scene, b: &Scene, label: &str) {
 /// with the crate's reader and re-encode byte for byte; returns the mesh read back and
 /// the scene of it (with the animation files' animations for ms13, ms14), in +Z up.
 fn through(scene: &Scene, version: MeshVersion, label: &str) -> (UnigineMesh, Scene) {
-    let imported = import(scene, version).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let imported = import(scene.clone(), version).unwrap_or_else(|e| panic!("{label}: {e}"));
     let bytes = imported
         .mesh
         .write()
@@ -649,7 +649,7 @@ fn a_rig_writes_every_version_and_reads_back() {
     // the read-back to +Y up.
     for v in MeshVersion::ALL {
         let label = format!("rig as {v}");
-        let imported = import(&source, v).expect("import");
+        let imported = import(source.clone(), v).expect("import");
         assert!(imported.losses.is_empty(), "{label}: {:?}", imported.losses);
         assert_eq!(
             imported.animations.len(),
@@ -684,7 +684,7 @@ fn what_a_unigine_mesh_cannot_hold_is_named() {
         primitives: vec![],
         lod: 1,
     });
-    let losses = import(&s, MeshVersion::Ms13).expect("import").losses;
+    let losses = import(s.clone(), MeshVersion::Ms13).expect("import").losses;
     let text: Vec<String> = losses.iter().map(ToString::to_string).collect();
     for word in [
         "UV set",
@@ -725,10 +725,10 @@ fn what_a_unigine_mesh_cannot_hold_is_named() {
 fn bad_scenes_are_errors() {
     let mut s = rig();
     s.meshes[0].primitives[0].triangles.push([0, 1, 99]);
-    assert!(import(&s, MeshVersion::Ms13).is_err());
+    assert!(import(s.clone(), MeshVersion::Ms13).is_err());
     let mut s = rig();
     s.animations[0].channels[0].joint = 40;
-    assert!(import(&s, MeshVersion::Ms11).is_err());
+    assert!(import(s.clone(), MeshVersion::Ms11).is_err());
     let joints = (0..(1usize << 15) + 1)
         .map(|i| Joint {
             name: format!("j{i}"),
@@ -739,12 +739,12 @@ fn bad_scenes_are_errors() {
         skeleton: Some(Skeleton { joints }),
         ..Scene::default()
     };
-    let e = import(&s, MeshVersion::Ms13).expect_err("too many bones");
+    let e = import(s.clone(), MeshVersion::Ms13).expect_err("too many bones");
     assert!(e.to_string().contains("bones"), "{e}");
     // An animation of four months at 30 frames a second is refused, not sampled.
     let mut s = rig();
     s.animations[1].channels[0].times[1] = 1.0e7;
-    let e = import(&s, MeshVersion::Ms13).expect_err("too long");
+    let e = import(s.clone(), MeshVersion::Ms13).expect_err("too long");
     assert!(e.to_string().contains("keys"), "{e}");
     // An empty scene is an empty mesh in every version.
     for v in MeshVersion::ALL {
@@ -764,7 +764,7 @@ fn filemesh_scenes_stand_up_in_unigine_and_come_back() {
             .to_scene(&ExportOptions::default(), &limits)
             .expect("scene");
         assert_eq!(source.up, UpAxis::Y);
-        let imported = import(&source, MeshVersion::Ms13).expect("import");
+        let imported = import(source.clone(), MeshVersion::Ms13).expect("import");
         let back = imported
             .mesh
             .to_scene(&ExportOptions::default(), &limits)
@@ -919,7 +919,7 @@ fn a_bind_pose_other_than_the_rest_pose_is_kept_for_skinning() {
     let joints = &mut s.skeleton.as_mut().expect("skeleton").joints;
     joints[0].inverse_bind_matrix[12] -= 0.5;
     let want: Vec<[f32; 16]> = joints.iter().map(|j| j.inverse_bind_matrix).collect();
-    let imported = import(&s, MeshVersion::Ms13).expect("import");
+    let imported = import(s.clone(), MeshVersion::Ms13).expect("import");
     let text: Vec<String> = imported.losses.iter().map(ToString::to_string).collect();
     assert!(
         text.iter().any(|t| t.contains("rest pose of 1 joint")),

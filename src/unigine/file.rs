@@ -101,12 +101,12 @@ impl MeshFile for UnigineMesh {
         self.clone().into_scene(options, limits)
     }
 
-    /// The scene of a mesh given away (see [`super::scene::mesh_to_scene_owned`]): an
+    /// The scene of a mesh given away (see [`super::scene::mesh_to_scene`]): an
     /// ms14 mesh's compressed blocks are dropped as they are decoded, and the mesh once
     /// the scene is built.
     fn into_scene(self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
         scene_with(options, |name| {
-            super::scene::mesh_to_scene_owned(self, name, limits)
+            super::scene::mesh_to_scene(self, name, limits)
         })
     }
 }

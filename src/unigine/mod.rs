@@ -9,6 +9,7 @@
 //! - [`scene`]: meshes and animations to the export scene;
 //! - [`import`]: a scene to a mesh (ms10–ms14) and `.anim` files.
 
+pub mod convert;
 pub mod file;
 pub mod import;
 pub mod raw;

@@ -3,12 +3,15 @@
 //! The scenes keep UNIGINE's +Z-up numbers ([`Scene::up`] is [`UpAxis::Z`]); the front
 //! door's export turns them to glTF's +Y up ([`Scene::to_y_up`]).
 
+use std::borrow::Cow;
+
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::scene::skin;
 use crate::scene::{
     Animation, Channel, ChannelValues, ExportMesh, Fixes, MorphTarget, Primitive, Scene, Skeleton,
     UpAxis, FRAME_RATE,
 };
+use crate::unigine::UnigineMesh;
 
 /// A UNIGINE mesh as a scene: one primitive per surface (morph target 0).
 ///
@@ -43,24 +46,39 @@ use crate::scene::{
 /// the skeleton are skipped (their keys are read and dropped), and so is a bone listed
 /// again after its first slot; a clip with no frames or nothing left to write is left
 /// out (glTF allows no empty animation).
-pub fn mesh_to_scene(
-    mesh: &crate::unigine::UnigineMesh,
+///
+/// The mesh is borrowed (`&mesh`: a body already in the ms10–ms13 layout is read in
+/// place, an ms14 one decoded) or taken (`mesh`: an ms14 mesh's compressed blocks are
+/// dropped as they are decoded, and the mesh once the scene is built).
+pub fn mesh_to_scene<'a>(
+    mesh: impl Into<Cow<'a, UnigineMesh>>,
     name: &str,
     limits: &Limits,
 ) -> Result<Scene> {
-    let body = mesh.classic_view(limits)?;
-    classic_to_scene(&body, mesh.version, name)
+    match mesh.into() {
+        Cow::Borrowed(mesh) => {
+            let body = mesh.classic_view(limits)?;
+            classic_to_scene(&body, mesh.version, name)
+        }
+        Cow::Owned(mesh) => {
+            let version = mesh.version;
+            classic_to_scene(&mesh.into_classic(limits)?, version, name)
+        }
+    }
 }
 
-/// [`mesh_to_scene`] of a mesh the caller gives away: an ms14 mesh's compressed blocks
-/// are dropped as they are decoded, and the mesh once the scene is built.
-pub(crate) fn mesh_to_scene_owned(
-    mesh: crate::unigine::UnigineMesh,
-    name: &str,
-    limits: &Limits,
-) -> Result<Scene> {
-    let version = mesh.version;
-    classic_to_scene(&mesh.into_classic(limits)?, version, name)
+/// A borrowed mesh for [`mesh_to_scene`].
+impl<'a> From<&'a UnigineMesh> for Cow<'a, UnigineMesh> {
+    fn from(mesh: &'a UnigineMesh) -> Self {
+        Cow::Borrowed(mesh)
+    }
+}
+
+/// A mesh given away to [`mesh_to_scene`].
+impl From<UnigineMesh> for Cow<'_, UnigineMesh> {
+    fn from(mesh: UnigineMesh) -> Self {
+        Cow::Owned(mesh)
+    }
 }
 
 /// [`mesh_to_scene`] of a body in the ms10–ms13 layout, read from a `version` file.

@@ -24,7 +24,7 @@ use serde::Serialize;
 use super::anim::EmbeddedAnimation;
 use super::cint::{records, Count, UString};
 pub use super::skeleton::{Bone, Bounds, Transform};
-use super::MeshVersion;
+use super::version::MeshVersion;
 use crate::io::{check_count, count_as, inconsistent, pod_vec, pod_write, Records};
 
 /// A surface's header (before the geometry).

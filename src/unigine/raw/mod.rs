@@ -17,92 +17,16 @@ pub mod ms14;
 pub mod quant;
 mod scan;
 pub mod skeleton;
+mod version;
 
-use std::fmt;
+pub use version::MeshVersion;
 
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::io::{read_all_from, write_all};
 use mesh::ClassicMesh;
-use ms14::{Ms14Mesh, Ms14SurfaceHeader};
-
-/// A version of the UNIGINE mesh format, named by its magic.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum MeshVersion {
-    /// `ms10`: 7-byte tangents (w in one byte).
-    Ms10,
-    /// `ms11`.
-    Ms11,
-    /// `ms12`: surfaces gain lightmap settings.
-    Ms12,
-    /// `ms13`: no embedded animations.
-    #[default]
-    Ms13,
-    /// `ms14`: counts in the surface headers, geometry and a spatial tree per surface in
-    /// LZ4 blocks.
-    Ms14,
-}
-
-impl MeshVersion {
-    /// Every version this crate reads and writes.
-    pub const ALL: [MeshVersion; 5] = [
-        MeshVersion::Ms10,
-        MeshVersion::Ms11,
-        MeshVersion::Ms12,
-        MeshVersion::Ms13,
-        MeshVersion::Ms14,
-    ];
-
-    /// The versions in the ms10–ms13 layout.
-    pub const CLASSIC: [MeshVersion; 4] = [
-        MeshVersion::Ms10,
-        MeshVersion::Ms11,
-        MeshVersion::Ms12,
-        MeshVersion::Ms13,
-    ];
-
-    /// The four magic bytes.
-    pub fn magic(self) -> [u8; 4] {
-        *match self {
-            MeshVersion::Ms10 => b"ms10",
-            MeshVersion::Ms11 => b"ms11",
-            MeshVersion::Ms12 => b"ms12",
-            MeshVersion::Ms13 => b"ms13",
-            MeshVersion::Ms14 => b"ms14",
-        }
-    }
-
-    /// The version a magic names, if this crate supports it.
-    pub fn from_magic(magic: [u8; 4]) -> Option<MeshVersion> {
-        MeshVersion::ALL.into_iter().find(|v| v.magic() == magic)
-    }
-
-    /// Whether the header names animations and the body embeds them (ms10–ms12).
-    pub fn embeds_animations(self) -> bool {
-        self <= MeshVersion::Ms12
-    }
-}
-
-impl fmt::Display for MeshVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&String::from_utf8_lossy(&self.magic()))
-    }
-}
-
-impl std::str::FromStr for MeshVersion {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let b = s.trim().as_bytes();
-        <[u8; 4]>::try_from(b)
-            .ok()
-            .and_then(MeshVersion::from_magic)
-            .ok_or_else(|| {
-                format!("unknown UNIGINE mesh version {s:?} (ms10, ms11, ms12, ms13, ms14)")
-            })
-    }
-}
+use ms14::Ms14Mesh;
 
 /// A UNIGINE `.mesh` file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -231,67 +155,5 @@ impl UnigineMesh {
             MeshBody::Ms14(m) => Some(m),
             MeshBody::Classic(_) => None,
         }
-    }
-
-    /// The body in the ms10–ms13 layout: as it is, or an ms14 body with its geometry
-    /// decompressed (the spatial trees are left out).
-    pub fn to_classic(&self, limits: &Limits) -> Result<ClassicMesh> {
-        self.classic_view(limits).map(std::borrow::Cow::into_owned)
-    }
-
-    /// [`UnigineMesh::classic_view`] taking the mesh: an ms14 mesh's compressed blocks
-    /// are dropped as they are decoded ([`Ms14Mesh::into_geometry`]).
-    pub(crate) fn into_classic(self, limits: &Limits) -> Result<ClassicMesh> {
-        let m = match self.body {
-            MeshBody::Classic(c) => return Ok(c),
-            MeshBody::Ms14(m) => m,
-        };
-        let (m, geometry) = m.into_geometry(limits)?;
-        Ok(classic_body(
-            &m.surfaces,
-            geometry,
-            ClassicMesh {
-                bounds: m.bounds,
-                bones: m.bones,
-                bind_pose: m.bind_pose,
-                ..ClassicMesh::default()
-            },
-        ))
-    }
-
-    /// The body in the ms10–ms13 layout, borrowed when it already is (reading counts or
-    /// losses then copies nothing), decoded from the blocks for ms14.
-    pub fn classic_view(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, ClassicMesh>> {
-        let m = match &self.body {
-            MeshBody::Classic(c) => return Ok(std::borrow::Cow::Borrowed(c)),
-            MeshBody::Ms14(m) => m,
-        };
-        let geometry = (0..m.surfaces.len())
-            .map(|i| m.geometry(i, limits))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(std::borrow::Cow::Owned(classic_body(
-            &m.surfaces,
-            geometry,
-            ClassicMesh {
-                bounds: m.bounds,
-                bones: m.bones.clone(),
-                bind_pose: m.bind_pose.clone(),
-                ..ClassicMesh::default()
-            },
-        )))
-    }
-}
-
-/// The ms10–ms13 body of an ms14 mesh: `head` (its bounds, bones and bind pose; no
-/// animations, which ms14 cannot hold) with the surfaces' headers and decoded geometry.
-fn classic_body(
-    surfaces: &[Ms14SurfaceHeader],
-    geometry: Vec<ms14::Ms14Geometry>,
-    head: ClassicMesh,
-) -> ClassicMesh {
-    ClassicMesh {
-        surfaces: surfaces.iter().map(Ms14SurfaceHeader::to_classic).collect(),
-        data: geometry.into_iter().map(mesh::SurfaceData::from).collect(),
-        ..head
     }
 }

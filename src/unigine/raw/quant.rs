@@ -13,7 +13,7 @@
 //! | `i8` | ms10 tangent w | `q / 127` | [`snorm8`] |
 //! | `u16` | skin weights | `q / 65535` | [`unorm16`] |
 //! | `u8` | vertex colours | `q / 255` | [`unorm8`] |
-//! | `u16` | an10 translations and scales | `min + size · q / 65535` | [`QuantBox::encode`](super::anim::QuantBox::encode) |
+//! | `u16` | an10 translations and scales | `min + size · q / 65535` | `anim::QuantBox::encode` |
 //!
 //! UNIGINE's own writer (the public format description) truncates: `(int)(x * 32767)`,
 //! `(int)(w * 65535)`, `(int)((v − min) / size · 65535)`. For the fixed scales that

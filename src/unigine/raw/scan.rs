@@ -1,5 +1,5 @@
 //! Reading past arrays without keeping them: what `meshcodec info` and `verify` need of
-//! an ms14 payload is counts, not arrays ([`super::ms14::GeometryCounts`]).
+//! an ms14 payload is counts, not arrays (`ms14::GeometryCounts`).
 //!
 //! Each walk checks a count against the bytes that remain exactly as the whole-array
 //! readers do ([`crate::io::check_count`], before anything is read), so the two accept

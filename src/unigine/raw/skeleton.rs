@@ -1,5 +1,5 @@
-//! Bones, bind-pose transforms and bounds: shared by meshes ([`mesh`](super::mesh),
-//! [`ms14`](super::ms14)) and animations ([`anim`](super::anim)).
+//! Bones, bind-pose transforms and bounds: shared by meshes (`mesh`, `ms14`) and
+//! animations (`anim`), which import them (a leaf: it imports none of them).
 
 use binrw::binrw;
 use bytemuck::{Pod, Zeroable};
