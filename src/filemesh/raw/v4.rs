@@ -67,6 +67,16 @@ impl FileMeshHeaderV4 {
             24
         }
     }
+
+    /// Number of `skinning` records after the vertices: one per vertex when there are
+    /// bones, none otherwise (the rule the owned read and the borrowed view share).
+    pub(crate) const fn num_envelopes(&self) -> u64 {
+        if self.num_bones > 0 {
+            self.num_verts as u64
+        } else {
+            0
+        }
+    }
 }
 
 /// `FileMeshV4` (4.00, 4.01) and `FileMeshV5` (5.00). Counts and sizes are derived from
@@ -107,7 +117,7 @@ pub struct FileMeshV4 {
     pub vertices: Records<Vertex>,
 
     /// `skinning[numVerts]`: present only when `numBones > 0`, else empty.
-    #[br(count = if header.num_bones > 0 { u64::from(header.num_verts) } else { 0 })]
+    #[br(count = header.num_envelopes())]
     pub envelopes: Records<Envelope>,
 
     /// `faces[numFaces]`: every face, LOD faces included.

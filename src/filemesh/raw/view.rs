@@ -81,7 +81,7 @@ struct FileMeshV4View {
     header: FileMeshHeaderV4,
     #[br(count = u64::from(header.num_verts))]
     vertices: Span<Vertex>,
-    #[br(count = if header.num_bones > 0 { u64::from(header.num_verts) } else { 0 })]
+    #[br(count = header.num_envelopes())]
     envelopes: Span<Envelope>,
     #[br(count = u64::from(header.num_faces))]
     faces: Span<Face>,

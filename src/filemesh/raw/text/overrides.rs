@@ -1,0 +1,129 @@
+//! A file's format and its overrides: the [`TextFormat`] chosen from what the number
+//! scan learns, and the tokens of the data line that format does not print as written
+//! (kept as [`TokenOverride`]s).
+
+use super::number::prints_as;
+use super::{ExponentDigits, LineEnding, TextFormat, TokenOverride, VertexV1, NUMBERS_PER_FACE};
+/// The format a file's numbers are printed in, and the tokens it does not reproduce:
+/// the exponent width most numbers use; precision 6, unless the largest count of
+/// significant digits gives fewer overrides. `overrides_for` finds a format's
+/// overrides (a pass over the data).
+pub(super) fn choose_format(
+    stats: &NumberStats,
+    line_ending: LineEnding,
+    final_newline: bool,
+    mut overrides_for: impl FnMut(&TextFormat) -> Vec<TokenOverride>,
+) -> (TextFormat, Vec<TokenOverride>) {
+    let mut format = TextFormat {
+        line_ending,
+        final_newline,
+        exponent_digits: if stats.exp_three > stats.exp_two {
+            ExponentDigits::Three
+        } else {
+            ExponentDigits::Two
+        },
+        ..TextFormat::canonical()
+    };
+    // Every number as the canonical format prints it: nothing to keep.
+    let canonical = stats.not_canonical == 0
+        && format.precision == 6
+        && format.exponent_digits == ExponentDigits::Two;
+    let mut overrides = if canonical {
+        Vec::new()
+    } else {
+        overrides_for(&format)
+    };
+    // Another precision only when 6 does not fit and the digits suggest one.
+    let digits = stats.max_digits;
+    if !overrides.is_empty() && (1..=17).contains(&digits) && digits != 6 {
+        let other = TextFormat {
+            precision: digits as u8,
+            ..format
+        };
+        let alt = overrides_for(&other);
+        if alt.len() < overrides.len() {
+            format = other;
+            overrides = alt;
+        }
+    }
+    (format, overrides)
+}
+
+/// What the number scan learns for choosing the format.
+#[derive(Default)]
+pub(super) struct NumberStats {
+    /// Numbers with a two-digit exponent (`e-07`).
+    pub(super) exp_two: usize,
+    /// Numbers with a three-digit exponent starting with 0 (`e-007`).
+    pub(super) exp_three: usize,
+    /// Most significant digits in any number.
+    pub(super) max_digits: usize,
+    /// Numbers that the canonical format would not print as written.
+    pub(super) not_canonical: usize,
+}
+
+/// The numbers of a validated data line that `format` does not print as written.
+/// The numbers of the data line that a format does not print as written, found token
+/// by token over the data given in pieces (each ending at a `[`, `]` or `,`).
+pub(super) struct OverrideScan<'f> {
+    faces: &'f [[VertexV1; 3]],
+    format: &'f TextFormat,
+    /// The next number's index.
+    index: usize,
+    scratch: String,
+    printed: Vec<u8>,
+    pub(super) found: Vec<TokenOverride>,
+}
+
+impl<'f> OverrideScan<'f> {
+    pub(super) fn new(faces: &'f [[VertexV1; 3]], format: &'f TextFormat) -> Self {
+        OverrideScan {
+            faces,
+            format,
+            index: 0,
+            scratch: String::with_capacity(32),
+            printed: Vec::with_capacity(32),
+            found: Vec::new(),
+        }
+    }
+
+    /// Number `index` of the faces (face, vertex, triple, component).
+    fn value(&self, index: usize) -> Option<f32> {
+        let v = self
+            .faces
+            .get(index / NUMBERS_PER_FACE)?
+            .get(index / 9 % 3)?;
+        let triple = match index / 3 % 3 {
+            0 => &v.position,
+            1 => &v.normal,
+            _ => &v.uvw,
+        };
+        triple.get(index % 3).copied()
+    }
+
+    /// The tokens of `data`, the piece of the data line after those scanned so far.
+    pub(super) fn scan(&mut self, data: &[u8]) {
+        let tokens = data
+            .split(|&b| matches!(b, b'[' | b']' | b','))
+            .filter(|t| !t.is_empty());
+        for token in tokens {
+            let Some(value) = self.value(self.index) else {
+                return;
+            };
+            if !prints_as(
+                value,
+                token,
+                self.format,
+                &mut self.scratch,
+                &mut self.printed,
+            ) {
+                self.found.push(TokenOverride {
+                    index: self.index,
+                    bits: value.to_bits(),
+                    text: String::from_utf8_lossy(token).into_owned(),
+                });
+            }
+            self.index += 1;
+        }
+    }
+}
