@@ -1,4 +1,4 @@
-"""Blender as a real client of meshcodec's glTF exports (run by tests/blender.rs).
+"""Blender as a real client of meshcodec's glTF exports (run by tests/interchange/blender.rs).
 
     blender -b --factory-startup --python tests/blender/check_exports.py -- MANIFEST.json
 

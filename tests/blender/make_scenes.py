@@ -1,4 +1,4 @@
-"""Scenes made and exported by Blender itself, for tests/blender.rs to import.
+"""Scenes made and exported by Blender itself, for tests/interchange/blender.rs to import.
 
     blender -b --factory-startup --python tests/blender/make_scenes.py -- OUT_DIR
 

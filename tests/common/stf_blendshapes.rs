@@ -1,6 +1,6 @@
 //! A hand-built STF file with blendshapes (no fixture or corpus file has any), written
 //! here from the numbers below as `stf-mesh.txt` describes them, for the decoding test
-//! (`tests/stf.rs`) and the export test (`tests/export.rs`).
+//! (`tests/formats/stf.rs`) and the export test (`tests/interchange/export.rs`).
 
 use meshcodec::stf::StfContainer;
 use serde_json::{json, Value};

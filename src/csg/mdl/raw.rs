@@ -317,7 +317,7 @@ pub fn decode_corners(stream: &[u8], count: u32) -> std::result::Result<Vec<u32>
 
 /// Encodes corners as [`decode_corners`] reads them, with the shortest step for each
 /// (one byte for steps of −64 to 63, else three bytes of the step modulo 2²³): the
-/// encoding of the real version 5 blob, reproduced byte for byte (`tests/csgmdl.rs`).
+/// encoding of the real version 5 blob, reproduced byte for byte (`tests/formats/csgmdl.rs`).
 /// Corners must be below 2²³.
 pub fn encode_corners(corners: &[u32]) -> std::result::Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(corners.len());

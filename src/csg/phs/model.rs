@@ -45,7 +45,7 @@
 //! version. Layout that the target cannot hold counts only when the writer would not
 //! derive it again: the frame of a real version 8 blob is what `meshcodec` compresses
 //! anyway, so going to 7 and back to 8 gives the same bytes and nothing is listed; a frame
-//! made by another compressor is listed. `tests/csg_model.rs` checks this property.
+//! made by another compressor is listed. `tests/formats/csg_model.rs` checks this property.
 //!
 //! # Rooms
 //!

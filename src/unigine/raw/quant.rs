@@ -2,7 +2,7 @@
 //!
 //! Each dequantizer (integer → `f32`) comes with its quantizer (`f32` → integer), and the
 //! quantizer is the dequantizer's exact inverse: quantizing a dequantized value gives the
-//! stored integer back, for every integer the file can hold (`tests/quantizers.rs`
+//! stored integer back, for every integer the file can hold (`tests/formats/quantizers.rs`
 //! checks all of them). Where two integers stand for the same `f32` (an an10 box too
 //! narrow for its 65,536 steps), the quantizer gives the smallest, which stands for the
 //! same value.

@@ -25,7 +25,7 @@
 //! a constant attribute's symbols carry no payload and are charged to it.
 //! The caller then runs `draco-core`, which gives the verdict and the error. A
 //! disagreement would be a stream this walk accepts and `draco-core` refuses; the tests
-//! (`tests/draco.rs`, `survey_in_place_answers_roblox_streams_as_draco_core_does`)
+//! (`tests/formats/draco.rs`, `survey_in_place_answers_roblox_streams_as_draco_core_does`)
 //! compare the two on about 100,000 damaged streams, the `draco` fuzz target does the
 //! same on mutated ones, and the `filemesh` one compares `verify` with reading.
 //!

@@ -2,7 +2,7 @@
 //! no temporary file, a symlink at OUT is replaced (not written through), a directory is
 //! refused, `convert X X` is safe, and printing into a closed pipe ends quietly.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

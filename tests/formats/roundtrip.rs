@@ -1,6 +1,6 @@
 //! Byte-exact round trip of real files (the corpus) and of the project's fixtures.
 
-mod common;
+use crate::common;
 
 use meshcodec::filemesh::raw::{Body, Facs, FileMesh, Version};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! FileMesh 1.00/1.01 (text): corpus and fixture round trips, malformed input, truncation,
 //! and properties of the format descriptor.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

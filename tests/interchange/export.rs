@@ -9,7 +9,7 @@
 //! UNIGINE animations (`.anim` files, clips embedded in ms11 meshes): a channel per
 //! animated bone and stored path, times frame / 30, values that decode back to the keys.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! generator's expectations and against geometry (a cube is a closed, outward surface),
 //! the CLI, and property tests of the container.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

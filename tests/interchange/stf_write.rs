@@ -3,7 +3,7 @@
 //! every FileMesh/UNIGINE fixture) survive scene → STF → scene; the written document
 //! has what `stf_blender`'s importer reads; the CLI imports and converts into STF.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

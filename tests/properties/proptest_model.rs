@@ -1,7 +1,7 @@
 //! Property tests of the model: arbitrary meshes → every version → back are equal in
 //! everything the version can hold.
 
-mod common;
+use crate::common;
 
 use meshcodec::codec::draco;
 use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};

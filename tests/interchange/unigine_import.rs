@@ -1,7 +1,7 @@
 //! Import into UNIGINE: a scene to a `.mesh` (ms10–ms14) and `.anim` files
 //! (`meshcodec::unigine::import`), through the library and the CLI.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

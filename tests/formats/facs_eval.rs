@@ -2,7 +2,7 @@
 //! Euler XYZ convention of `CFrame.fromEulerAnglesXYZ`, errors, and the real rigs of
 //! the corpus.
 
-mod common;
+use crate::common;
 
 use meshcodec::filemesh::model::facs_eval::{
     euler_xyz_degrees_to_matrix, facs_abbreviation, facs_property_name, FaceBoneTransform,

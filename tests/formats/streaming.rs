@@ -4,7 +4,7 @@
 //! exactly what the in-memory paths give, on every fixture and corpus file; and damaged
 //! files fail the same way (same message, same offset).
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Conversion between versions through the model, with loss reports.
 
-mod common;
+use crate::common;
 
 use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
 use meshcodec::filemesh::model::Mesh;

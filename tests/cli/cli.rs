@@ -2,7 +2,7 @@
 //! (0 success, 1 bad input, 2 usage), and damaged files ending in status 1 with a
 //! message — never a panic.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! arrays, and the same errors at the same offsets, on every fixture and corpus
 //! FileMesh and on damaged copies of them.
 
-mod common;
+use crate::common;
 
 use meshcodec::filemesh::raw::{FileMesh, FileMeshView, Vertex};
 use meshcodec::filemesh::Version;

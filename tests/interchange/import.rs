@@ -3,7 +3,7 @@
 //! positions, triangles, UVs and colours exactly, and its normals as unit vectors; files
 //! written by hand (not by our exporter) exercise what other tools produce.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

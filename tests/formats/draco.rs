@@ -13,7 +13,7 @@
 //!   colours and faces exactly, normals within the 11-bit step; re-encoding is stable.
 //! - Damaged and hostile bitstreams give errors, never panics or huge allocations.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! re-encoding Roblox's bytes exactly), writing every version from the model, the loss
 //! report, Edgebreaker property tests and damaged version 8 payloads.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;

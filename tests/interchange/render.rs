@@ -1,7 +1,7 @@
 //! The thumbnail renderer (`meshcodec::render`): pictures of hand-built boxes checked
 //! against a projection computed here from the documented view, and real files.
 
-mod common;
+use crate::common;
 
 use meshcodec::render::{
     render, render_png, work, Image, RenderOptions, AZIMUTH_DEGREES, DEFAULT_MAX_WORK,

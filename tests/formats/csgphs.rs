@@ -1,7 +1,7 @@
 //! CSGPHS: byte-exact round trip of real blobs and fixtures, property tests, damaged
 //! input, bounded decompression, and the CLI contract.
 
-mod common;
+use crate::common;
 
 use meshcodec::csg::phs::raw::{
     Compressed, CsgBody, Csgphs, Hull, HullList, PhysicsHulls, PhysicsInfo, TypedPhysicsHulls,
@@ -62,7 +62,7 @@ fn fixtures_match_the_generators_expectations() {
             let got = match key.as_str() {
                 "volume" => info["physics"]["volume"].clone(),
                 "computed_volume" => info["computed_physics"]["volume"].clone(),
-                // Checked against the model in tests/csg_model.rs.
+                // Checked against the model in tests/formats/csg_model.rs.
                 "hull_triangles" => continue,
                 "decompressed_bytes" => info["compressed"]["decompressed_bytes"].clone(),
                 "hull_counts" => serde_json::Value::from(

@@ -12,7 +12,7 @@
 //! installs it) or `MESHCODEC_BLENDER=/path/to/blender`. Without it the test says it is
 //! skipped, except under `CI=true`, where it fails.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

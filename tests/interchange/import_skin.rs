@@ -5,7 +5,7 @@
 //! whose inverse bind matrices carry a scale, `MSFT_lod`, LOD names, and animation
 //! samplers the scene reads differently.
 
-mod common;
+use crate::common;
 
 use meshcodec::filemesh::model::{Mesh, VertexSkin};
 use meshcodec::filemesh::raw::Version;

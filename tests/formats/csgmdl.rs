@@ -3,7 +3,7 @@
 //! and `info --json` gives the vertex and face counts that an independent reader
 //! (`rbx_mesh`'s union-graphics module) finds. Damaged blobs end in errors, not panics.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! values (from the independent generator `make_unigine.py`), version conversion, the CLI,
 //! and property tests of the raw layer.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
 //! The model layer, reading side: every version into one `Mesh`.
 
-mod common;
+use crate::common;
 
 use meshcodec::filemesh::model::{Lods, Mesh, Tangent};
 use meshcodec::filemesh::raw::{Body, FileMesh, Version};

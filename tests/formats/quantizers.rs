@@ -4,7 +4,7 @@
 //!
 //! Organised by format: one module each.
 
-mod common;
+use crate::common;
 
 /// UNIGINE `.mesh` / `.anim` (`meshcodec::unigine::raw::quant`, `QuantBox`).
 mod unigine {

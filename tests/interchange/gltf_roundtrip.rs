@@ -5,10 +5,10 @@
 //! weights), morph targets, the skeleton (names, parents, bind pose, inverse bind
 //! matrices) and the animations (times and values).
 //!
-//! The reader is checked here against the crate's own writer; `tests/import.rs` and
-//! `tests/blender.rs` check it on files other tools wrote.
+//! The reader is checked here against the crate's own writer; `tests/interchange/import.rs` and
+//! `tests/interchange/blender.rs` check it on files other tools wrote.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
