@@ -63,8 +63,9 @@ impl VertexDiff {
     }
 }
 
-/// The target read back, as `compare` sees it: a whole model, a [`View`](super::in_place::View), or a text
-/// target worked out from the source ([`TextBack`](super::text_back::TextBack)).
+/// The target read back, as `compare` sees it: a whole model, a
+/// [`View`](super::in_place::View), or a text target worked out from the source
+/// ([`TextBack`](super::text_back::TextBack)).
 pub(super) trait Back {
     /// The model's small parts (LODs, skeleton, FACS, HSR flags, what was stored).
     fn model(&self) -> &Mesh;
