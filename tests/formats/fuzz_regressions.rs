@@ -3,8 +3,6 @@
 //! fixture must read without panicking, write back byte for byte when accepted, and
 //! convert to every version and format either cleanly or into a file that opens again.
 
-use crate::common;
-
 include!("../../fuzz/fuzz_targets/check.rs");
 
 fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
