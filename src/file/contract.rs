@@ -204,7 +204,7 @@ pub(crate) fn one_level(options: &ExportOptions) -> Result<()> {
     Ok(())
 }
 
-/// Options of [`MeshFile::convert`] and [`import`].
+/// Options of [`MeshFile::convert`] and [`crate::import`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ConvertOptions {
     /// FileMesh 7.00: how to write the core mesh.
@@ -355,7 +355,7 @@ pub struct ExtraFile {
 }
 
 /// What every supported format offers. Implemented by each format's raw file type, and
-/// by [`AnyFile`] for a file of any format.
+/// by [`AnyFile`](crate::AnyFile) for a file of any format.
 pub trait MeshFile {
     /// The format.
     fn format(&self) -> Format;

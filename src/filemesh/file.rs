@@ -68,9 +68,9 @@ impl MeshFile for FileMesh {
     }
 
     /// The same version writes the file back byte for byte. Another goes through the
-    /// model, the file dropped once its model is built ([`model_and_fingerprint`]), so
+    /// model, the file dropped once its model is built (`model_and_fingerprint`), so
     /// the conversion never holds the source file, its model, the target and its
-    /// read-back model at once; the target is written when asked ([`convert_mesh`]).
+    /// read-back model at once; the target is written when asked (`convert_mesh`).
     fn into_prepared(
         self,
         target: &Target,
@@ -104,7 +104,7 @@ impl MeshFile for FileMesh {
         self.clone().into_scene(options, limits)
     }
 
-    /// The file is dropped once its model is built ([`model_of`]), the model once the
+    /// The file is dropped once its model is built (`model_of`), the model once the
     /// scene is built. A Draco bitstream is dropped once decoded: a scene has no use for
     /// it.
     fn into_scene(self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {

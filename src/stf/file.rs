@@ -92,7 +92,7 @@ impl MeshFile for StfContainer {
     }
 
     /// STF to STF: each property of each mesh decoded and encoded again where it lies,
-    /// never the whole model ([`super::write::written_back`]); the container's buffers
+    /// never the whole model (`write::written_back`); the container's buffers
     /// moved into the result, not copied (the container itself when nothing changed),
     /// and the result written when asked.
     fn into_prepared(self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Prepared> {
@@ -111,8 +111,8 @@ impl MeshFile for StfContainer {
     }
 
     /// From one decoding of its meshes: each buffer of the container is dropped once
-    /// decoded ([`model::meshes_and_document`]), and each mesh's arrays as the scene
-    /// takes them ([`super::scene::from_meshes`]).
+    /// decoded (`model::meshes_and_document`), and each mesh's arrays as the scene
+    /// takes them (`scene::from_meshes`).
     fn into_scene_and_losses(
         self,
         options: &ExportOptions,
