@@ -229,9 +229,15 @@ impl<T> PlainRecord for T where
 /// This is the raw layer's one declaration of a counted array: a field
 /// `#[br(count = header.num_verts)] vertices: Records<Vertex>` reads like binrw's own
 /// `Vec` with `count`, at the speed of a memory copy. It dereferences to the `Vec`.
-#[derive(Clone, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(transparent)]
 pub struct Records<T>(pub Vec<T>);
+
+impl<T> Default for Records<T> {
+    fn default() -> Self {
+        Records(Vec::new())
+    }
+}
 
 impl<T> Records<T> {
     /// The records as a `Vec`.
@@ -349,7 +355,7 @@ impl<T: PlainRecord> BinWrite for Records<T> {
 /// the counterpart of [`Records`] for a borrowed view (`filemesh::raw::view`), which
 /// reads them from the caller's bytes when asked.
 #[derive(Debug)]
-pub(crate) struct Span<T> {
+pub struct Span<T> {
     /// Offset of the first record from the start of the input read.
     pub(crate) start: u64,
     /// Number of records.
@@ -377,6 +383,16 @@ impl<T> Span<T> {
     }
 }
 
+impl<T: Pod> Span<T> {
+    /// The records, read one by one from `input` (the bytes the span was read from;
+    /// they need not be aligned there).
+    pub(crate) fn records(self, input: &[u8]) -> impl ExactSizeIterator<Item = T> + '_ {
+        self.bytes(input)
+            .chunks_exact(std::mem::size_of::<T>())
+            .map(bytemuck::pod_read_unaligned)
+    }
+}
+
 impl<T: PlainRecord> BinRead for Span<T> {
     type Args<'a> = binrw::VecArgs<()>;
 
@@ -395,6 +411,154 @@ impl<T: PlainRecord> BinRead for Span<T> {
             count,
             of: std::marker::PhantomData,
         })
+    }
+}
+
+impl<T> Default for Span<T> {
+    fn default() -> Self {
+        Span {
+            start: 0,
+            count: 0,
+            of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> PartialEq for Span<T> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.start, self.count) == (other.start, other.count)
+    }
+}
+
+impl<T> serde::Serialize for Span<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("<{} records at {}>", self.count, self.start))
+    }
+}
+
+// A span holds no records, so there is nothing to write: a view is read, never written
+// (own the file to write it). Required because a layout derives both directions.
+impl<T> BinWrite for Span<T> {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, _: &mut W, _: Endian, _: ()) -> BinResult<()> {
+        Err(inconsistent(
+            "a borrowed view holds no arrays to write: read the file owned to write it",
+        ))
+    }
+}
+
+/// Where a layout keeps its counted arrays.
+///
+/// The raw FileMesh layouts (`FileMeshV2`, `FileMeshV4`, the chunks) are declared once,
+/// generic over this: [`Owned`], the default, reads each array into [`Records`]; the
+/// borrowed [`FileMeshView`](crate::filemesh::raw::FileMeshView) reads the same layout
+/// with the arrays left where they lie in the caller's bytes. Sealed: these two are all.
+pub trait Arrays:
+    sealed::Sealed + Clone + Copy + std::fmt::Debug + Default + PartialEq + 'static
+{
+    /// The holder of a counted array of `T`.
+    type Of<T: Record>: for<'a> BinRead<Args<'a> = binrw::VecArgs<()>>
+        + for<'a> BinWrite<Args<'a> = ()>
+        + Clone
+        + std::fmt::Debug
+        + Default
+        + PartialEq
+        + serde::Serialize
+        + Counted;
+
+    /// binrw `parse_with`: every byte from here to the end of the input.
+    fn rest<R: Read + Seek>(reader: &mut R, endian: Endian, args: ()) -> BinResult<Self::Of<u8>>;
+
+    /// The records of `of`, one by one; `input` is the input the layout was read from
+    /// (unused by [`Owned`], which holds them).
+    fn records<'a, T: Record>(
+        of: &'a Self::Of<T>,
+        input: &'a [u8],
+    ) -> impl ExactSizeIterator<Item = T> + 'a;
+
+    /// The bytes of `of` (see [`Arrays::records`] for `input`).
+    fn bytes<'a>(of: &'a Self::Of<u8>, input: &'a [u8]) -> &'a [u8];
+}
+
+/// What a layout's counted arrays may hold: plain records that can also be compared,
+/// printed and serialized.
+pub trait Record: PlainRecord + std::fmt::Debug + PartialEq + serde::Serialize {}
+
+impl<T: PlainRecord + std::fmt::Debug + PartialEq + serde::Serialize> Record for T {}
+
+/// The number of records an array holder holds (owned or in place).
+pub trait Counted {
+    /// Number of records.
+    fn len(&self) -> usize;
+    /// True when there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T> Counted for Records<T> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl<T> Counted for Span<T> {
+    fn len(&self) -> usize {
+        // Checked against the input when read, so it fits in memory's address space.
+        self.count as usize
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Owned {}
+    impl Sealed for super::InPlace {}
+}
+
+/// Arrays read into memory ([`Records`]): the layouts' default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Owned;
+
+impl Arrays for Owned {
+    type Of<T: Record> = Records<T>;
+
+    fn rest<R: Read + Seek>(reader: &mut R, endian: Endian, args: ()) -> BinResult<Records<u8>> {
+        rest_bytes(reader, endian, args).map(Records)
+    }
+
+    fn records<'a, T: Record>(
+        of: &'a Records<T>,
+        _: &'a [u8],
+    ) -> impl ExactSizeIterator<Item = T> + 'a {
+        of.iter().copied()
+    }
+
+    fn bytes<'a>(of: &'a Records<u8>, _: &'a [u8]) -> &'a [u8] {
+        of
+    }
+}
+
+/// Arrays left in the input ([`Span`]): the borrowed view's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InPlace;
+
+impl Arrays for InPlace {
+    type Of<T: Record> = Span<T>;
+
+    fn rest<R: Read + Seek>(reader: &mut R, endian: Endian, args: ()) -> BinResult<Span<u8>> {
+        rest_span(reader, endian, args)
+    }
+
+    fn records<'a, T: Record>(
+        of: &'a Span<T>,
+        input: &'a [u8],
+    ) -> impl ExactSizeIterator<Item = T> + 'a {
+        of.records(input)
+    }
+
+    fn bytes<'a>(of: &'a Span<u8>, input: &'a [u8]) -> &'a [u8] {
+        of.bytes(input)
     }
 }
 

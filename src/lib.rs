@@ -344,4 +344,4 @@ pub use file::{
     open_reader_with, open_with_limits, scene_summary, AnyFile, ConvertOptions, Converted,
     CoreMesh, ExportOptions, ExtraFile, Format, MeshFile, Prepared, Summary, Target,
 };
-pub use io::{PlainRecord, Records, Spare};
+pub use io::{Arrays, Counted, Owned, PlainRecord, Records, Spare};

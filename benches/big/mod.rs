@@ -127,7 +127,7 @@ fn build_body(rng: &mut Rng) -> FileMeshV4 {
         bone_names: bone_names.into(),
         subsets: subsets.into(),
         facs: Facs::None,
-        trailing: Vec::new(),
+        trailing: Default::default(),
     }
 }
 

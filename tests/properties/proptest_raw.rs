@@ -169,7 +169,7 @@ fn mesh_v2() -> impl Strategy<Value = FileMesh> {
                         vertices,
                         faces: faces.into(),
                         lods,
-                        trailing,
+                        trailing: trailing.into(),
                     }),
                 }
             },
@@ -247,7 +247,7 @@ fn mesh_v4() -> impl Strategy<Value = FileMesh> {
                         bone_names: names.into(),
                         subsets: subsets.into(),
                         facs,
-                        trailing,
+                        trailing: trailing.into(),
                     }),
                 }
             },
@@ -313,7 +313,7 @@ fn body_and_version_must_agree() {
             vertices: VertexArray::Size40(vec![].into()),
             faces: vec![].into(),
             lods: None,
-            trailing: vec![],
+            trailing: Default::default(),
         }),
     };
     let err = mesh.write().unwrap_err();

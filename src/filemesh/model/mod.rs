@@ -382,7 +382,7 @@ impl Mesh {
                         vertex_size: Some(b.vertices.vertex_size()),
                         sizeof_lod_offset: b.lods.as_ref().map(|l| l.sizeof_lod_offset),
                         header_tail: tail(layout, &b.header_tail),
-                        trailing: b.trailing.clone(),
+                        trailing: b.trailing.to_vec(),
                         ..Stored::default()
                     },
                     ..Mesh::default()
@@ -461,7 +461,7 @@ fn v4_model(
     m.stored = Stored {
         header_tail: tail(layout, &b.header_tail),
         padding: Some(b.unused_padding),
-        trailing: b.trailing.clone(),
+        trailing: b.trailing.to_vec(),
         skin: m.stored.skin.take(),
         facs: version.has_facs().then(|| StoredFacs {
             format: Some(b.facs_data_format),

@@ -11,7 +11,10 @@ use serde::{Serialize, Serializer};
 use super::facs::Facs;
 use super::records::{Bone, Envelope, Face, Subset, Vertex};
 use crate::error::{Limits, Result};
-use crate::io::{count_as, exactly, inconsistent, until_end, NotThisVariant, Payload, Records};
+use crate::io::{
+    count_as, exactly, inconsistent, until_end, Arrays, Counted, NotThisVariant, Owned, Payload,
+    Records,
+};
 
 /// `COREMESH` type bytes.
 pub const COREMESH: [u8; 8] = *b"COREMESH";
@@ -29,25 +32,26 @@ pub const HSRAVIS: [u8; 8] = *b"HSRAVIS\0";
 #[binrw]
 #[brw(little)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FileMeshV6 {
+#[serde(bound = "")]
+pub struct FileMeshV6<A: Arrays = Owned> {
     /// Every chunk, in order.
     #[br(parse_with = until_end)]
-    pub chunks: Vec<Chunk>,
+    pub chunks: Vec<Chunk<A>>,
 }
 
-impl FileMeshV6 {
+impl<A: Arrays> FileMeshV6<A> {
     /// Size in bytes as written (without the version line).
     pub fn encoded_len(&self) -> usize {
         self.chunks.iter().map(|c| 16 + c.data.byte_size()).sum()
     }
 
     /// The first chunk of a type.
-    pub fn find(&self, chunk_type: &[u8; 8]) -> Option<&Chunk> {
+    pub fn find(&self, chunk_type: &[u8; 8]) -> Option<&Chunk<A>> {
         self.chunks.iter().find(|c| &c.chunk_type == chunk_type)
     }
 
     /// The first chunk of a type, mutably.
-    pub fn find_mut(&mut self, chunk_type: &[u8; 8]) -> Option<&mut Chunk> {
+    pub fn find_mut(&mut self, chunk_type: &[u8; 8]) -> Option<&mut Chunk<A>> {
         self.chunks.iter_mut().find(|c| &c.chunk_type == chunk_type)
     }
 }
@@ -56,8 +60,9 @@ impl FileMeshV6 {
 #[binrw]
 #[brw(little)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(bound = "")]
 #[doc(alias = "MeshChunk")]
-pub struct Chunk {
+pub struct Chunk<A: Arrays = Owned> {
     /// `chunkType`: 8 bytes, NUL padded (`COREMESH`, `LODS\0\0\0\0` …), kept as read.
     #[serde(serialize_with = "chunk_name")]
     pub chunk_type: [u8; 8],
@@ -71,7 +76,7 @@ pub struct Chunk {
     #[bw(assert(data.fits(chunk_type, *chunk_version),
         "a {} payload in a {:?} v{} chunk would not read back as itself",
         data.kind(), String::from_utf8_lossy(chunk_type), chunk_version))]
-    pub data: ChunkData,
+    pub data: ChunkData<A>,
 }
 
 fn chunk_name<S: Serializer>(name: &[u8; 8], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -112,19 +117,20 @@ impl Chunk {
 #[brw(little)]
 #[br(import(chunk_type: [u8; 8], version: u32, size: u32))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub enum ChunkData {
+#[serde(bound = "")]
+pub enum ChunkData<A: Arrays = Owned> {
     /// `COREMESH` version 1: uncompressed vertices and faces.
     #[br(pre_assert((chunk_type, version) == (COREMESH, 1), NotThisVariant))]
-    CoreMeshV1(CoreMeshV1),
+    CoreMeshV1(CoreMeshV1<A>),
     /// `COREMESH` version 2: a Draco bitstream.
     #[br(pre_assert((chunk_type, version) == (COREMESH, 2), NotThisVariant))]
-    CoreMeshV2(CoreMeshV2),
+    CoreMeshV2(CoreMeshV2<A>),
     /// `LODS` version 1.
     #[br(pre_assert((chunk_type, version) == (LODS, 1), NotThisVariant))]
     LodsV1(LodsV1),
     /// `SKINNING` version 1.
     #[br(pre_assert((chunk_type, version) == (SKINNING, 1), NotThisVariant))]
-    SkinningV1(SkinningV1),
+    SkinningV1(SkinningV1<A>),
     /// `FACS` version 1.
     #[br(pre_assert((chunk_type, version) == (FACS, 1), NotThisVariant))]
     FacsV1(FacsV1),
@@ -132,17 +138,17 @@ pub enum ChunkData {
     #[br(pre_assert((chunk_type, version) == (HSRAVIS, 1), NotThisVariant))]
     HsrAvisV1(HsrAvisV1),
     /// An unknown chunk type, or an unknown version of a known type: the payload bytes.
-    #[br(pre_assert(ChunkData::known(&chunk_type, version).is_none(), NotThisVariant))]
+    #[br(pre_assert(ChunkData::<Owned>::known(&chunk_type, version).is_none(), NotThisVariant))]
     Unknown(#[br(count = u64::from(size))] Records<u8>),
 }
 
-impl Payload for ChunkData {
+impl<A: Arrays> Payload for ChunkData<A> {
     fn kind(&self) -> &'static str {
         ChunkData::kind(self)
     }
 }
 
-impl ChunkData {
+impl<A: Arrays> ChunkData<A> {
     /// Payload size in bytes as written.
     pub fn byte_size(&self) -> usize {
         match self {
@@ -201,20 +207,21 @@ impl ChunkData {
 #[binrw]
 #[brw(little)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(bound = "")]
 #[doc(alias = "FileMesh_COREMESH_v1")]
-pub struct CoreMeshV1 {
+pub struct CoreMeshV1<A: Arrays = Owned> {
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(vertices.len(), "vertices"))]
     num_verts: u32,
     /// `verts[numVerts]`.
     #[br(count = u64::from(num_verts))]
-    pub vertices: Records<Vertex>,
+    pub vertices: A::Of<Vertex>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(faces.len(), "faces"))]
     num_faces: u32,
     /// `faces[numFaces]`.
     #[br(count = u64::from(num_faces))]
-    pub faces: Records<Face>,
+    pub faces: A::Of<Face>,
 }
 
 /// `COREMESH` version 2: a u32 length and a Draco bitstream, kept as read so an
@@ -222,17 +229,18 @@ pub struct CoreMeshV1 {
 #[binrw]
 #[brw(little)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct CoreMeshV2 {
+#[serde(bound = "")]
+pub struct CoreMeshV2<A: Arrays = Owned> {
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(draco.len(), "Draco bytes"))]
     draco_size: u32,
     /// The Draco bitstream.
     #[br(count = u64::from(draco_size))]
     #[serde(serialize_with = "byte_count")]
-    pub draco: Records<u8>,
+    pub draco: A::Of<u8>,
 }
 
-fn byte_count<S: Serializer>(b: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
+fn byte_count<S: Serializer, B: Counted>(b: &B, s: S) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_str(&format!("<{} bytes>", b.len()))
 }
 
@@ -276,14 +284,15 @@ pub struct LodsV1 {
 #[binrw]
 #[brw(little)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(bound = "")]
 #[doc(alias = "FileMesh_SKINNING_v1")]
-pub struct SkinningV1 {
+pub struct SkinningV1<A: Arrays = Owned> {
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(envelopes.len(), "envelopes"))]
     num_skinnings: u32,
     /// One envelope per vertex (`numSkinnings` = vertex count).
     #[br(count = u64::from(num_skinnings))]
-    pub envelopes: Records<Envelope>,
+    pub envelopes: A::Of<Envelope>,
     #[br(temp)]
     #[bw(try_calc = count_as::<u32>(bones.len(), "bones"))]
     num_bones: u32,

@@ -3,9 +3,10 @@
 use serde::Serialize;
 
 use super::chunks::{chunk_type_name, ChunkData};
-use super::{Body, Facs, FileMesh};
+use super::{Body, Facs, FileMesh, Version, VertexArray};
 use crate::error::{Limits, Result};
-use crate::filemesh::raw::records::{name_at, split_names, Bone, NonFiniteCounts};
+use crate::filemesh::raw::records::{name_at, split_names, Bone, NonFiniteCounts, Vertex};
+use crate::io::{Arrays, Counted};
 
 /// Counts and key values of a FileMesh. Serialises to the `meshcodec info --json` object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -204,7 +205,7 @@ impl Info {
 
     /// The figures of a LODS, FACS or HSRAVIS chunk, if it is the first of its kind (as
     /// the engine reads them). Core mesh and skinning chunks are the caller's.
-    pub(super) fn set_chunk(&mut self, data: &ChunkData) {
+    pub(super) fn set_chunk<A: Arrays>(&mut self, data: &ChunkData<A>) {
         match data {
             ChunkData::LodsV1(l) if self.lod_type.is_none() => {
                 self.lod_type = Some(l.lod_type);
@@ -228,10 +229,18 @@ impl FileMesh {
 
     /// [`FileMesh::info`] with explicit limits for the Draco decoder.
     pub fn info_with_limits(&self, limits: &Limits) -> Result<Info> {
-        let mut info = Info::of_version(self.version);
+        self.body.info(self.version, &[], limits)
+    }
+}
+
+impl<A: Arrays> Body<A> {
+    /// The summary of this body of `version`, read from `input` (the bytes after the
+    /// version line, where arrays left in place lie; see [`Arrays::records`]): one
+    /// description for the owned file and the borrowed view.
+    pub(crate) fn info(&self, version: Version, input: &[u8], limits: &Limits) -> Result<Info> {
+        let mut info = Info::of_version(version);
         info.lod_offsets = self.lod_offsets().to_vec();
-        info.trailing_bytes = self.trailing().len();
-        match &self.body {
+        match self {
             Body::V1(b) => {
                 info.faces = b.num_faces();
                 info.vertices = b.num_faces() * 3;
@@ -241,27 +250,35 @@ impl FileMesh {
             }
             Body::V2(b) => {
                 info.vertices = b.vertices.len();
+                let non_finite = match &b.vertices {
+                    VertexArray::Size36(v) => {
+                        NonFiniteCounts::of_iter(A::records(v, input).map(Vertex::from))
+                    }
+                    VertexArray::Size40(v) => NonFiniteCounts::of_iter(A::records(v, input)),
+                };
                 info.set_v2(
-                    self.version,
+                    version,
                     b.vertices.vertex_size(),
-                    NonFiniteCounts::of_iter(b.vertices.to_vertices().into_iter()),
+                    non_finite,
                     b.faces.len(),
                     b.header_tail.len(),
                 );
+                info.trailing_bytes = b.trailing.len();
             }
             Body::V4(b) => {
                 info.set_v4(
-                    self.version,
+                    version,
                     b.vertices.len(),
-                    NonFiniteCounts::of_iter(b.vertices.iter().copied()),
+                    NonFiniteCounts::of_iter(A::records(&b.vertices, input)),
                     b.faces.len(),
                     b.header_tail.len(),
                     (b.lod_type, b.num_high_quality_lods, b.unused_padding),
                 );
                 info.set_skin(&b.bones, &b.bone_names, b.subsets.len(), b.envelopes.len());
-                if self.version.has_facs() {
+                if version.has_facs() {
                     info.set_facs(&b.facs, b.facs_data_format);
                 }
+                info.trailing_bytes = b.trailing.len();
             }
             Body::V6(b) => {
                 let mut chunks = Vec::new();
@@ -280,17 +297,17 @@ impl FileMesh {
                             info.set_core(
                                 m.vertices.len(),
                                 m.faces.len(),
-                                NonFiniteCounts::of_iter(m.vertices.iter().copied()),
+                                NonFiniteCounts::of_iter(A::records(&m.vertices, input)),
                             );
                         }
                         ChunkData::CoreMeshV2(m) if info.vertex_size.is_none() => {
                             // The bitstream follows the payload's u32 length.
-                            let core = crate::codec::draco::survey(&m.draco, limits).map_err(
-                                |mut e| {
-                                    e.shift(payload_at + 4);
-                                    e
-                                },
-                            )?;
+                            let core =
+                                crate::codec::draco::survey(A::bytes(&m.draco, input), limits)
+                                    .map_err(|mut e| {
+                                        e.shift(payload_at + 4);
+                                        e
+                                    })?;
                             info.set_core(core.points, core.faces, core.non_finite);
                         }
                         ChunkData::SkinningV1(s) if info.bone_names.is_empty() => {

@@ -32,7 +32,7 @@ pub use version::Version;
 pub use view::FileMeshView;
 
 use crate::error::{Error, ErrorKind, Limits, Result};
-use crate::io::{read_all, read_all_from, write_all, Window};
+use crate::io::{read_all_from, write_all, Arrays, Owned, Window};
 
 /// Length of the binary version line, `version X.YY\n`.
 pub const VERSION_LINE_LEN: usize = 13;
@@ -47,20 +47,58 @@ pub struct FileMesh {
 }
 
 /// The body of a FileMesh, by layout. [`FileMesh::write`] checks that the layout
-/// matches the version.
+/// matches the version. `A` says where the big arrays are held ([`Arrays`]): in memory
+/// by default; [`FileMeshView`] reads the same layouts with them left in place.
 // One per file: the size of the inline variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Body {
+#[serde(untagged, bound = "")]
+pub enum Body<A: Arrays = Owned> {
     /// 1.00, 1.01 (text).
     V1(FileMeshV1),
     /// 2.00, 3.00, 3.01.
-    V2(FileMeshV2),
+    V2(FileMeshV2<A>),
     /// 4.00, 4.01, 5.00.
-    V4(FileMeshV4),
+    V4(FileMeshV4<A>),
     /// 6.00, 7.00 (chunks).
-    V6(FileMeshV6),
+    V6(FileMeshV6<A>),
+}
+
+impl<A: Arrays> Body<A> {
+    /// Reads the body of a binary `version` from `rest`, which holds the bytes after the
+    /// version line (error offsets count from the file's start).
+    pub(crate) fn read_binary<R: std::io::Read + std::io::Seek>(
+        version: Version,
+        rest: R,
+        limits: &Limits,
+    ) -> Result<Body<A>> {
+        let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
+        Ok(match version {
+            Version::V2_00 | Version::V3_00 | Version::V3_01 => {
+                Body::V2(read_all_from(rest, limits, (version,)).map_err(shift)?)
+            }
+            Version::V4_00 | Version::V4_01 | Version::V5_00 => {
+                Body::V4(read_all_from(rest, limits, (version,)).map_err(shift)?)
+            }
+            Version::V6_00 | Version::V7_00 => {
+                Body::V6(read_all_from(rest, limits, ()).map_err(shift)?)
+            }
+            Version::V1_00 | Version::V1_01 => unreachable_text(version)?,
+        })
+    }
+
+    /// The LOD offsets (empty before 3.00 and in 6.00/7.00 files without a LODS chunk).
+    pub fn lod_offsets(&self) -> &[u32] {
+        match self {
+            Body::V1(_) => &[],
+            Body::V2(b) => b.lods.as_ref().map_or(&[], |l| &l.lod_offsets),
+            Body::V4(b) => &b.lod_offsets,
+            Body::V6(b) => match b.find(&chunks::LODS).map(|c| &c.data) {
+                Some(ChunkData::LodsV1(l)) => &l.lod_offsets,
+                _ => &[],
+            },
+        }
+    }
 }
 
 impl FileMesh {
@@ -81,19 +119,7 @@ impl FileMesh {
             return Ok(FileMesh { version, body });
         }
         let rest = bytes.get(VERSION_LINE_LEN..).unwrap_or_default();
-        let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
-        let body = match version {
-            Version::V2_00 | Version::V3_00 | Version::V3_01 => {
-                Body::V2(read_all::<FileMeshV2>(rest, limits, (version,)).map_err(shift)?)
-            }
-            Version::V4_00 | Version::V4_01 | Version::V5_00 => {
-                Body::V4(read_all::<FileMeshV4>(rest, limits, (version,)).map_err(shift)?)
-            }
-            Version::V6_00 | Version::V7_00 => {
-                Body::V6(read_all::<FileMeshV6>(rest, limits, ()).map_err(shift)?)
-            }
-            Version::V1_00 | Version::V1_01 => unreachable_text(version)?,
-        };
+        let body = Body::read_binary(version, std::io::Cursor::new(rest), limits)?;
         Ok(FileMesh { version, body })
     }
 
@@ -121,19 +147,7 @@ impl FileMesh {
             return Ok(FileMesh { version, body });
         }
         let rest = Window::new(reader, VERSION_LINE_LEN as u64).map_err(io)?;
-        let shift = |e: Error| shift_error(e, VERSION_LINE_LEN as u64);
-        let body = match version {
-            Version::V2_00 | Version::V3_00 | Version::V3_01 => {
-                Body::V2(read_all_from::<FileMeshV2, _>(rest, limits, (version,)).map_err(shift)?)
-            }
-            Version::V4_00 | Version::V4_01 | Version::V5_00 => {
-                Body::V4(read_all_from::<FileMeshV4, _>(rest, limits, (version,)).map_err(shift)?)
-            }
-            Version::V6_00 | Version::V7_00 => {
-                Body::V6(read_all_from::<FileMeshV6, _>(rest, limits, ()).map_err(shift)?)
-            }
-            Version::V1_00 | Version::V1_01 => unreachable_text(version)?,
-        };
+        let body = Body::read_binary(version, rest, limits)?;
         Ok(FileMesh { version, body })
     }
 
@@ -255,15 +269,7 @@ impl FileMesh {
 
     /// The LOD offsets (empty before 3.00 and in 6.00/7.00 files without a LODS chunk).
     pub fn lod_offsets(&self) -> &[u32] {
-        match &self.body {
-            Body::V1(_) => &[],
-            Body::V2(b) => b.lods.as_ref().map_or(&[], |l| &l.lod_offsets),
-            Body::V4(b) => &b.lod_offsets,
-            Body::V6(b) => match b.find(&chunks::LODS).map(|c| &c.data) {
-                Some(ChunkData::LodsV1(l)) => &l.lod_offsets,
-                _ => &[],
-            },
-        }
+        self.body.lod_offsets()
     }
 
     /// Bytes after the last structure (always empty for text and chunked files).
@@ -277,7 +283,7 @@ impl FileMesh {
 }
 
 /// Text versions are read before the binary dispatch; kept total without a panic.
-fn unreachable_text(version: Version) -> Result<Body> {
+fn unreachable_text<A: Arrays>(version: Version) -> Result<Body<A>> {
     Err(Error::at(
         8,
         "version line",

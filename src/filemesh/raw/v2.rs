@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::records::{Face, Vertex, Vertex36};
 use super::Version;
 use crate::io::{
-    at_least, count_as, inconsistent, one_of, pod_write, rest_bytes, NotThisVariant, Records,
+    at_least, count_as, inconsistent, one_of, Arrays, Counted, NotThisVariant, Owned, Records,
 };
 
 /// `FileMeshHeaderV2`, and `FileMeshHeaderV3` when `has_lods` (the `[+]` fields).
@@ -65,22 +65,23 @@ impl FileMeshHeaderV2 {
 }
 
 /// The vertices of a 2.00/3.0x mesh: 36-byte (no colour) or 40-byte records, as the
-/// header's `sizeof_FileMeshVertex` says.
+/// header's `sizeof_FileMeshVertex` says. `A` says where the records are held
+/// ([`Arrays`]: in memory by default).
 #[binrw]
 #[brw(little)]
 #[br(import(sizeof_vertex: u8, num_verts: u32))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum VertexArray {
+#[serde(untagged, bound = "")]
+pub enum VertexArray<A: Arrays = Owned> {
     /// `sizeof_FileMeshVertex` = 36.
     #[br(pre_assert(sizeof_vertex == 36, NotThisVariant))]
-    Size36(#[br(count = u64::from(num_verts))] Records<Vertex36>),
+    Size36(#[br(count = u64::from(num_verts))] A::Of<Vertex36>),
     /// `sizeof_FileMeshVertex` = 40.
     #[br(pre_assert(sizeof_vertex == 40, NotThisVariant))]
-    Size40(#[br(count = u64::from(num_verts))] Records<Vertex>),
+    Size40(#[br(count = u64::from(num_verts))] A::Of<Vertex>),
 }
 
-impl VertexArray {
+impl<A: Arrays> VertexArray<A> {
     /// Number of vertices.
     pub fn len(&self) -> usize {
         match self {
@@ -101,7 +102,9 @@ impl VertexArray {
             VertexArray::Size40(_) => 40,
         }
     }
+}
 
+impl VertexArray {
     /// Every vertex as a 40-byte vertex (36-byte vertices become white and opaque).
     pub fn to_vertices(&self) -> Vec<Vertex> {
         match self {
@@ -128,12 +131,14 @@ pub struct LodOffsetsV3 {
 }
 
 /// `FileMeshV2` (2.00) and `FileMeshV3` (3.00, 3.01): header, vertices, faces and, in
-/// 3.0x, LOD offsets. Counts are derived from the arrays on write.
+/// 3.0x, LOD offsets. Counts are derived from the arrays on write. `A` says where the
+/// vertices, faces and trailing bytes are held ([`Arrays`]: in memory by default).
 #[binrw]
 #[brw(little, import(version: Version))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(bound = "")]
 #[doc(alias = "FileMeshV3")]
-pub struct FileMeshV2 {
+pub struct FileMeshV2<A: Arrays = Owned> {
     #[br(temp, args(version.has_lods()))]
     #[bw(try_calc = FileMeshHeaderV2::build(version, header_tail, vertices, faces, lods))]
     header: FileMeshHeaderV2,
@@ -145,29 +150,28 @@ pub struct FileMeshV2 {
 
     /// `verts[numVerts]`.
     #[br(args(header.sizeof_vertex, header.num_verts))]
-    pub vertices: VertexArray,
+    pub vertices: VertexArray<A>,
 
     /// `faces[numFaces]`: every face, LOD faces included.
     #[br(count = u64::from(header.num_faces))]
-    pub faces: Records<Face>,
+    pub faces: A::Of<Face>,
 
     /// 3.0x: the LOD offsets; `None` in 2.00.
     #[br(if(version.has_lods()), args(header.sizeof_lod_offset, header.num_lod_offsets))]
     pub lods: Option<LodOffsetsV3>,
 
     /// Bytes after the last structure, kept and written back.
-    #[br(parse_with = rest_bytes)]
-    #[bw(write_with = pod_write)]
-    pub trailing: Vec<u8>,
+    #[br(parse_with = A::rest)]
+    pub trailing: A::Of<u8>,
 }
 
 impl FileMeshHeaderV2 {
     /// The header for `body`'s data; fails if the data cannot be written as `version`.
-    fn build(
+    fn build<A: Arrays>(
         version: Version,
         tail: &[u8],
-        vertices: &VertexArray,
-        faces: &[Face],
+        vertices: &VertexArray<A>,
+        faces: &A::Of<Face>,
         lods: &Option<LodOffsetsV3>,
     ) -> BinResult<Self> {
         let has_lods = version.has_lods();
@@ -203,7 +207,7 @@ impl FileMeshHeaderV2 {
     }
 }
 
-impl FileMeshV2 {
+impl<A: Arrays> FileMeshV2<A> {
     /// Size in bytes of the body as written (without the version line).
     pub fn encoded_len(&self) -> usize {
         let header =

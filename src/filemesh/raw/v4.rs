@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::facs::Facs;
 use super::records::{Bone, Envelope, Face, Subset, Vertex};
 use super::Version;
-use crate::io::{at_least, count_as, inconsistent, pod_write, rest_bytes, Records};
+use crate::io::{at_least, count_as, inconsistent, Arrays, Counted, Owned, Records};
 
 /// `FileMeshHeaderV4`, and `FileMeshHeaderV5` when `has_facs` (the `[+]` fields).
 ///
@@ -81,12 +81,14 @@ impl FileMeshHeaderV4 {
 
 /// `FileMeshV4` (4.00, 4.01) and `FileMeshV5` (5.00). Counts and sizes are derived from
 /// the arrays on write; `lod_type`, the padding byte, `facs_data_format` and any extra
-/// header bytes are data, kept as read.
+/// header bytes are data, kept as read. `A` says where the vertices, envelopes, faces
+/// and trailing bytes are held ([`Arrays`]: in memory by default).
 #[binrw]
 #[brw(little, import(version: Version))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(bound = "")]
 #[doc(alias = "FileMeshV5")]
-pub struct FileMeshV4 {
+pub struct FileMeshV4<A: Arrays = Owned> {
     #[br(temp, args(version.has_facs()))]
     #[bw(try_calc = self.build_header(version))]
     header: FileMeshHeaderV4,
@@ -114,15 +116,15 @@ pub struct FileMeshV4 {
 
     /// `verts[numVerts]`.
     #[br(count = u64::from(header.num_verts))]
-    pub vertices: Records<Vertex>,
+    pub vertices: A::Of<Vertex>,
 
     /// `skinning[numVerts]`: present only when `numBones > 0`, else empty.
     #[br(count = header.num_envelopes())]
-    pub envelopes: Records<Envelope>,
+    pub envelopes: A::Of<Envelope>,
 
     /// `faces[numFaces]`: every face, LOD faces included.
     #[br(count = u64::from(header.num_faces))]
-    pub faces: Records<Face>,
+    pub faces: A::Of<Face>,
 
     /// `lodOffsets[numLodOffsets]`.
     #[br(count = u64::from(header.num_lod_offsets))]
@@ -146,12 +148,11 @@ pub struct FileMeshV4 {
     pub facs: Facs,
 
     /// Bytes after the last structure, kept and written back.
-    #[br(parse_with = rest_bytes)]
-    #[bw(write_with = pod_write)]
-    pub trailing: Vec<u8>,
+    #[br(parse_with = A::rest)]
+    pub trailing: A::Of<u8>,
 }
 
-impl FileMeshV4 {
+impl<A: Arrays> FileMeshV4<A> {
     /// The header for this body's data; fails if the data cannot be written as `version`.
     fn build_header(&self, version: Version) -> BinResult<FileMeshHeaderV4> {
         let has_facs = version.has_facs();

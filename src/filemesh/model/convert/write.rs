@@ -180,7 +180,7 @@ impl Mesh {
             vertices,
             faces: faces.into(),
             lods,
-            trailing: self.trailing_for(target).to_vec(),
+            trailing: self.trailing_for(target).to_vec().into(),
         }
     }
 
@@ -211,7 +211,7 @@ impl Mesh {
             bone_names: skin.bone_names,
             subsets: skin.subsets,
             facs,
-            trailing: self.trailing_for(target).to_vec(),
+            trailing: self.trailing_for(target).to_vec().into(),
         })
     }
 
