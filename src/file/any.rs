@@ -12,6 +12,7 @@ use crate::csg::phs::Csgphs;
 use crate::error::{Error, ErrorKind, Limits, Result};
 use crate::filemesh::FileMesh;
 use crate::loss::Loss;
+use crate::scene::carry::Carries;
 use crate::scene::Scene;
 use crate::stf::StfContainer;
 use crate::unigine::{UnigineAnim, UnigineMesh};
@@ -272,22 +273,14 @@ pub fn import_scene(
     target: &Target,
     options: &ConvertOptions,
 ) -> Result<(Prepared, Vec<ExtraFile>)> {
-    // Coarser levels of detail go only where the target has a place for them.
-    let keeps_lods = matches!(target, Target::FileMesh(v) if v.has_lods());
-    let coarse: Vec<String> = scene
-        .meshes
-        .iter()
-        .filter(|m| m.lod > 0 && !keeps_lods)
-        .map(|m| m.name.clone())
-        .collect();
-    if !keeps_lods {
+    // What the scene holds that the target does not carry comes first in the report:
+    // nothing is dropped in silence. Coarser levels of detail go only where the target
+    // has a place for them.
+    let carries = carries(target);
+    let mut losses = scene.uncarried(&carries, &target.to_string());
+    if !carries.lods {
         scene.meshes.retain(|m| m.lod == 0);
     }
-    // What the scene holds that the target does not carry comes first in the report:
-    // nothing is dropped in silence.
-    let mut losses = scene_losses(&scene, target);
-    let names: Vec<&str> = coarse.iter().map(String::as_str).collect();
-    losses.splice(0..0, coarse_loss(&names, target));
     let (mut prepared, extra) = match *target {
         Target::FileMesh(v) => (
             crate::filemesh::file::import(scene, v, options)?,
@@ -315,18 +308,6 @@ pub fn import_scene(
     Ok((prepared, extra))
 }
 
-/// The loss of the coarser levels of detail named, if any, for a target without LODs.
-fn coarse_loss(coarse: &[&str], target: &Target) -> Option<Loss> {
-    (!coarse.is_empty()).then(|| Loss {
-        kind: crate::loss::LossKind::NotImported,
-        detail: format!(
-            "{} coarser levels of detail ({}): {target} has no LODs",
-            coarse.len(),
-            coarse.join(", ")
-        ),
-    })
-}
-
 /// The loss of the `.anim` files an import writes beside its output, for a conversion,
 /// which writes only the one file.
 fn unwritten_animations(extra: &[ExtraFile], target: &Target) -> Option<Loss> {
@@ -340,147 +321,15 @@ fn unwritten_animations(extra: &[ExtraFile], target: &Target) -> Option<Loss> {
     })
 }
 
-/// What writing `scene` as `target` leaves behind before the target's own conversion:
-/// what the scene's reader or adapter already left out or replaced (its notes), and
-/// what the scene holds that import does not carry into the target's model.
-fn scene_losses(scene: &Scene, target: &Target) -> Vec<Loss> {
-    use crate::loss::LossKind;
-    let mut losses: Vec<Loss> = scene
-        .notes
-        .iter()
-        .map(|n| Loss {
-            kind: match n.kind {
-                crate::scene::NoteKind::NonFinite | crate::scene::NoteKind::ZeroNormals => {
-                    LossKind::NonFinite
-                }
-                _ => LossKind::NotImported,
-            },
-            detail: n.detail.clone(),
-        })
-        .collect();
-    let mut lose = |kind: LossKind, count: usize, detail: String| {
-        if count > 0 {
-            losses.push(Loss { kind, detail });
-        }
-    };
-    let prims: Vec<&crate::scene::Primitive> =
-        scene.meshes.iter().flat_map(|m| &m.primitives).collect();
-    // A UNIGINE mesh carries skeletons, morph targets and animations itself (what it
-    // does not carry of them, its import names).
-    let carries_rigs = matches!(target, Target::UnigineMesh(_));
-    let carries_skins = matches!(target, Target::FileMesh(v) if v.has_skinning());
-    if let (true, Some(s)) = (carries_skins, &scene.skeleton) {
-        // FileMesh bones hold a position and a rotation: a scale in the bind pose is lost.
-        let local: Vec<_> = s
-            .joints
-            .iter()
-            .map(crate::scene::skin::local_matrix)
-            .collect();
-        let parents: Vec<_> = s.joints.iter().map(|j| j.parent).collect();
-        let scaled = crate::scene::skin::world_matrices(&local, &parents)
-            .iter()
-            .filter(|w| {
-                let (_, _, scale) = crate::scene::skin::decompose(w);
-                scale.iter().any(|x| (x - 1.0).abs() > 1e-4)
-            })
-            .count();
-        lose(
-            LossKind::Skeleton,
-            scaled,
-            format!(
-                "the bind-pose scale of {scaled} joints: FileMesh bones hold a position and \
-                 a rotation"
-            ),
-        );
-    } else if let Some(s) = scene.skeleton.as_ref().filter(|_| !carries_rigs) {
-        let skinned = prims.iter().filter(|p| p.joints.is_some()).count();
-        lose(
-            LossKind::Skeleton,
-            s.joints.len().max(skinned),
-            format!(
-                "the skeleton ({} joints) and the skins of {skinned} primitives are not \
-                 carried by import into {target}",
-                s.joints.len()
-            ),
-        );
+/// What `target`'s import keeps of a scene, as its format declares it.
+fn carries(target: &Target) -> Carries {
+    match *target {
+        Target::FileMesh(v) => crate::filemesh::file::carries(v),
+        Target::Csgphs(_) => crate::csg::phs::file::CARRIES,
+        Target::Csgmdl(_) => crate::csg::mdl::file::CARRIES,
+        Target::Stf => crate::stf::file::CARRIES,
+        Target::UnigineMesh(_) => crate::unigine::file::CARRIES,
     }
-    let morphs: usize = prims.iter().map(|p| p.morph_targets.len()).sum();
-    // STF keeps morph targets (as blendshapes).
-    let morphs = if *target == Target::Stf { 0 } else { morphs };
-    lose(
-        LossKind::NotImported,
-        if carries_rigs { 0 } else { morphs },
-        format!("{morphs} morph targets are not carried into {target}"),
-    );
-    let animations = if carries_rigs {
-        0
-    } else {
-        scene.animations.len()
-    };
-    lose(
-        LossKind::NotImported,
-        animations,
-        format!("{animations} animations are not carried into {target}"),
-    );
-    if matches!(target, Target::FileMesh(_) | Target::Csgmdl(_)) {
-        let extra = prims.iter().filter(|p| !p.extra_uvs.is_empty()).count();
-        lose(
-            LossKind::NotImported,
-            extra,
-            format!("the further UV sets of {extra} primitives: {target} holds one UV set"),
-        );
-    }
-    match target {
-        Target::Csgphs(_) => {
-            for (what, n) in [
-                (
-                    "normals",
-                    prims.iter().filter(|p| p.normals.is_some()).count(),
-                ),
-                ("UVs", prims.iter().filter(|p| p.uvs.is_some()).count()),
-                (
-                    "colours",
-                    prims.iter().filter(|p| p.colors.is_some()).count(),
-                ),
-            ] {
-                lose(
-                    LossKind::NotImported,
-                    n,
-                    format!("the {what} of {n} primitives: CSGPHS stores hull positions only"),
-                );
-            }
-        }
-        Target::FileMesh(_) => {
-            // FileMesh colours are bytes: a colour off the 1/255 grid is rounded.
-            let off_grid = prims
-                .iter()
-                .flat_map(|p| p.colors.iter().flatten().flatten())
-                .filter(|&&c| {
-                    let q = (c.clamp(0.0, 1.0) * 255.0).round() / 255.0;
-                    q != c
-                })
-                .count();
-            lose(
-                LossKind::Colors,
-                off_grid,
-                format!("{off_grid} colour components rounded to FileMesh's 8-bit steps"),
-            );
-        }
-        Target::Csgmdl(_) => {
-            let prims_n = prims.len();
-            lose(
-                LossKind::NotImported,
-                prims_n,
-                "the NormalId of each vertex (the part face it came from) is derived from its \
-                 normal's direction, a stand-in; tangents are written as zero"
-                    .into(),
-            );
-        }
-        // Coarser levels of detail are left out (and named) by `import` for every
-        // target without LODs.
-        Target::Stf | Target::UnigineMesh(_) => {}
-    }
-    losses
 }
 
 /// Converts `file` to `to`: a version of its own format (`4.01`, or qualified,

@@ -14,6 +14,7 @@ use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
     Target, WriteLater,
 };
+use crate::scene::carry::{Carries, Rig};
 use crate::scene::Scene;
 
 impl MeshFile for FileMesh {
@@ -267,6 +268,23 @@ pub(crate) fn model_and_fingerprint(
     // the file's).
     m.stored.core = kept.map(|b| StoredCore::Draco(b.into_vec()));
     Ok((m, fingerprint))
+}
+
+/// What a FileMesh import keeps of a scene: the skeleton as bones (a position and a
+/// rotation each; what version `v` cannot hold of them, its conversion reports), one UV
+/// set, colours as bytes, coarser levels of detail from 3.00 on; no morph targets, no
+/// animations.
+pub(crate) fn carries(v: Version) -> Carries {
+    Carries {
+        format: "FileMesh",
+        rig: Rig::PositionRotation,
+        morph_targets: false,
+        animations: false,
+        lods: v.has_lods(),
+        extra_uv_sets: false,
+        attributes: true,
+        byte_colors: true,
+    }
 }
 
 /// A scene as a FileMesh of version `v`, for [`crate::import_scene`]: the scene is

@@ -27,6 +27,7 @@
 //! listed, with counts, in [`Scene::notes`] ([`ExportNote`]); the CLI prints the notes.
 
 pub mod axes;
+pub(crate) mod carry;
 pub mod gltf;
 pub mod import;
 pub mod obj;

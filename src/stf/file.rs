@@ -10,6 +10,7 @@ use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
     Target,
 };
+use crate::scene::carry::{Carries, Rig};
 use crate::scene::Scene;
 
 impl MeshFile for StfContainer {
@@ -125,6 +126,19 @@ impl MeshFile for StfContainer {
         Ok((super::scene::from_meshes(meshes)?, losses))
     }
 }
+
+/// What an STF import keeps of a scene: the meshes' attributes, UV sets and morph
+/// targets (as blendshapes) of the first level of detail; no skeleton or animations.
+pub(crate) const CARRIES: Carries = Carries {
+    format: "STF",
+    rig: Rig::None,
+    morph_targets: true,
+    animations: false,
+    lods: false,
+    extra_uv_sets: true,
+    attributes: true,
+    byte_colors: false,
+};
 
 /// A scene as a new STF file ([`super::from_scene`]), for [`crate::import_scene`]: each
 /// mesh's arrays moved into the writer instead of copied (each dropped once its buffer

@@ -10,6 +10,7 @@ use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, ExtraFile, Format, MeshFile,
     Prepared, Summary, Target,
 };
+use crate::scene::carry::Carries;
 use crate::scene::Scene;
 
 impl MeshFile for UnigineMesh {
@@ -245,6 +246,13 @@ fn anim_text(info: &AnimInfo) -> String {
     }
     t
 }
+
+/// What a UNIGINE import keeps of a scene: everything but coarser levels of detail (what
+/// it cannot place of skeletons, morphs and animations, its import reports).
+pub(crate) const CARRIES: Carries = Carries {
+    lods: false,
+    ..Carries::all("UNIGINE")
+};
 
 /// A scene as a UNIGINE mesh of `version`, with its `.anim` files (ms13, ms14), for
 /// [`crate::import_scene`]: the scene is dropped as the mesh is made, and an ms14 mesh

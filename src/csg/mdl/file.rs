@@ -8,6 +8,8 @@ use crate::error::{Limits, Result};
 use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
 };
+use crate::loss::{Loss, LossKind};
+use crate::scene::carry::{Carries, Rig};
 use crate::scene::{ExportMesh, Primitive, Scene};
 
 /// What `meshcodec info` prints for a CSGMDL blob.
@@ -263,13 +265,43 @@ impl MeshFile for CsgK {
     }
 }
 
+/// What a CSGMDL import keeps of a scene: positions, normals, one UV set and colours of
+/// the first level of detail; no skeleton, morph targets or animations.
+pub(crate) const CARRIES: Carries = Carries {
+    format: "CSGMDL",
+    rig: Rig::None,
+    morph_targets: false,
+    animations: false,
+    lods: false,
+    extra_uv_sets: false,
+    attributes: true,
+    byte_colors: false,
+};
+
 /// A scene as union graphics of version `v` (`meshcodec import --to csgmdl:V`).
 pub(crate) fn import(scene: &Scene, v: u32) -> Result<Converted> {
     let model = super::UnionMesh::from_scene(scene)?;
     let blob = model.to_blob(v)?;
     let (vertices, faces) = blob.counts();
     // What the version cannot hold of the model (v5: normals quantized …).
-    let (bytes, losses) = model.convert(v)?;
+    let (bytes, mut losses) = model.convert(v)?;
+    // What the scene has no place for, derived.
+    let prims = scene
+        .meshes
+        .iter()
+        .map(|m| m.primitives.len())
+        .sum::<usize>();
+    if prims > 0 {
+        losses.insert(
+            0,
+            Loss {
+                kind: LossKind::NotImported,
+                detail: "the NormalId of each vertex (the part face it came from) is derived \
+                         from its normal's direction, a stand-in; tangents are written as zero"
+                    .into(),
+            },
+        );
+    }
     Ok(Converted {
         bytes,
         losses,

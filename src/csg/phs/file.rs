@@ -10,6 +10,7 @@ use crate::error::{Limits, Result};
 use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Summary, Target,
 };
+use crate::scene::carry::{Carries, Rig};
 use crate::scene::Scene;
 
 fn versions_error(to: impl std::fmt::Display) -> crate::Error {
@@ -120,6 +121,18 @@ impl MeshFile for Csgphs {
         Ok(losses)
     }
 }
+
+/// What a CSGPHS import keeps of a scene: hull positions, nothing else.
+pub(crate) const CARRIES: Carries = Carries {
+    format: "CSGPHS",
+    rig: Rig::None,
+    morph_targets: false,
+    animations: false,
+    lods: false,
+    extra_uv_sets: false,
+    attributes: false,
+    byte_colors: false,
+};
 
 /// A scene as CSGPHS `v`: one hull per primitive.
 pub(crate) fn import(scene: &Scene, v: u32) -> Result<Converted> {
