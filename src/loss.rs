@@ -3,22 +3,98 @@
 //! Each format's model finds its report by converting, reading the result back and
 //! comparing (values bit for bit, and what writing the source version again would give),
 //! so an empty report means the conversion changes nothing.
+//!
+//! Each [`Loss`] has a [`Level`]: [`Level::Lost`] for data the target cannot hold (bones,
+//! skinning, FACS, faces of other LODs, colours …), which a conversion refuses unless
+//! allowed; [`Level::Relaid`] for how the source laid out what the target has no place
+//! for or rebuilds from the same data (defaults of absent fields, chunk order, offsets
+//! recomputed, an encoding chosen anew), which is listed but needs no permission. A
+//! conversion is lossless, and reversible byte for byte, only when its report is empty.
 
 use std::fmt;
 
 use serde::Serialize;
 
-/// Something a target version cannot hold.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// Something a target version cannot hold, or holds laid out anew.
+///
+/// `Display` gives the line the CLI prints (`38 bones (2.00 has no skeleton)`); the JSON
+/// form ([`Serialize`]) is `{"kind", "level", "count", "text"}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loss {
     /// What is lost.
     pub kind: LossKind,
-    /// Details with counts.
+    /// Lost data, or a layout given up.
+    pub level: Level,
+    /// How many things the line is about (bones, vertices, values …), where it counts
+    /// any.
+    pub count: Option<u64>,
+    /// The line, with its counts.
     pub detail: String,
+}
+
+/// How much a [`Loss`] matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// Data the target cannot hold: refused without `--allow-lossy` (`allow_lossy`).
+    Lost,
+    /// How the source laid out what the target has no place for or rebuilds from the
+    /// same data: listed, allowed without asking.
+    #[serde(rename = "re-laid")]
+    Relaid,
+}
+
+impl Loss {
+    /// A loss of `kind` at the kind's usual level ([`LossKind::level`]), counting nothing.
+    pub fn new(kind: LossKind, detail: impl Into<String>) -> Loss {
+        Loss {
+            kind,
+            level: kind.level(),
+            count: None,
+            detail: detail.into(),
+        }
+    }
+
+    /// A loss of `kind` about `count` things, at the kind's usual level.
+    pub fn counted(kind: LossKind, count: impl TryInto<u64>, detail: impl Into<String>) -> Loss {
+        Loss {
+            count: count.try_into().ok(),
+            ..Loss::new(kind, detail)
+        }
+    }
+
+    /// The same loss at `level`.
+    pub fn at(self, level: Level) -> Loss {
+        Loss { level, ..self }
+    }
+
+    /// True for data the target cannot hold ([`Level::Lost`]).
+    pub fn is_lost(&self) -> bool {
+        self.level == Level::Lost
+    }
+}
+
+/// True when `losses` name data the target cannot hold (a conversion to refuse unless
+/// allowed); a report of [`Level::Relaid`] lines only is not.
+pub fn any_lost(losses: &[Loss]) -> bool {
+    losses.iter().any(Loss::is_lost)
+}
+
+impl Serialize for Loss {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("Loss", 4)?;
+        o.serialize_field("kind", &self.kind)?;
+        o.serialize_field("level", &self.level)?;
+        o.serialize_field("count", &self.count)?;
+        o.serialize_field("text", &self.detail)?;
+        o.end()
+    }
 }
 
 /// The kinds of [`Loss`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LossKind {
     /// Bones (below 4.00).
@@ -90,5 +166,22 @@ pub enum LossKind {
 impl fmt::Display for Loss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.detail)
+    }
+}
+
+impl LossKind {
+    /// The level a loss of this kind has unless its line says otherwise: [`Level::Relaid`]
+    /// for layouts ([`Layout`](LossKind::Layout), [`LodInfo`](LossKind::LodInfo) at its
+    /// defaults, the chunk order, ms14's spatial trees, CSGPHS hull layout and encoding),
+    /// [`Level::Lost`] for the rest.
+    pub fn level(self) -> Level {
+        match self {
+            LossKind::Layout
+            | LossKind::VertexSharing
+            | LossKind::UnigineSpatialTree
+            | LossKind::CsgHullLayout
+            | LossKind::CsgEncoding => Level::Relaid,
+            _ => Level::Lost,
+        }
     }
 }

@@ -12,7 +12,6 @@ use meshcodec::Limits;
 
 mod cli;
 use cli::batch::Selection;
-use cli::failure::Failure;
 use cli::{convert, dump, export, import, info, parse_size, render, verify, Context};
 
 #[derive(Parser)]
@@ -103,9 +102,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(Failure(msg)) => {
-            eprintln!("meshcodec: {msg}");
-            ExitCode::from(1)
+        Err(f) => {
+            eprintln!("meshcodec: {}", f.message);
+            ExitCode::from(f.exit_code())
         }
     }
 }

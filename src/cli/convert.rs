@@ -8,9 +8,9 @@ use meshcodec::loss::Loss;
 use meshcodec::{AnyFile, ConvertOptions, CoreMesh, Format, Limits, MeshFile, Prepared, Target};
 
 use super::batch::{self, fields, finish, Entry, Report, Status};
-use super::failure::{fail, usage_error, Failure};
+use super::failure::{fail, invalid_value, usage_error, Failure};
 use super::input::load;
-use super::losses::refuse_losses;
+use super::losses::{self, print_losses, refuse_losses};
 use super::output::{make_parent, stream};
 use super::Context;
 
@@ -160,10 +160,17 @@ fn convert(
     limits: &Limits,
 ) -> Result<ExitCode, Failure> {
     let file = load(input, limits)?;
-    let c = convert_file(input, file, how, limits)?;
-    for l in &c.losses {
-        eprintln!("meshcodec: {}: dropped: {l}", input.display());
+    // A bare version is one of the input's format: a usage error when it is not one,
+    // as a qualified version that is no version is (status 2).
+    if let Some(to) = how.to.as_deref() {
+        if Target::qualified(to).is_none() {
+            if let Err(e) = file.target(to) {
+                invalid_value("convert", "--to <[FORMAT:]VER>", to, &e.to_string());
+            }
+        }
     }
+    let c = convert_file(input, file, how, limits)?;
+    print_losses(input, &c.losses);
     c.payload.write(output)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -204,7 +211,7 @@ fn convert_batch(
             Ok((c, written))
         })();
         match done {
-            Err(Failure(msg)) => Report::failed(path, &msg),
+            Err(f) => Report::of_failure(path, &f),
             Ok((c, written)) => {
                 let mut text = format!(
                     "converted {} -> {} ({} to {}, {} bytes)",
@@ -215,9 +222,9 @@ fn convert_batch(
                     written
                 );
                 for l in &c.losses {
-                    text.push_str(&format!("\n  dropped: {l}"));
+                    text.push_str(&format!("\n  {}", losses::line(l)));
                 }
-                let losses: Vec<String> = c.losses.iter().map(ToString::to_string).collect();
+                let lossless = c.losses.is_empty();
                 let json = fields([
                     ("output", output.to_string_lossy().into()),
                     ("from_format", c.from_format.name().into()),
@@ -225,7 +232,8 @@ fn convert_batch(
                     ("to_format", c.to_format.name().into()),
                     ("to", c.to.into()),
                     ("bytes", written.into()),
-                    ("losses", losses.into()),
+                    ("lossless", lossless.into()),
+                    ("losses", losses::json(&c.losses)),
                 ]);
                 Report {
                     status: Status::Ok,

@@ -8,6 +8,7 @@ use meshcodec::{ExportOptions, Limits, MeshFile};
 
 use super::failure::{fail, Failure};
 use super::input::load;
+use super::losses::print_losses;
 use super::Context;
 
 /// Export the geometry as glTF 2.0 (.gltf, .glb) or Wavefront OBJ.
@@ -20,8 +21,10 @@ use super::Context;
 /// UNIGINE animations (ms10–ms12 embedded ones; a .anim file exports its skeleton
 /// and clips, to glTF only), one key per frame at 30 frames per second. Only the
 /// vertices the exported faces use are written (in their order); values that are not
-/// finite become 0 (scales 1) and zero normals (0, 0, 1): each such change is printed
-/// as a note on stderr, and the export still succeeds.
+/// finite become 0 (scales 1) and zero normals (0, 0, 1). What the export leaves out
+/// (other levels of detail, FACS, tangents, skins in OBJ …) and what it changed is
+/// printed on stderr, a line each (`dropped:` data, `re-laid:` layouts), and in --json;
+/// the export still succeeds.
 #[derive(clap::Args)]
 pub struct Args {
     /// Input file (FileMesh, CSGPHS, UNIGINE mesh or animation, STF).
@@ -37,17 +40,15 @@ pub struct Args {
     /// +Z up) instead of glTF's +Y up, to compare numbers with the file's.
     #[arg(long)]
     keep_axes: bool,
+    /// Print one JSON object on stdout: input, output, summary and the losses
+    /// (`{"kind", "level", "count", "text"}` each).
+    #[arg(long)]
+    json: bool,
 }
 
 /// Runs `export`.
 pub fn run(args: Args, cx: &Context) -> Result<ExitCode, Failure> {
-    export(
-        &args.input,
-        &args.output,
-        args.lod,
-        args.keep_axes,
-        &cx.limits,
-    )
+    export(&args, &cx.limits)
 }
 
 /// A path's extension, lower case ("" if none).
@@ -83,21 +84,17 @@ fn lod_choice(s: &str) -> Result<Lod, String> {
         .map_err(|_| format!("{s:?}: a level of detail (0, 1, …) or `all`"))
 }
 
-fn export(
-    input: &Path,
-    output: &Path,
-    lod: Lod,
-    keep_axes: bool,
-    limits: &Limits,
-) -> Result<ExitCode, Failure> {
+fn export(args: &Args, limits: &Limits) -> Result<ExitCode, Failure> {
+    let (input, output, lod) = (args.input.as_path(), args.output.as_path(), args.lod);
     let name = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let file = load(input, limits)?;
-    // The file and its model are dropped as the scene is built.
-    let scene = file
-        .into_scene(
+    // The file and its model are dropped as the scene is built; what the scene leaves
+    // behind is found from the same model.
+    let (scene, mut losses) = file
+        .into_scene_and_losses(
             &ExportOptions {
                 lod: match lod {
                     Lod::Level(n) => n,
@@ -105,11 +102,17 @@ fn export(
                 },
                 all_lods: matches!(lod, Lod::All),
                 name,
-                keep_axes,
+                keep_axes: args.keep_axes,
             },
             limits,
         )
-        .map_err(|e| fail(input, e))?;
+        .map_err(|e| fail(input, format!("export: {e}")))?;
+    let obj = !matches!(extension(output).as_str(), "glb" | "gltf");
+    losses.extend(if obj {
+        scene::obj::losses(&scene)
+    } else {
+        scene::gltf::losses(&scene)
+    });
     match extension(output).as_str() {
         "glb" => {
             // Laid out first, then written as the buffer's arrays are made: the file's
@@ -138,20 +141,35 @@ fn export(
                 .map_err(|e| fail(output, format!("cannot write: {e}")))?;
         }
     }
-    Ok(exported(input, output, &scene))
+    let summary = if obj {
+        obj_summary(&scene)
+    } else {
+        meshcodec::scene_summary(&scene)
+    };
+    eprintln!("meshcodec: {}: {summary}", output.display());
+    // What the export left out or changed to fit the format: said, not an error.
+    print_losses(input, &losses);
+    if args.json {
+        let line = serde_json::json!({
+            "input": input.to_string_lossy(),
+            "output": output.to_string_lossy(),
+            "summary": summary,
+            "lossless": losses.is_empty(),
+            "losses": super::losses::json(&losses),
+        });
+        say!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
-/// Says what an export wrote.
-fn exported(input: &Path, output: &Path, scene: &Scene) -> ExitCode {
-    eprintln!(
-        "meshcodec: {}: {}",
-        output.display(),
-        meshcodec::scene_summary(scene)
-    );
-    // What the export changed to fit the format (unused vertices left out, values that
-    // are not finite replaced): said, not an error.
-    for note in &scene.notes {
-        eprintln!("meshcodec: {}: note: {note}", input.display());
-    }
-    ExitCode::SUCCESS
+/// The summary of an OBJ export: what OBJ holds (no joints, no animations).
+fn obj_summary(scene: &Scene) -> String {
+    let prims = scene.meshes.iter().flat_map(|m| &m.primitives);
+    let (p, v, t) = prims.fold((0, 0, 0), |(p, v, t), x| {
+        (p + 1, v + x.positions.len(), t + x.triangles.len())
+    });
+    format!(
+        "{} object(s) of {p} primitive(s), {v} vertices, {t} triangles",
+        scene.meshes.len()
+    )
 }

@@ -40,7 +40,7 @@ pub struct Args {
     /// 6.00, 7.00, or CSGPHS 0, 3, 5, 6, 7, 8 (also qualified: filemesh:4.01,
     /// csgphs:7); union graphics csgmdl:2, csgmdl:4, csgmdl:5; UNIGINE unigine:ms10 …
     /// unigine:ms14; stf.
-    #[arg(long, value_name = "VER")]
+    #[arg(long, value_name = "VER", value_parser = import_target)]
     to: String,
     /// Accept a version that cannot hold everything (1.x: 6 significant digits,
     /// no colours; 7.00 with --coremesh draco: normals quantized).
@@ -67,6 +67,13 @@ pub fn run(args: Args, cx: &Context) -> Result<ExitCode, Failure> {
         args.resource_root,
         &cx.limits,
     )
+}
+
+/// `import --to`: a target import writes (a usage error, status 2, otherwise).
+fn import_target(s: &str) -> Result<String, String> {
+    Target::for_import(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
 }
 
 fn import(

@@ -43,7 +43,7 @@ pub fn run(args: Args, cx: &Context) -> Result<ExitCode, Failure> {
             summary
         })();
         match summary {
-            Err(Failure(msg)) => Report::failed(path, &msg),
+            Err(f) => Report::of_failure(path, &f),
             Ok(s) => {
                 let mut text = format!("{}:", path.display());
                 for line in s.text.lines() {

@@ -104,7 +104,7 @@ fn render(
             },
             limits,
         )
-        .map_err(|e| fail(input, e))?;
+        .map_err(|e| fail(input, format!("render: {e}")))?;
     let mut scene = scene;
     // The picture is drawn from the positions and triangles alone: the rest goes before
     // the drawing takes its own memory.
@@ -148,7 +148,7 @@ fn render_batch(
             render(path, &output, lod, options, &cx.limits)
         })();
         match done {
-            Err(Failure(msg)) => Report::failed(path, &msg),
+            Err(f) => Report::of_failure(path, &f),
             Ok(bytes) => Report {
                 status: Status::Ok,
                 text: format!("rendered  {} -> {}", path.display(), output.display()),

@@ -56,7 +56,7 @@ pub fn run(args: Args, cx: &Context) -> Result<ExitCode, Failure> {
             Ok((len, written, differs))
         })();
         match outcome {
-            Err(Failure(msg)) => Report::failed(path, &msg),
+            Err(f) => Report::of_failure(path, &f),
             Ok((len, written, differs)) => {
                 let mut fields = serde_json::Map::new();
                 fields.insert("bytes".into(), len.into());

@@ -311,13 +311,15 @@ pub fn import_scene(
 /// The loss of the `.anim` files an import writes beside its output, for a conversion,
 /// which writes only the one file.
 fn unwritten_animations(extra: &[ExtraFile], target: &Target) -> Option<Loss> {
-    (!extra.is_empty()).then(|| Loss {
-        kind: crate::loss::LossKind::UnigineAnimations,
-        detail: format!(
-            "{} animation(s): {target} keeps them in .anim files beside the mesh, which \
+    (!extra.is_empty()).then(|| {
+        Loss::new(
+            crate::loss::LossKind::UnigineAnimations,
+            format!(
+                "{} animation(s): {target} keeps them in .anim files beside the mesh, which \
              are not written here",
-            extra.len()
-        ),
+                extra.len()
+            ),
+        )
     })
 }
 

@@ -449,14 +449,14 @@ pub trait MeshFile {
     /// the format's own data as a whole, so that such a conversion is never called
     /// lossless without a format saying precisely what its scene keeps.
     fn scene_losses(&self, _limits: &Limits) -> Result<Vec<Loss>> {
-        Ok(vec![Loss {
-            kind: crate::loss::LossKind::NotImported,
-            detail: format!(
+        Ok(vec![Loss::new(
+            crate::loss::LossKind::NotImported,
+            format!(
                 "{} data beyond the geometry, skin, morph targets and animations that the \
                  format-neutral scene carries",
                 self.format().name()
             ),
-        }])
+        )])
     }
 }
 

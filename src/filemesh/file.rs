@@ -14,6 +14,7 @@ use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
     Target, WriteLater,
 };
+use crate::loss::{Level, Loss, LossKind};
 use crate::scene::carry::{Carries, Rig};
 use crate::scene::Scene;
 
@@ -120,75 +121,136 @@ impl MeshFile for FileMesh {
         limits: &Limits,
     ) -> Result<(Scene, Vec<crate::loss::Loss>)> {
         let m = model_of(self, limits, Bitstream::Drop)?;
-        let losses = scene_losses_of(&m);
-        Ok((scene_of(m, options)?, losses))
+        let losses = scene_losses_of(&m, options);
+        let mut scene = scene_of(m, options)?;
+        // The vertices left out are counted above, with the faces that use them.
+        scene
+            .notes
+            .retain(|n| n.kind != crate::scene::NoteKind::UnusedVertices);
+        Ok((scene, losses))
     }
 
     /// The scene holds LOD 0's geometry, the skeleton and the skins: what else the mesh
     /// holds stays behind (the other LODs, FACS, HSR flags, tangents, the LOD settings,
     /// and bytes the model keeps uninterpreted).
     fn scene_losses(&self, limits: &Limits) -> Result<Vec<crate::loss::Loss>> {
-        Ok(scene_losses_of(&Mesh::from_file_with_limits(self, limits)?))
+        Ok(scene_losses_of(
+            &Mesh::from_file_with_limits(self, limits)?,
+            &ExportOptions::default(),
+        ))
     }
 }
 
-/// What the scene of a model leaves behind ([`MeshFile::scene_losses`]).
-fn scene_losses_of(m: &Mesh) -> Vec<crate::loss::Loss> {
-    use crate::loss::{Loss, LossKind};
-    {
-        let mut losses = Vec::new();
-        let mut lose = |kind: LossKind, detail: String| losses.push(Loss { kind, detail });
-        let n = m.faces.len();
-        let lod0 = m.lods.lod0(n).len();
-        if lod0 < n {
-            lose(
-                LossKind::Lods,
-                format!(
-                    "{} faces of LODs 1 to {} (the scene holds LOD 0)",
-                    n - lod0,
-                    m.lods.count().saturating_sub(1)
-                ),
-            );
+/// What the scene of a model leaves behind ([`MeshFile::scene_losses`]), for a scene
+/// made with `options` (the LOD exported, or every LOD). The vertices the scene leaves
+/// out are counted here, with the faces that use them: the scene's own notes on unused
+/// vertices (per exported level) are then not needed.
+fn scene_losses_of(m: &Mesh, options: &ExportOptions) -> Vec<Loss> {
+    let mut losses = Vec::new();
+    let n = m.faces.len();
+    let ranges = m.lod_ranges();
+    let kept = if options.all_lods {
+        0..n
+    } else {
+        ranges.get(options.lod).map_or(0..n, |&(a, b)| a..b)
+    };
+    // Per vertex: 1 if an exported face uses it, 2 if only faces left out do.
+    let mut used = vec![0u8; m.vertices.len()];
+    for (k, f) in m.faces.iter().enumerate() {
+        let bit = if kept.contains(&k) { 1 } else { 2 };
+        for &i in f {
+            if let Some(u) = used.get_mut(i as usize) {
+                *u |= bit;
+            }
         }
-        if m.lods.lod_type != 0 || m.lods.num_high_quality_lods != 0 {
-            lose(
+    }
+    let unused = used.iter().filter(|&&u| u == 0).count();
+    if unused > 0 {
+        losses.push(Loss::counted(
+            LossKind::NotImported,
+            unused,
+            format!("{unused} vertices that no face uses (the scene holds triangles' vertices)"),
+        ));
+    }
+    if !options.all_lods && ranges.len() > 1 {
+        let others: Vec<String> = (0..ranges.len())
+            .filter(|&k| k != options.lod)
+            .map(|k| k.to_string())
+            .collect();
+        let faces = n - kept.len();
+        let only_others = used.iter().filter(|&&u| u == 2).count();
+        losses.push(Loss::counted(
+            LossKind::Lods,
+            faces,
+            format!(
+                "{faces} face{} of LOD{} {} and the {only_others} vertices only they use \
+                 (the scene holds LOD {}; export --lod all keeps every level)",
+                if faces == 1 { "" } else { "s" },
+                if others.len() == 1 { "" } else { "s" },
+                others.join(", "),
+                options.lod
+            ),
+        ));
+    }
+    if m.lods.lod_type != 0 || m.lods.num_high_quality_lods != 0 {
+        // With one level of detail they describe nothing: how the header was filled in.
+        let level = if ranges.len() > 1 {
+            Level::Lost
+        } else {
+            Level::Relaid
+        };
+        losses.push(
+            Loss::new(
                 LossKind::LodInfo,
                 format!(
-                    "lodType {} and numHighQualityLODs {}",
+                    "lodType {} and numHighQualityLODs {} (the scene has no place for them)",
                     m.lods.lod_type, m.lods.num_high_quality_lods
                 ),
-            );
-        }
-        if m.facs.is_some() {
-            lose(LossKind::Facs, "the FACS facial animation data".into());
-        }
-        if let Some(h) = &m.hsr_always_visible {
-            lose(
-                LossKind::Hsr,
-                format!("the HSR flags of {} vertices", h.len()),
-            );
-        }
-        let tangents = m.vertices.iter().filter(|v| v.tangent().is_some()).count();
-        if tangents > 0 {
-            lose(
-                LossKind::Tangents,
-                format!("the tangents of {tangents} vertices"),
-            );
-        }
-        if !m.stored.trailing.is_empty() {
-            lose(
-                LossKind::TrailingBytes,
-                "bytes after the last structure".into(),
-            );
-        }
-        if m.stored.header_tail.is_some() {
-            lose(
-                LossKind::HeaderBytes,
-                "header bytes beyond the known fields".into(),
-            );
-        }
-        losses
+            )
+            .at(level),
+        );
     }
+    if let Some(f) = &m.facs {
+        losses.push(Loss::counted(
+            LossKind::Facs,
+            f.poses.len(),
+            format!(
+                "the FACS facial animation data ({} controls; the scene has no place for it)",
+                f.poses.len()
+            ),
+        ));
+    }
+    if let Some(h) = &m.hsr_always_visible {
+        losses.push(Loss::counted(
+            LossKind::Hsr,
+            h.len(),
+            format!("the HSR flags of {} vertices", h.len()),
+        ));
+    }
+    let tangents = m.vertices.iter().filter(|v| v.tangent().is_some()).count();
+    if tangents > 0 {
+        losses.push(Loss::counted(
+            LossKind::Tangents,
+            tangents,
+            format!("the tangents of {tangents} vertices (the scene has no place for them)"),
+        ));
+    }
+    if !m.stored.trailing.is_empty() {
+        let b = m.stored.trailing.len();
+        losses.push(Loss::counted(
+            LossKind::TrailingBytes,
+            b,
+            format!("{b} bytes after the last structure"),
+        ));
+    }
+    if let Some(t) = &m.stored.header_tail {
+        losses.push(Loss::counted(
+            LossKind::HeaderBytes,
+            t.bytes.len(),
+            format!("{} header bytes beyond the known fields", t.bytes.len()),
+        ));
+    }
+    losses
 }
 
 /// The scene of a model, as [`MeshFile::into_scene`] gives it: one LOD, the model taken

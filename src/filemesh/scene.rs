@@ -49,11 +49,18 @@ fn lod_range(mesh: &crate::filemesh::model::Mesh, lod: usize) -> Result<std::ops
     match (offsets.get(lod), offsets.get(lod + 1)) {
         (Some(&a), Some(&b)) if a <= b && (b as usize) <= n => Ok(a as usize..b as usize),
         _ => Err(Error::new(
-            "export",
-            ErrorKind::Invalid(format!(
-                "no LOD {lod}: the mesh has {} (offsets {offsets:?})",
-                mesh.lods.count()
-            )),
+            "level of detail",
+            ErrorKind::Invalid(match mesh.lods.count() {
+                1 => format!(
+                    "no LOD {lod}: the mesh has one level of detail, LOD 0 (LOD offsets \
+                     {offsets:?})"
+                ),
+                count => format!(
+                    "no LOD {lod}: the mesh has {count} levels of detail, LOD 0 to LOD {} \
+                     (LOD offsets {offsets:?})",
+                    count - 1
+                ),
+            }),
         )),
     }
 }

@@ -71,17 +71,17 @@ impl Scene {
         let mut losses: Vec<Loss> = self
             .notes
             .iter()
-            .map(|n| Loss {
-                kind: match n.kind {
+            .map(|n| {
+                let kind = match n.kind {
                     NoteKind::NonFinite | NoteKind::ZeroNormals => LossKind::NonFinite,
                     _ => LossKind::NotImported,
-                },
-                detail: n.detail.clone(),
+                };
+                Loss::counted(kind, n.count, n.detail.clone())
             })
             .collect();
         let mut lose = |kind: LossKind, count: usize, detail: String| {
             if count > 0 {
-                losses.push(Loss { kind, detail });
+                losses.push(Loss::counted(kind, count, detail));
             }
         };
         if !carries.lods {
@@ -127,7 +127,7 @@ impl Scene {
                     s.joints.len().max(skinned),
                     format!(
                         "the skeleton ({} joints) and the skins of {skinned} primitives are \
-                         not carried by import into {target}",
+                         not carried into {target}",
                         s.joints.len()
                     ),
                 );

@@ -301,8 +301,18 @@ pub fn read_gltf_with(bytes: &[u8], base: Option<&Path>, options: &ImportOptions
                     default_weight: default_weights.get(t).copied().unwrap_or(0.0),
                 });
             }
+            // A primitive is named after its material where it has one (the UNIGINE
+            // surface it came from, say, through Blender), else after its place.
+            let material = p
+                .get("material")
+                .and_then(Value::as_u64)
+                .and_then(|k| doc.get("materials")?.get(usize::try_from(k).ok()?))
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
             let prim = Primitive {
-                name: format!("{mname}/{i}"),
+                name: material.clone().unwrap_or_else(|| format!("{mname}/{i}")),
+                material,
                 extra_uvs: extra,
                 normals: normals.map(|v| v.elements().map(fixed).collect()),
                 uvs: uvs.map(|v| v.elements().map(fixed).collect()),

@@ -28,6 +28,7 @@
 
 pub mod axes;
 pub(crate) mod carry;
+pub mod edit;
 pub mod gltf;
 pub mod import;
 pub mod obj;
@@ -38,6 +39,7 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind, Result};
 
 pub use axes::UpAxis;
+pub use edit::{Bounds, Transform};
 
 /// What an export holds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -540,6 +542,11 @@ pub struct Primitive {
     /// Morph targets (blend shapes), each with one position delta per vertex; empty
     /// when the source has none.
     pub morph_targets: Vec<MorphTarget>,
+    /// The material the primitive is drawn with, by name, where the source names one
+    /// (a UNIGINE surface is its own material): glTF writes one material per name, so
+    /// tools that group faces by material (Blender) keep the primitives apart, and the
+    /// glTF reader names a primitive after its material.
+    pub material: Option<String>,
 }
 
 /// One morph target of a [`Primitive`]: the shape is the primitive's positions plus

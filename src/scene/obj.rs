@@ -16,8 +16,42 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
+use super::carry::{Carries, Rig};
 use super::{Primitive, Scene};
 use crate::error::{Error, ErrorKind, Result};
+use crate::loss::{Loss, LossKind};
+
+/// What an OBJ export of `scene` leaves out, and what the scene's adapter already
+/// changed (its notes): OBJ holds each mesh's positions, one UV set, normals and
+/// colours without alpha; no skeleton, skins, morph targets or animations.
+pub fn losses(scene: &Scene) -> Vec<Loss> {
+    let carries = Carries {
+        format: "OBJ",
+        rig: Rig::None,
+        morph_targets: false,
+        animations: false,
+        lods: true,
+        extra_uv_sets: false,
+        attributes: true,
+        byte_colors: false,
+    };
+    let mut losses = scene.uncarried(&carries, "OBJ");
+    let alpha = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .flat_map(|p| p.colors.iter().flatten())
+        .filter(|c| c[3] != 1.0)
+        .count();
+    if alpha > 0 {
+        losses.push(Loss::counted(
+            LossKind::Colors,
+            alpha,
+            format!("the alpha of {alpha} vertex colours (OBJ colours are r g b)"),
+        ));
+    }
+    losses
+}
 
 /// The scene as Wavefront OBJ text.
 ///
@@ -182,6 +216,7 @@ mod tests {
     fn prim(name: &str, uvs: bool, normals: bool, colors: bool) -> Primitive {
         Primitive {
             extra_uvs: Vec::new(),
+            material: None,
             name: name.into(),
             positions: vec![[0.1, -0.0, 1e-7], [1.0, 2.0, 3.0], [-4.5, 1e20, 0.0]],
             normals: normals.then(|| vec![[0.0, 0.0, 1.0]; 3]),

@@ -210,10 +210,7 @@ fn losses_of(meshes: &[super::StfMesh], doc: &serde_json::Value) -> Vec<crate::l
     let mut losses = Vec::new();
     let mut lose = |n: usize, detail: String| {
         if n > 0 {
-            losses.push(Loss {
-                kind: LossKind::NotImported,
-                detail,
-            });
+            losses.push(Loss::new(LossKind::NotImported, detail));
         }
     };
     let polygons = meshes

@@ -254,9 +254,9 @@ impl UnigineMesh {
             out.extend(ms14_losses(m, &b, target)?);
         }
         if !target.embeds_animations() && !b.animation_names.is_empty() {
-            out.push(Loss {
-                kind: LossKind::UnigineAnimations,
-                detail: format!(
+            out.push(Loss::new(
+                LossKind::UnigineAnimations,
+                format!(
                     "{} embedded animation(s) ({}): {target} cannot embed animations",
                     b.animation_names.len(),
                     b.animation_names
@@ -265,7 +265,7 @@ impl UnigineMesh {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-            });
+            ));
         }
         let lightmaps = b
             .surfaces
@@ -273,12 +273,10 @@ impl UnigineMesh {
             .filter(|s| s.lightmap_channel != 0 || s.lightmap_resolution != 0)
             .count();
         if target < MeshVersion::Ms12 && lightmaps > 0 {
-            out.push(Loss {
-                kind: LossKind::UnigineLightmap,
-                detail: format!(
-                    "lightmap channel/resolution of {lightmaps} surface(s): {target} has none"
-                ),
-            });
+            out.push(Loss::new(
+                LossKind::UnigineLightmap,
+                format!("lightmap channel/resolution of {lightmaps} surface(s): {target} has none"),
+            ));
         }
         if (target == MeshVersion::Ms10) != (self.version == MeshVersion::Ms10) {
             let n: usize = b
@@ -288,14 +286,14 @@ impl UnigineMesh {
                 .map(|t| t.tangents.len())
                 .sum();
             if n > 0 {
-                out.push(Loss {
-                    kind: LossKind::UnigineTangents,
-                    detail: format!(
+                out.push(Loss::new(
+                    LossKind::UnigineTangents,
+                    format!(
                         "{n} tangent(s): ms10 stores i16 x, y, z and a signed-byte w, later \
                          versions a unit quaternion (i16 x, y, z, w); they are carried over \
                          component by component (w rescaled) and should be recomputed"
                     ),
-                });
+                ));
             }
         }
         Ok(out)
@@ -407,24 +405,24 @@ fn ms14_losses(m: &Ms14Mesh, body: &ClassicMesh, target: MeshVersion) -> Result<
     }
     let mut out = Vec::new();
     if !parts.is_empty() {
-        out.push(Loss {
-            kind: LossKind::UnigineSpatialTree,
-            detail: format!(
+        out.push(Loss::new(
+            LossKind::UnigineSpatialTree,
+            format!(
                 "{}: {target} does not store these, and converting back to ms14 would not \
                  give them again",
                 parts.join(", ")
             ),
-        });
+        ));
     }
     if blocks > 0 {
-        out.push(Loss {
-            kind: LossKind::Layout,
-            detail: format!(
+        out.push(Loss::new(
+            LossKind::Layout,
+            format!(
                 "how {blocks} LZ4 block(s) of the ms14 file are compressed (the data is kept; \
                  converting back to ms14 compresses with UNIGINE's settings, which give other \
                  bytes)"
             ),
-        });
+        ));
     }
     Ok(out)
 }

@@ -153,6 +153,8 @@ fn classic_to_scene(
         };
         primitives.push(Primitive {
             name: h.name.text(),
+            // A surface is its own material: glTF keeps the surfaces apart by it.
+            material: Some(h.name.text()),
             positions,
             normals: (nt > 0).then(|| {
                 let ms10 = version == crate::unigine::MeshVersion::Ms10;

@@ -85,7 +85,7 @@ fn convert_refuses_a_lossy_conversion_unless_allowed() {
     let out_path = dir.path().join("o.mesh");
     let src = fixture("v4.01-bones.mesh");
     let out = meshcodec(&["convert", s(&src), s(&out_path), "--to", "2.00"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("would lose") && err.contains("3 bones") && err.contains("skinning"),
@@ -166,7 +166,7 @@ fn text_conversions_write_what_the_library_converts() {
     std::fs::write(&out_path, b"previous").unwrap();
     let src = fixture("v4.01-bones.mesh");
     let out = meshcodec(&["convert", s(&src), s(&out_path), "--to", "1.00"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("would lose"));
     assert_eq!(std::fs::read(&out_path).unwrap(), b"previous");
 }

@@ -9,3 +9,4 @@ mod common;
 
 mod batch;
 mod cli;
+mod loss_reports;

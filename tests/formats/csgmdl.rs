@@ -240,7 +240,7 @@ fn import_and_cross_format_conversion_into_union_graphics() {
                 to.as_ref(),
             ];
             let o = run(&args);
-            assert_eq!(o.status.code(), Some(1), "{cmd} {to}: {o:?}");
+            assert_eq!(o.status.code(), Some(3), "{cmd} {to}: {o:?}");
             assert!(
                 String::from_utf8_lossy(&o.stderr).contains("NormalId"),
                 "{o:?}"

@@ -427,7 +427,7 @@ fn cli_convert_between_csgphs_versions() {
             let back = Csgphs::read(&written).unwrap();
             assert_eq!(back.version.to_string(), to);
             if !strict.status.success() {
-                assert_eq!(strict.status.code(), Some(1));
+                assert_eq!(strict.status.code(), Some(3));
                 let err = String::from_utf8_lossy(&strict.stderr);
                 assert!(
                     err.contains("would lose") && err.contains("--allow-lossy"),

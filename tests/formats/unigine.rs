@@ -458,7 +458,7 @@ fn cli_info_json_verify_and_convert() {
         "ms11".as_ref(),
     ])
     .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(3), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("lightmap"));
     // ms12 → ms13 keeps everything, and back again gives the same bytes.
     let back = dir.path().join("back.mesh");

@@ -328,3 +328,70 @@ fn files_blender_writes_import_into_every_format_with_blenders_numbers() {
     }
     eprintln!("{checked} imports of Blender's own files match its numbers");
 }
+
+/// A UNIGINE mesh's surfaces survive a round trip through Blender: the export gives each
+/// surface a glTF material named after it, Blender's importer keeps them as material
+/// slots and its exporter writes one primitive per material, and the import names each
+/// surface after its material. Nothing is refused on the way back: Blender's own
+/// material (`"pbrMetallicRoughness": {}`) holds only defaults.
+#[test]
+fn unigine_surfaces_survive_a_blender_round_trip() {
+    let Some(blender) = blender() else { return };
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let dir = tempfile::tempdir().unwrap();
+    let src = corpus.join("unigine/ms11-arm-skinned.mesh");
+    let (glb, back, mesh) = (
+        dir.path().join("arm.glb"),
+        dir.path().join("arm-back.glb"),
+        dir.path().join("arm-back.mesh"),
+    );
+    let run = |args: &[&std::ffi::OsStr]| Command::new(bin).args(args).output().unwrap();
+    let o = run(&["export".as_ref(), src.as_os_str(), glb.as_os_str()]);
+    assert!(o.status.success(), "{o:?}");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/round_trip.py");
+    let out = Command::new(&blender)
+        .args(["-b", "--factory-startup", "--python"])
+        .arg(&script)
+        .arg("--")
+        .args([&glb, &back])
+        .output()
+        .expect("run Blender");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("MATERIALS skin,cloth,glove") && text.contains("DONE"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = run(&[
+        "import".as_ref(),
+        back.as_os_str(),
+        mesh.as_os_str(),
+        "--to".as_ref(),
+        "unigine:ms11".as_ref(),
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let file = open(&std::fs::read(&mesh).unwrap()).unwrap();
+    let scene = file
+        .to_scene(&ExportOptions::default(), &Limits::default())
+        .unwrap();
+    let names: Vec<&str> = scene.meshes[0]
+        .primitives
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["skin", "cloth", "glove"]);
+    let source = open(&std::fs::read(&src).unwrap())
+        .unwrap()
+        .to_scene(&ExportOptions::default(), &Limits::default())
+        .unwrap();
+    for (a, b) in source.meshes[0]
+        .primitives
+        .iter()
+        .zip(&scene.meshes[0].primitives)
+    {
+        assert_eq!(a.triangles.len(), b.triangles.len(), "{}", a.name);
+    }
+}

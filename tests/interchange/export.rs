@@ -160,6 +160,7 @@ fn cases() -> Vec<Case> {
 
     let tri = Primitive {
         name: "every attribute".into(),
+        material: Some("paint".into()),
         positions: vec![[0.0, 0.0, 0.0], [1.0, 0.1, -0.0], [0.0, 1.0, 3.5]],
         normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
         uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
@@ -2606,32 +2607,51 @@ fn non_finite_values_and_unused_vertices() {
     assert!(scene.notes.is_empty(), "{:?}", notes_of(&scene));
 }
 
-/// The CLI exports the 3.01 file (exit 0) and prints each note on stderr.
+/// The CLI exports the 3.01 file (exit 0) and prints, a line each, what it left out
+/// or changed: the other level's faces with the vertices only they use (not again as
+/// unused vertices), and the values that are not finite.
 #[test]
 fn cli_prints_the_notes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let input = dir.path().join("nan.mesh");
     std::fs::write(&input, non_finite_301()).expect("write");
-    for (lod, out, notes) in [("0", "a.gltf", 3), ("1", "b.glb", 5), ("1", "c.obj", 5)] {
+    for (lod, out) in [("0", "a.gltf"), ("1", "b.glb"), ("1", "c.obj")] {
         let o = Command::new(env!("CARGO_BIN_EXE_meshcodec"))
             .arg("export")
             .arg(&input)
             .arg(dir.path().join(out))
-            .args(["--lod", lod])
+            .args(["--lod", lod, "--json"])
             .output()
             .expect("run meshcodec");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(o.status.success(), "{err}");
-        let lines: Vec<&str> = err.lines().filter(|l| l.contains(": note: ")).collect();
-        assert_eq!(lines.len(), notes, "{err}");
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains(": dropped: ")).collect();
         assert!(lines.iter().all(|l| l.starts_with("meshcodec: ")), "{err}");
-        let unused = if lod == "0" { 2 } else { 3 };
+        let (faces, levels) = if lod == "0" {
+            (
+                1,
+                "1 face of LOD 1 and the 2 vertices only they use (the scene holds LOD 0",
+            )
+        } else {
+            (
+                2,
+                "2 faces of LOD 0 and the 3 vertices only they use (the scene holds LOD 1",
+            )
+        };
+        assert!(err.contains(levels), "{err}");
         assert!(
-            err.contains(&format!(
-                "note: {unused} vertices that no exported triangle uses were left out"
-            )),
-            "{err}"
+            !err.contains("no exported triangle uses"),
+            "named once: {err}"
         );
+        assert!(err.contains("not finite (NaN or infinite)"), "{err}");
+        // The same report for scripts, one object per line of it.
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let losses = json["losses"].as_array().expect("losses");
+        assert_eq!(losses.len(), lines.len(), "{json}");
+        assert_eq!(losses[0]["kind"], "lods");
+        assert_eq!(losses[0]["level"], "lost");
+        assert_eq!(losses[0]["count"], faces);
+        assert_eq!(json["lossless"], false);
     }
 }
 

@@ -212,7 +212,7 @@ fn cli_import() {
         "7.00".as_ref(),
     ];
     let o = run(&[&args[..], &draco[..]].concat());
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(3), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("quantized to 11 bits"));
     let o = run(&[&args[..], &draco[..], &["--allow-lossy".as_ref()][..]].concat());
     assert!(o.status.success(), "{o:?}");
@@ -250,7 +250,7 @@ fn cli_import() {
     let csg = csg(&cube);
     let csg: Vec<&std::ffi::OsStr> = csg.iter().map(|a| a.as_os_str()).collect();
     let o = run(&csg);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(3), "{o:?}");
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("the normals of 1 primitive"),
         "{o:?}"
@@ -268,7 +268,7 @@ fn cli_import() {
         "--to".as_ref(),
         "ms13".as_ref(),
     ]);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
     let o = run(&[
         "import".as_ref(),
         out.as_os_str(),
@@ -433,7 +433,7 @@ fn import_names_what_it_leaves_behind() {
     // once, by the FileMesh conversion (the import carries it into the model).
     let o = import_to(&gltf_path, "3.00", false);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
     for expected in ["3 bones (3.00 has no skeleton)", "skinning of 10 vertices"] {
         assert!(err.contains(expected), "{expected:?} in {err}");
     }
@@ -479,7 +479,7 @@ fn import_names_what_it_leaves_behind() {
     std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
     let o = import(&edited, false);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
     for expected in [
         "1 primitive that is not a triangle list (points, lines, strips or fans) was left out",
         "2 morph targets are not carried into 4.00",

@@ -879,7 +879,7 @@ fn cli_imports_and_converts_into_stf() {
         .args(["--to", "stf"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("skeleton") && err.contains("STF"), "{err}");
     assert!(!refused.exists());

@@ -486,6 +486,7 @@ fn rig() -> Scene {
     fill_inverse_binds(&mut scene);
     let quad = |z: f32, name: &str, skinned: bool| Primitive {
         name: name.into(),
+        material: None,
         positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [1.0, 1.0, z], [0.0, 1.0, z]],
         normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
         uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),

@@ -26,16 +26,19 @@ pub fn fields<const N: usize>(
 }
 
 /// The end of a batch run: the totals `line` (on standard error with --json, where
-/// standard output holds only JSON lines), and status 1 if any file failed or differed.
+/// standard output holds only JSON lines), and status 1 if any file failed or differed,
+/// else 3 if a conversion was refused as lossy.
 pub fn finish(tally: &Tally, line: &str, json: bool) -> ExitCode {
     if json {
         eprintln!("meshcodec: {line}");
     } else {
         say!("{line}");
     }
-    if tally.failed + tally.differs == 0 {
-        ExitCode::SUCCESS
-    } else {
+    if tally.failed + tally.differs > 0 {
         ExitCode::from(1)
+    } else if tally.lossy > 0 {
+        ExitCode::from(super::failure::REFUSED)
+    } else {
+        ExitCode::SUCCESS
     }
 }

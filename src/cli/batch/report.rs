@@ -14,6 +14,8 @@ pub enum Status {
     Differs,
     /// An error.
     Failed,
+    /// A conversion refused for what it would lose (no `--allow-lossy`).
+    Lossy,
     /// Passed over: not a mesh file, a symbolic link …
     Skipped,
 }
@@ -25,6 +27,7 @@ impl Status {
             Status::Ok => "ok",
             Status::Differs => "differs",
             Status::Failed => "error",
+            Status::Lossy => "lossy",
             Status::Skipped => "skipped",
         }
     }
@@ -44,7 +47,29 @@ pub struct Report {
 
 impl Report {
     /// A failure: `text` for people, `{"error": message}` for scripts (a message that
-    /// starts with the path loses that start).
+    /// starts with the path loses that start); a refused lossy conversion has status
+    /// `lossy` and its report as `losses` (`{"kind", "level", "count", "text"}` each).
+    pub fn of_failure(path: &Path, failure: &super::super::failure::Failure) -> Report {
+        if failure.refused.is_empty() {
+            return Report::failed(path, &failure.message);
+        }
+        let shown = format!("{}: ", path.display());
+        let message = failure.message.as_str();
+        let message = message.strip_prefix(&shown).unwrap_or(message);
+        let mut json = Map::new();
+        json.insert("message".into(), Value::from(message));
+        json.insert(
+            "losses".into(),
+            super::super::losses::json(&failure.refused),
+        );
+        Report {
+            status: Status::Lossy,
+            text: format!("LOSSY     {}: {message}", path.display()),
+            json,
+        }
+    }
+
+    /// An error (see [`Report::of_failure`]).
     pub fn failed(path: &Path, message: &str) -> Report {
         let shown = format!("{}: ", path.display());
         let message = message.strip_prefix(&shown).unwrap_or(message);
@@ -78,6 +103,8 @@ pub struct Tally {
     pub differs: usize,
     /// Errors.
     pub failed: usize,
+    /// Conversions refused for what they would lose.
+    pub lossy: usize,
     /// Passed over.
     pub skipped: usize,
 }
@@ -85,7 +112,7 @@ pub struct Tally {
 impl Tally {
     /// Files worked on (not skipped).
     pub fn done(&self) -> usize {
-        self.ok + self.differs + self.failed
+        self.ok + self.differs + self.failed + self.lossy
     }
 
     /// "N ok, N failed, N skipped (not mesh files or links)" for the end of a run.
@@ -93,6 +120,9 @@ impl Tally {
         let mut parts = vec![format!("{} {ok}", self.ok)];
         if self.differs > 0 {
             parts.push(format!("{} not byte-identical", self.differs));
+        }
+        if self.lossy > 0 {
+            parts.push(format!("{} refused as lossy", self.lossy));
         }
         parts.push(format!("{} failed", self.failed));
         if self.skipped > 0 {
@@ -115,6 +145,7 @@ mod tests {
             ok: 3,
             differs: 1,
             failed: 2,
+            lossy: 0,
             skipped: 4,
         };
         assert_eq!(

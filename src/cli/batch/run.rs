@@ -61,6 +61,7 @@ pub fn run(
                     Status::Ok => tally.ok += 1,
                     Status::Differs => tally.differs += 1,
                     Status::Failed => tally.failed += 1,
+                    Status::Lossy => tally.lossy += 1,
                     Status::Skipped => tally.skipped += 1,
                 }
                 let line = if json {

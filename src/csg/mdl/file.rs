@@ -294,12 +294,14 @@ pub(crate) fn import(scene: &Scene, v: u32) -> Result<Converted> {
     if prims > 0 {
         losses.insert(
             0,
-            Loss {
-                kind: LossKind::NotImported,
-                detail: "the NormalId of each vertex (the part face it came from) is derived \
-                         from its normal's direction, a stand-in; tangents are written as zero"
-                    .into(),
-            },
+            // Fields the scene has no value for, given defaults: a layout, not data.
+            Loss::counted(
+                LossKind::NotImported,
+                prims,
+                "the NormalId of each vertex (the part face it came from) is derived from \
+                 its normal's direction, a stand-in; tangents are written as zero",
+            )
+            .at(crate::loss::Level::Relaid),
         );
     }
     Ok(Converted {

@@ -304,7 +304,7 @@ impl UnionMesh {
         let bytes = self.to_blob(version)?.write()?;
         let back = UnionMesh::read(&bytes)?;
         let mut losses = Vec::new();
-        let mut lose = |kind: LossKind, detail: String| losses.push(Loss { kind, detail });
+        let mut lose = |kind: LossKind, detail: String| losses.push(Loss::new(kind, detail));
         let differ = |f: &dyn Fn(&UnionVertex, &UnionVertex) -> bool| {
             self.vertices
                 .iter()

@@ -98,25 +98,25 @@ impl MeshFile for Csgphs {
         let model = CsgMesh::from_csgphs(self, limits)?;
         let mut losses = Vec::new();
         if model.physics.is_some() {
-            losses.push(Loss {
-                kind: LossKind::CsgPhysics,
-                detail: "the stored physics info (volume, centre of gravity, inertia)".into(),
-            });
+            losses.push(Loss::new(
+                LossKind::CsgPhysics,
+                "the stored physics info (volume, centre of gravity, inertia)",
+            ));
         }
         if let Some(g) = model.geometry_type {
-            losses.push(Loss {
-                kind: LossKind::CsgGeometryType,
-                detail: format!("the geometry type byte ({g})"),
-            });
+            losses.push(Loss::new(
+                LossKind::CsgGeometryType,
+                format!("the geometry type byte ({g})"),
+            ));
         }
         if model.hulls.len() > 1 {
-            losses.push(Loss {
-                kind: LossKind::CsgHulls,
-                detail: format!(
+            losses.push(Loss::new(
+                LossKind::CsgHulls,
+                format!(
                     "the split into {} convex hulls (they become one mesh's parts)",
                     model.hulls.len()
                 ),
-            });
+            ));
         }
         Ok(losses)
     }

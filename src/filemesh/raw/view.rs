@@ -3,7 +3,7 @@
 //! lie in the caller's bytes and are read from there when asked.
 //!
 //! [`FileMeshView::parse`] reads the very layouts [`FileMesh::read`](super::FileMesh::read)
-//! reads, instantiated with [`InPlace`] arrays ([`Arrays`](crate::Arrays)), so it checks
+//! reads, instantiated with `InPlace` arrays ([`Arrays`](crate::Arrays)), so it checks
 //! what the owned read checks (every count against the bytes behind it, every chunk's
 //! payload filled exactly) and fails where it fails, at the same offset, but copies no
 //! array: answering [`FileMeshView::info`] for a file already in memory costs the

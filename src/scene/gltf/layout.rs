@@ -220,6 +220,15 @@ pub(super) fn build_into<'a>(scene: &Scene, sink: Sink<'a>) -> Result<(Value, Wr
     if !animations.is_empty() {
         doc.insert("animations".into(), Value::Array(animations));
     }
+    if !w.materials.is_empty() {
+        // A name only: the primitives' grouping, which tools keep (Blender's material
+        // slots), not a look.
+        let materials = std::mem::take(&mut w.materials);
+        doc.insert(
+            "materials".into(),
+            materials.iter().map(|m| json!({ "name": m })).collect(),
+        );
+    }
     if !w.accessors.is_empty() {
         let views = std::mem::take(&mut w.views);
         doc.insert(
@@ -292,6 +301,8 @@ pub(super) struct Writer<'a> {
     pub(super) len: usize,
     views: Vec<Value>,
     accessors: Vec<Value>,
+    /// The materials the primitives name, in order of first use.
+    materials: Vec<String>,
 }
 
 impl<'a> Writer<'a> {
@@ -301,6 +312,7 @@ impl<'a> Writer<'a> {
             len: 0,
             views: Vec::new(),
             accessors: Vec::new(),
+            materials: Vec::new(),
         }
     }
 
@@ -404,6 +416,16 @@ impl<'a> Writer<'a> {
         });
         if let (false, Some(obj)) = (target_list.is_empty(), prim.as_object_mut()) {
             obj.insert("targets".into(), Value::Array(target_list));
+        }
+        if let (Some(name), Some(obj)) = (&p.material, prim.as_object_mut()) {
+            let k = match self.materials.iter().position(|m| m == name) {
+                Some(k) => k,
+                None => {
+                    self.materials.push(name.clone());
+                    self.materials.len() - 1
+                }
+            };
+            obj.insert("material".into(), json!(k));
         }
         Ok(prim)
     }

@@ -84,6 +84,13 @@ const CHUNK_JSON: u32 = 0x4E4F_534A;
 /// GLB chunk type `BIN\0`.
 const CHUNK_BIN: u32 = 0x004E_4942;
 
+/// What a glTF export of `scene` leaves out: glTF holds every part of a scene, so this
+/// is what the scene's adapter already changed (its notes: vertices no triangle uses,
+/// values that are not finite), as losses.
+pub fn losses(scene: &Scene) -> Vec<crate::loss::Loss> {
+    scene.uncarried(&super::carry::Carries::all("glTF"), "glTF")
+}
+
 /// The scene as a glTF 2.0 JSON document, its one buffer embedded as a
 /// `data:application/octet-stream;base64,` URI.
 ///
@@ -327,6 +334,7 @@ mod tests {
     fn triangle() -> Primitive {
         Primitive {
             extra_uvs: Vec::new(),
+            material: None,
             name: "tri".into(),
             positions: vec![[0.0, 0.0, 0.0], [1.0, -0.0, 0.1], [-2.5, 3.0, 0.0]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 3]),

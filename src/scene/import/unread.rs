@@ -177,8 +177,32 @@ pub(crate) fn gltf_unread(doc: &Value) -> Vec<ExportNote> {
             plural(offsets, "morph target", "morph targets")
         ),
     );
+    // A primitive keeps its material's name; a material that holds more (colours,
+    // textures, shading) loses that.
+    let materials = array(doc, "materials")
+        .iter()
+        .filter(|m| {
+            // An empty object (Blender writes `"pbrMetallicRoughness": {}`) holds only
+            // the defaults.
+            m.as_object().is_some_and(|o| {
+                o.iter().any(|(k, v)| {
+                    k != "name" && k != "extras" && v.as_object().is_none_or(|x| !x.is_empty())
+                })
+            })
+        })
+        .count();
+    note(
+        materials,
+        format!(
+            "{} not imported (the primitives keep their materials' names)",
+            plural(
+                materials,
+                "material's properties are",
+                "materials' properties are"
+            )
+        ),
+    );
     for (key, one, many) in [
-        ("materials", "material", "materials"),
         ("textures", "texture", "textures"),
         ("cameras", "camera", "cameras"),
     ] {

@@ -225,13 +225,13 @@ fn build(
         }
     }
     if resampled > 0 {
-        losses.push(Loss {
-            kind: LossKind::UnigineAnimations,
-            detail: format!(
+        losses.push(Loss::new(
+            LossKind::UnigineAnimations,
+            format!(
                 "{resampled} animation channel(s) have keys between UNIGINE's frames \
                  ({FRAME_RATE} per second): they were resampled at the frames"
             ),
-        });
+        ));
     }
 
     let bounds = union_bounds(surfaces.iter().map(|s: &SurfaceHeader| s.bounds));

@@ -83,22 +83,22 @@ pub(super) fn bones_of(
         }
     }
     if moved > 0 {
-        losses.push(Loss {
-            kind: LossKind::Skeleton,
-            detail: format!(
+        losses.push(Loss::new(
+            LossKind::Skeleton,
+            format!(
                 "the rest pose of {moved} joint(s), which differs from their bind pose: \
                  UNIGINE stores the bind pose (from the inverse bind matrices) only"
             ),
-        });
+        ));
     }
     if sheared > 0 {
-        losses.push(Loss {
-            kind: LossKind::Skeleton,
-            detail: format!(
+        losses.push(Loss::new(
+            LossKind::Skeleton,
+            format!(
                 "the bind pose of {sheared} joint(s) is sheared (not a translation, rotation \
                  and scale): their rest pose was written instead"
             ),
-        });
+        ));
     }
     Ok((bones, pose))
 }

@@ -29,7 +29,7 @@ impl Stats {
         let mut out = Vec::new();
         let mut lose = |n: usize, kind: LossKind, detail: String| {
             if n > 0 {
-                out.push(Loss { kind, detail });
+                out.push(Loss::counted(kind, n, detail));
             }
         };
         lose(

@@ -21,7 +21,7 @@ impl CsgMesh {
         if !CSGPHS_VERSIONS.contains(&target) {
             return out;
         }
-        let mut loss = |kind, detail: String| out.push(Loss { kind, detail });
+        let mut loss = |kind, detail: String| out.push(Loss::new(kind, detail));
         if target == 0 && !self.hulls.is_empty() {
             loss(
                 LossKind::CsgHulls,

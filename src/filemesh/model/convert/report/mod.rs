@@ -27,7 +27,7 @@ use crate::filemesh::model::{Mesh, SameBits};
 use crate::filemesh::raw::chunks::{chunk_type_name, Chunk, SkinningV1};
 use crate::filemesh::raw::facs::Facs;
 use crate::filemesh::raw::{FileMesh, Version};
-use crate::loss::{Loss, LossKind};
+use crate::loss::{Level, Loss, LossKind};
 use back::{Back, VertexDiff};
 use in_place::{in_place, Arrays};
 use text_back::TextBack;
@@ -109,17 +109,27 @@ fn compare_with(
     out: &mut Vec<Loss>,
     warm: &DracoMemo<'_>,
 ) -> Result<()> {
-    let mut loss = |kind, detail: String| out.push(Loss { kind, detail });
+    let mut loss = |l: Loss| out.push(l);
     let faces_kept = geometry(before, after, target, &mut loss);
     let lod_info = |m: &Mesh| (m.lods.lod_type, m.lods.num_high_quality_lods);
     let a = after.model();
     if lod_info(before) != lod_info(a) {
+        // With one level of detail they describe nothing the target could hold: how
+        // the source's header was filled in, not data.
+        let level = if before.lod0_faces().len() == before.faces.len() {
+            Level::Relaid
+        } else {
+            Level::Lost
+        };
         loss(
-            LossKind::LodInfo,
-            format!(
-                "lodType {} and numHighQualityLODs {} ({target} has neither)",
-                before.lods.lod_type, before.lods.num_high_quality_lods
-            ),
+            Loss::new(
+                LossKind::LodInfo,
+                format!(
+                    "lodType {} and numHighQualityLODs {} ({target} has neither)",
+                    before.lods.lod_type, before.lods.num_high_quality_lods
+                ),
+            )
+            .at(level),
         );
     }
     let skeleton_kept = before.skeleton.same_bits(&a.skeleton);
@@ -129,17 +139,25 @@ fn compare_with(
         } else {
             format!("{} bones change", before.skeleton.len())
         };
-        loss(LossKind::Skeleton, detail);
+        loss(Loss::counted(
+            LossKind::Skeleton,
+            before.skeleton.len(),
+            detail,
+        ));
     }
     let skinning_kept = after.same_skinning(before);
     if !skinning_kept {
         let n = before.skinning.as_ref().map_or(0, |s| s.len());
-        loss(LossKind::Skinning, format!("skinning of {n} vertices"));
+        loss(Loss::counted(
+            LossKind::Skinning,
+            n,
+            format!("skinning of {n} vertices"),
+        ));
     }
     let facs_kept = before.facs.same_bits(&a.facs);
     if !facs_kept {
-        let detail = match (&before.facs, &a.facs) {
-            (Some(_), None) => format!("FACS data ({target} has none)"),
+        let (count, detail) = match (&before.facs, &a.facs) {
+            (Some(f), None) => (f.poses.len(), format!("FACS data ({target} has none)")),
             (Some(b), Some(a)) => {
                 let changed = b
                     .poses
@@ -155,19 +173,23 @@ fn compare_with(
                             .count()
                     })
                     .sum::<usize>();
-                format!("{changed} FACS pose values change when quantized")
+                (
+                    changed,
+                    format!("{changed} FACS pose values change when quantized"),
+                )
             }
-            _ => "FACS data changes".to_string(),
+            _ => (0, "FACS data changes".to_string()),
         };
-        loss(LossKind::Facs, detail);
+        loss(Loss::counted(LossKind::Facs, count, detail));
     }
     let hsr_kept = before.hsr_always_visible == a.hsr_always_visible;
     if !hsr_kept {
         let n = before.hsr_always_visible.as_ref().map_or(0, Vec::len);
-        loss(
+        loss(Loss::counted(
             LossKind::Hsr,
+            n,
             format!("{n} HSR always-visible flags ({target} has none)"),
-        );
+        ));
     }
     let Some(source) = before.stored.version else {
         return Ok(());
@@ -200,7 +222,7 @@ fn geometry(
     before: &Mesh,
     after: &impl Back,
     target: Version,
-    loss: &mut impl FnMut(LossKind, String),
+    loss: &mut impl FnMut(Loss),
 ) -> bool {
     let lod0 = before.lod0_faces();
     let mut kept = true;
@@ -211,26 +233,28 @@ fn geometry(
             before.vertices.len() == lod0.len() * 3 && corners.clone().all(|(k, i)| k == i);
         if !in_order {
             kept = false;
-            loss(
+            loss(Loss::counted(
                 LossKind::VertexSharing,
+                before.vertices.len(),
                 format!(
                     "{} vertices become {} face corners ({target} has one vertex per corner)",
                     before.vertices.len(),
                     lod0.len() * 3
                 ),
-            );
+            ));
         }
     } else {
         if before.vertices.len() != after.vertex_count() {
             kept = false;
-            loss(
+            loss(Loss::counted(
                 LossKind::Values,
+                before.vertices.len(),
                 format!(
                     "{} vertices become {}",
                     before.vertices.len(),
                     after.vertex_count()
                 ),
-            );
+            ));
         }
     }
     let expected: &[[u32; 3]] = if target.has_lods() {
@@ -241,14 +265,19 @@ fn geometry(
     let dropped = before.faces.len() - expected.len();
     if dropped > 0 {
         kept = false;
-        loss(
+        loss(Loss::counted(
             LossKind::Lods,
+            dropped,
             format!("{dropped} faces of LODs other than LOD 0 ({target} has no LODs)"),
-        );
+        ));
     }
     if !target.is_text() && after.faces() != expected {
         kept = false;
-        loss(LossKind::Values, "the faces change".to_string());
+        loss(Loss::counted(
+            LossKind::Values,
+            expected.len(),
+            "the faces change",
+        ));
     }
     if target.is_text() {
         vertices(before, after, corners.map(|(k, i)| (i, k)), target, loss);
@@ -265,7 +294,7 @@ fn vertices(
     after: &impl Back,
     pairs: impl Iterator<Item = (usize, usize)>,
     target: Version,
-    loss: &mut impl FnMut(LossKind, String),
+    loss: &mut impl FnMut(Loss),
 ) {
     // Per attribute: vertices whose value changed; and numbers that changed, finite or
     // not.
@@ -283,22 +312,25 @@ fn vertices(
         non_finite += usize::from(d.non_finite);
     }
     if col > 0 {
-        loss(
+        loss(Loss::counted(
             LossKind::Colors,
+            col,
             format!("colours of {col} vertices ({target} has no vertex colours)"),
-        );
+        ));
     }
     if tan > 0 {
-        loss(
+        loss(Loss::counted(
             LossKind::Tangents,
+            tan,
             format!("tangents of {tan} vertices ({target} has no tangents)"),
-        );
+        ));
     }
     if ws > 0 {
-        loss(
+        loss(Loss::counted(
             LossKind::TextW,
+            ws,
             format!("the w of {ws} texture coordinates (only 1.x holds it)"),
-        );
+        ));
     }
     if non_finite > 0 {
         let how = if target.is_text() {
@@ -306,31 +338,35 @@ fn vertices(
         } else {
             "replaced by 0 before Draco quantization"
         };
-        loss(
+        loss(Loss::counted(
             LossKind::NonFinite,
+            non_finite,
             format!("{non_finite} numbers that are not finite (NaN or infinite), {how}"),
-        );
+        ));
     }
     if numbers == 0 {
         return;
     }
     if target.is_text() {
-        loss(
+        loss(Loss::counted(
             LossKind::TextPrecision,
+            numbers,
             format!("{numbers} numbers rounded to the text's significant digits"),
-        );
+        ));
     } else if target == Version::V7_00 && pos == 0 && uv == 0 {
-        loss(
+        loss(Loss::counted(
             LossKind::NormalPrecision,
+            nrm,
             format!("normals of {nrm} vertices quantized to 11 bits by Draco"),
-        );
+        ));
     } else {
-        loss(
+        loss(Loss::counted(
             LossKind::Values,
+            numbers,
             format!(
                 "{numbers} numbers change (positions of {pos}, normals of {nrm}, UVs of {uv} vertices)"
             ),
-        );
+        ));
     }
 }
 
@@ -341,20 +377,20 @@ fn layout(
     source: Version,
     target: Version,
     kept: &Kept,
-    loss: &mut impl FnMut(LossKind, String),
+    loss: &mut impl FnMut(Loss),
     warm: &DracoMemo<'_>,
 ) -> Result<()> {
     let back = format!("writing {source} again from {target}");
     if !source.has_skinning() && !source.is_chunked() {
         let (b, a) = (before.vertex_size_for(source), after.vertex_size(source));
         if b != a {
-            loss(
+            loss(Loss::new(
                 LossKind::Layout,
                 format!(
                     "the {b}-byte vertices of the {source} file ({target} cannot record the \
                      vertex size; {back} gives {a}-byte vertices)"
                 ),
-            );
+            ));
         }
     }
     if source.has_lods() && !source.has_skinning() && !source.is_chunked() {
@@ -363,9 +399,14 @@ fn layout(
             after.model().sizeof_lod_offset_for(),
         );
         if b != a {
+            // 4 is what every writer puts there ("unused, always 4").
+            let level = if b == 4 { Level::Relaid } else { Level::Lost };
             loss(
-                LossKind::HeaderBytes,
-                format!("sizeof_LodOffset {b} ({target} has no such field)"),
+                Loss::new(
+                    LossKind::HeaderBytes,
+                    format!("sizeof_LodOffset {b} ({target} has no such field)"),
+                )
+                .at(level),
             );
         }
     }
@@ -374,21 +415,26 @@ fn layout(
         after.model().header_tail_for(source),
     );
     if b != a {
-        loss(
+        loss(Loss::counted(
             LossKind::HeaderBytes,
+            b.len(),
             format!(
                 "{} header bytes beyond the known fields of {source}'s header ({target} has \
                  no place for them)",
                 b.len()
             ),
-        );
+        ));
     }
     if source.has_skinning() && !source.is_chunked() {
         let (b, a) = (before.padding_for(), after.model().padding_for());
         if b != a {
+            let level = if b == 0 { Level::Relaid } else { Level::Lost };
             loss(
-                LossKind::HeaderBytes,
-                format!("the header's padding byte {b} ({target} has no padding byte)"),
+                Loss::new(
+                    LossKind::HeaderBytes,
+                    format!("the header's padding byte {b} ({target} has no padding byte)"),
+                )
+                .at(level),
             );
         }
     }
@@ -397,31 +443,32 @@ fn layout(
         after.model().trailing_for(source),
     );
     if b != a {
-        loss(
+        loss(Loss::counted(
             LossKind::TrailingBytes,
+            b.len(),
             format!(
                 "{} bytes after the last structure ({target} has no place for them)",
                 b.len()
             ),
-        );
+        ));
     }
     if source.has_lods() && kept.faces {
         let (b, a) = (before.lod_offsets_for(), after.lod_offsets());
         if b != a {
-            loss(
+            loss(Loss::new(
                 LossKind::Layout,
                 format!("LOD offsets {b:?} ({back} gives {a:?})"),
-            );
+            ));
         }
     }
     if source.has_skinning() && kept.skin && !same_skin(&*before.skin_for()?, &*after.skin()?) {
-        loss(
+        loss(Loss::new(
             LossKind::Layout,
             format!(
                 "the subsets, bone name table and envelope bytes as stored ({back} lays the \
                  skinning out anew)"
             ),
-        );
+        ));
     }
     if source.has_facs() && kept.facs {
         let (b, a) = (
@@ -429,18 +476,27 @@ fn layout(
             after.model().facs_section_for()?,
         );
         if !same_facs(b.as_ref(), a.as_ref()) {
-            let detail = match b.as_ref().map(|s| &s.facs) {
-                Some(Facs::Opaque(bytes)) => format!(
-                    "{} bytes of FACS data the model does not read ({target} has no place \
-                     for them)",
-                    bytes.len()
+            let l = match b.as_ref().map(|s| &s.facs) {
+                Some(Facs::Opaque(bytes)) => Loss::counted(
+                    LossKind::Facs,
+                    bytes.len(),
+                    format!(
+                        "{} bytes of FACS data the model does not read ({target} has no \
+                         place for them)",
+                        bytes.len()
+                    ),
                 ),
-                _ => format!(
-                    "the FACS block as stored (facsDataFormat and quantization; {back} \
-                     writes it anew)"
-                ),
+                // The same poses, quantized and laid out anew.
+                _ => Loss::new(
+                    LossKind::Facs,
+                    format!(
+                        "the FACS block as stored (facsDataFormat and quantization; {back} \
+                         writes it anew)"
+                    ),
+                )
+                .at(Level::Relaid),
             };
-            loss(LossKind::Facs, detail);
+            loss(l);
         }
     }
     if !source.is_chunked() {
@@ -449,10 +505,10 @@ fn layout(
     if kept.hsr {
         let (b, a) = (before.hsr_for()?, after.model().hsr_for()?);
         if b != a {
-            loss(
+            loss(Loss::new(
                 LossKind::Layout,
-                "the padding bits of the HSR flags".to_string(),
-            );
+                "the padding bits of the HSR flags",
+            ));
         }
     }
     let options = WriteOptions::default();
@@ -487,21 +543,25 @@ fn layout(
         })
         .collect();
     if !lost.is_empty() {
-        loss(
+        loss(Loss::counted(
             LossKind::Chunks,
+            lost.len(),
             format!(
                 "chunks the model does not interpret: {} ({target} has no place for them)",
                 lost.join(", ")
             ),
-        );
+        ));
     } else if names(&b) != names(&a) {
         loss(
-            LossKind::Chunks,
-            format!(
-                "the chunk order ({} in {source}; {back} gives {})",
-                names(&b),
-                names(&a)
-            ),
+            Loss::new(
+                LossKind::Chunks,
+                format!(
+                    "the chunk order ({} in {source}; {back} gives {})",
+                    names(&b),
+                    names(&a)
+                ),
+            )
+            .at(Level::Relaid),
         );
     }
     let same_core = match (&b_core, &a_core) {
@@ -509,14 +569,14 @@ fn layout(
         (b, a) => b.is_none() && a.is_none(),
     };
     if kept.faces && !same_core {
-        loss(
+        loss(Loss::new(
             LossKind::Layout,
             format!(
                 "the COREMESH encoding as stored ({}; {back} gives {})",
                 core_name(b_core.as_ref()),
                 core_name(a_core.as_ref())
             ),
-        );
+        ));
     }
     Ok(())
 }
