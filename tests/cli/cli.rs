@@ -1,13 +1,13 @@
 //! The command-line contract (ARCHITECTURE.md): commands, JSON keys, exit statuses
-//! (0 success, 1 bad input, 2 usage), and damaged files ending in status 1 with a
-//! message — never a panic.
+//! (0 success, 1 bad input, 2 usage, 3 a conversion refused as lossy), and damaged
+//! files ending in status 1 with a message — never a panic.
 
 use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn meshcodec(args: &[&str]) -> Output {
+pub(crate) fn meshcodec(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_meshcodec"))
         .args(args)
         .output()
@@ -18,7 +18,7 @@ fn fixture(name: &str) -> PathBuf {
     common::fixtures().join(name)
 }
 
-fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 

@@ -3,24 +3,14 @@
 //! JSON objects `{"kind", "level", "count", "text"}`, the same in batch runs and exports,
 //! and usage errors worded and numbered alike however the version is spelled.
 
+use crate::cli::{meshcodec, s};
 use crate::common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn meshcodec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshcodec"))
-        .args(args)
-        .output()
-        .expect("run meshcodec")
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 fn fixture(name: &str) -> PathBuf {
     common::fixture_dir("filemesh").join(name)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
