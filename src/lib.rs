@@ -98,7 +98,8 @@
 //!     let file = open(bytes).map_err(|e| e.to_string())?;
 //!     let out = convert_to(&file, to, &ConvertOptions::default(), &Limits::default())
 //!         .map_err(|e| e.to_string())?;
-//!     if !out.losses.is_empty() && !allow_lossy {
+//!     // Lost data needs permission; re-laid layouts (`Level::Relaid`) do not.
+//!     if meshcodec::loss::any_lost(&out.losses) && !allow_lossy {
 //!         let lost: Vec<String> = out.losses.iter().map(|l| l.to_string()).collect();
 //!         return Err(format!("converting to {to} would lose: {}", lost.join("; ")));
 //!     }
