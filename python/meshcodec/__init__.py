@@ -1,0 +1,183 @@
+"""meshcodec: read and write game mesh files exactly.
+
+Roblox FileMesh 1.00-7.00, CSGPHS collision data, CSGMDL/CSGK union graphics, UNIGINE
+``.mesh``/``.anim`` and STF, from Python: a file opened and written back unmodified is
+byte-for-byte the file read, conversions say what they lose, and meshes come out as
+NumPy arrays.
+
+>>> import meshcodec
+>>> f = meshcodec.open("roundtrip-fixtures/filemesh/v4.01-bones.mesh")  # doctest: +SKIP
+>>> f.format, f.version                                                 # doctest: +SKIP
+('filemesh', '4.01')
+
+The work is done by the Rust library with the interpreter released, so threads over
+many files use every core; a :class:`File` pickles as its bytes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+from typing import Any, Dict, List, Optional, Union
+
+import numpy as np
+
+from . import _native
+from ._errors import FormatError, LossyConversion
+
+__all__ = [
+    "File",
+    "FormatError",
+    "LossyConversion",
+    "Mesh",
+    "open",
+]
+
+__version__: str = _native.__version__
+
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
+
+
+class Mesh:
+    """One level of detail of a file, as NumPy arrays (see :meth:`File.mesh`).
+
+    ``positions`` (N, 3) float32 and ``faces`` (M, 3) uint32 always; ``normals`` (N, 3)
+    float32, ``uvs`` (N, 2) float32, ``colors`` (N, 4) uint8, ``joints`` (N, 4) uint16 and
+    ``weights`` (N, 4) float32 where the format has them (else ``None``); ``bones`` a list
+    of dicts (``name``, ``parent``, ``translation``, ``rotation``, ``scale``,
+    ``inverse_bind_matrix``) for a skinned mesh. Numbers are as stored (no axis turned).
+    """
+
+    positions: np.ndarray
+    faces: np.ndarray
+    normals: Optional[np.ndarray]
+    uvs: Optional[np.ndarray]
+    colors: Optional[np.ndarray]
+    joints: Optional[np.ndarray]
+    weights: Optional[np.ndarray]
+    bones: List[Dict[str, Any]]
+
+    def __init__(self, arrays: Dict[str, Any]):
+        self.positions = arrays["positions"]
+        self.faces = arrays["faces"]
+        self.normals = arrays.get("normals")
+        self.uvs = arrays.get("uvs")
+        self.colors = arrays.get("colors")
+        self.joints = arrays.get("joints")
+        self.weights = arrays.get("weights")
+        self.bones = arrays.get("bones", [])
+
+    def __repr__(self) -> str:
+        return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
+
+
+class File:
+    """A mesh file of any format meshcodec reads, opened with :func:`open`.
+
+    Unmodified, :meth:`to_bytes` and :meth:`save` give back the bytes read, exactly.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: "_native.NativeFile"):
+        self._native = native
+
+    @property
+    def format(self) -> str:
+        """The format, as the CLI names it: ``filemesh``, ``csgphs``, ``csgmdl``, ``csgk``,
+        ``unigine-mesh``, ``unigine-anim`` or ``stf``."""
+        return self._native.format()
+
+    @property
+    def version(self) -> str:
+        """The version, as ``meshcodec info --json`` gives it (``"4.01"``, ``"7"``, ``"ms14"``)."""
+        return self._native.version()
+
+    @property
+    def losses(self) -> List[str]:
+        """What the conversion that made this file lost, a line each as the CLI prints
+        them (empty for a file opened, or converted without loss)."""
+        return self._native.losses()
+
+    @property
+    def loss_report(self) -> List[Dict[str, Any]]:
+        """:attr:`losses` as dicts: ``kind``, ``level`` (``"lost"`` or ``"re-laid"``),
+        ``count`` (or ``None``) and ``text``."""
+        return json.loads(self._native.loss_report())
+
+    def info(self) -> Dict[str, Any]:
+        """What ``meshcodec info --json`` prints for this file, as a dict."""
+        return json.loads(self._native.info_json())
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes (the bytes read, when the file is unmodified)."""
+        return self._native.to_bytes()
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the file to ``path`` atomically, as the CLI does: a failure leaves an
+        existing file as it was."""
+        self._native.save(os.fspath(path))
+
+    def convert(self, to: str, *, allow_lossy: bool = False) -> "File":
+        """The file converted to ``to``, spelled as the CLI's ``--to`` (``"2.00"``,
+        ``"filemesh:4.01"``, ``"csgphs:7"``, ``"unigine:ms13"``, ``"stf"``).
+
+        Raises :class:`LossyConversion` (listing the losses) when the target cannot hold
+        everything, unless ``allow_lossy``; the result's :attr:`losses` says what went.
+        Layouts the target only re-lays (chunk order, LOD offsets ...) need no permission
+        and are listed too. A ``to`` that names no version raises ``ValueError``.
+        """
+        return File(self._native.convert(to, allow_lossy))
+
+    def mesh(self, lod: int = 0) -> Mesh:
+        """Level of detail ``lod`` (0: full detail) as a :class:`Mesh` of NumPy arrays.
+
+        Raises ``ValueError`` for a level the file does not have."""
+        return Mesh(self._native.mesh(lod))
+
+    def export(self, path: Union[str, "os.PathLike[str]"], *, lod: int = 0, all_lods: bool = False) -> List[str]:
+        """Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as
+        ``meshcodec export`` does; returns the lines of what the export leaves out."""
+        return self._native.export(os.fspath(path), lod, all_lods)
+
+    def render(self, path: Union[str, "os.PathLike[str]", None] = None, *, size: int = 256, lod: int = 0) -> bytes:
+        """The PNG thumbnail ``meshcodec render`` draws, ``size`` pixels square; also
+        written to ``path`` when given."""
+        png = self._native.render(size, lod)
+        if path is not None:
+            with builtins.open(os.fspath(path), "wb") as out:
+                out.write(png)
+        return png
+
+    def __reduce__(self) -> Any:
+        # Pickled as its bytes: process pools and distributed engines ship the file.
+        return (_from_bytes, (self.to_bytes(),))
+
+    def __repr__(self) -> str:
+        return f"<meshcodec.File {self.format} {self.version}>"
+
+
+def _from_bytes(data: bytes) -> File:
+    return File(_native.open_bytes(data))
+
+
+def open(  # noqa: A001 - the package's front door, as the CLI's commands take any file
+    src: Source,
+    *,
+    max_input: Optional[int] = None,
+    max_decoded: Optional[int] = None,
+) -> File:
+    """Opens a file of any format meshcodec reads; the format comes from the bytes.
+
+    ``src`` is a path (``str`` or path-like) or the file's bytes (bytes-like).
+    ``max_input`` refuses larger inputs before reading them, ``max_decoded`` caps any
+    decompressed or decoded payload (both 512 MiB by default, as the CLI). Raises
+    :class:`FormatError` for bytes that are not such a file, ``OSError`` for a path that
+    cannot be read.
+    """
+    if isinstance(src, (str, os.PathLike)):
+        return File(_native.open_path(os.fspath(src), max_input, max_decoded))
+    if not isinstance(src, bytes):
+        src = bytes(src)
+    return File(_native.open_bytes(src, max_input, max_decoded))

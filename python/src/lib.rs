@@ -1,0 +1,422 @@
+//! `meshcodec._native`: the Rust side of the Python package `meshcodec`.
+//!
+//! The Python module `meshcodec` (python/meshcodec/__init__.py) is the API users call;
+//! this module gives it one class, [`NativeFile`], and a few functions, each a thin call
+//! into the library with the interpreter released (`Python::detach`) while the library
+//! reads, writes, converts or renders, so a thread pool over files uses every core.
+//!
+//! Errors become the package's own exceptions, defined in Python
+//! (`meshcodec._errors`): `FormatError(message, offset, field)` for bytes that do not
+//! parse or decode, `LossyConversion(message, losses)` for a refused conversion. Bad
+//! bytes raise; they never panic (the library does not) and never allocate beyond the
+//! [`Limits`] given.
+
+use meshcodec::loss::{any_lost, Loss};
+use meshcodec::scene::Scene;
+use meshcodec::{AnyFile, ConvertOptions, ExportOptions, Limits, MeshFile};
+use numpy::ndarray::Array2;
+use numpy::IntoPyArray;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+/// One opened file of any format: the value behind `meshcodec.File`.
+#[pyclass(module = "meshcodec._native", frozen)]
+struct NativeFile {
+    file: AnyFile,
+    limits: Limits,
+    /// What the conversion that made this file lost (empty for an opened file).
+    losses: Vec<Loss>,
+}
+
+/// The limits of a call: the library's defaults where not given.
+fn limits(max_input: Option<u64>, max_decoded: Option<u64>) -> Limits {
+    let d = Limits::default();
+    Limits {
+        max_input_bytes: max_input.unwrap_or(d.max_input_bytes),
+        max_decoded_bytes: max_decoded.unwrap_or(d.max_decoded_bytes),
+    }
+}
+
+/// A library error as the package's `FormatError` (offset and field where known).
+fn format_error(py: Python<'_>, e: &meshcodec::Error) -> PyErr {
+    let field = (!e.context().is_empty()).then(|| e.context().to_string());
+    match py
+        .import("meshcodec._errors")
+        .and_then(|m| m.getattr("FormatError"))
+        .and_then(|c| c.call1((e.to_string(), e.offset(), field)))
+    {
+        Ok(err) => PyErr::from_value(err),
+        Err(import) => import,
+    }
+}
+
+/// A refused conversion as the package's `LossyConversion`.
+fn lossy(py: Python<'_>, message: String, losses: &[Loss]) -> PyErr {
+    let lines: Vec<String> = losses.iter().map(ToString::to_string).collect();
+    match py
+        .import("meshcodec._errors")
+        .and_then(|m| m.getattr("LossyConversion"))
+        .and_then(|c| c.call1((message, lines, report(losses))))
+    {
+        Ok(err) => PyErr::from_value(err),
+        Err(import) => import,
+    }
+}
+
+/// A loss report as JSON text (`[{"kind", "level", "count", "text"}, …]`), for Python to
+/// load.
+fn report(losses: &[Loss]) -> String {
+    serde_json::to_string(losses).unwrap_or_else(|_| "[]".into())
+}
+
+/// Opens the bytes of a file of any format.
+#[pyfunction]
+#[pyo3(signature = (data, max_input=None, max_decoded=None))]
+fn open_bytes(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    max_input: Option<u64>,
+    max_decoded: Option<u64>,
+) -> PyResult<NativeFile> {
+    let limits = limits(max_input, max_decoded);
+    let bytes = data.as_bytes();
+    let file = py
+        .detach(|| meshcodec::open_with_limits(bytes, &limits))
+        .map_err(|e| format_error(py, &e))?;
+    Ok(NativeFile {
+        file,
+        limits,
+        losses: Vec::new(),
+    })
+}
+
+/// Opens a file by path, its size checked against `max_input` before it is read.
+#[pyfunction]
+#[pyo3(signature = (path, max_input=None, max_decoded=None))]
+fn open_path(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    max_input: Option<u64>,
+    max_decoded: Option<u64>,
+) -> PyResult<NativeFile> {
+    let limits = limits(max_input, max_decoded);
+    let file = py.detach(
+        || -> Result<AnyFile, Result<meshcodec::Error, std::io::Error>> {
+            let f = std::fs::File::open(&path).map_err(Err)?;
+            meshcodec::open_reader(std::io::BufReader::new(f), &limits).map_err(Ok)
+        },
+    );
+    let file = match file {
+        Ok(f) => f,
+        Err(Ok(e)) => return Err(format_error(py, &e)),
+        Err(Err(e)) => return Err(PyOSError::new_err(format!("{}: {e}", path.display()))),
+    };
+    Ok(NativeFile {
+        file,
+        limits,
+        losses: Vec::new(),
+    })
+}
+
+#[pymethods]
+impl NativeFile {
+    /// The format's name, as the CLI names it (`filemesh`, `csgphs`, `unigine-mesh` …).
+    fn format(&self) -> &'static str {
+        self.file.format().name()
+    }
+
+    /// The version, as `info --json` gives it (`4.01`, `7`, `ms14`; CSGK, which has
+    /// none, `CSGK`).
+    fn version(&self) -> String {
+        let name = self.file.version_name();
+        // Union graphics name themselves with their format ("CSGMDL 2"); info's version
+        // is the number.
+        match name.rsplit_once(' ') {
+            Some((_, v)) if v.bytes().all(|b| b.is_ascii_digit()) => v.to_string(),
+            _ => name,
+        }
+    }
+
+    /// `meshcodec info --json` as JSON text.
+    fn info_json(&self, py: Python<'_>) -> PyResult<String> {
+        let summary = py
+            .detach(|| self.file.summary(&self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        Ok(summary.json.to_string())
+    }
+
+    /// The file's bytes: identical to the bytes read when unmodified.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| self.file.write())
+            .map_err(|e| format_error(py, &e))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Writes the file to `path` atomically (a temporary file beside it, renamed over it).
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        py.detach(|| {
+            let bytes = self.file.write().map_err(Ok)?;
+            meshcodec::output::write_atomically(&path, &bytes).map_err(Err)
+        })
+        .map_err(|e| match e {
+            Ok(e) => format_error(py, &e),
+            Err(e) => PyOSError::new_err(format!("{}: cannot write: {e}", path.display())),
+        })
+    }
+
+    /// Converts to `to` (as the CLI's `--to`); refuses with `LossyConversion` when the
+    /// target loses data (re-laid layouts need no permission) unless `allow_lossy`.
+    #[pyo3(signature = (to, allow_lossy=false))]
+    fn convert(&self, py: Python<'_>, to: &str, allow_lossy: bool) -> PyResult<NativeFile> {
+        let limits = self.limits;
+        let converted = py
+            .detach(|| {
+                meshcodec::convert_to(&self.file, to, &ConvertOptions::default(), &limits).and_then(
+                    |c| {
+                        let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
+                        Ok((file, c.losses))
+                    },
+                )
+            })
+            .map_err(|e| {
+                // A version that is none is the caller's mistake, not the file's.
+                if e.offset().is_none() && e.to_string().contains("--to") {
+                    PyValueError::new_err(e.to_string())
+                } else {
+                    format_error(py, &e)
+                }
+            })?;
+        let (file, losses) = converted;
+        if any_lost(&losses) && !allow_lossy {
+            let lines: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
+            let message = format!(
+                "converting {} {} to {to} would lose:\n{}\n(pass allow_lossy=True to convert \
+                 anyway)",
+                self.file.format().name(),
+                self.file.version_name(),
+                lines.join("\n")
+            );
+            return Err(lossy(py, message, &losses));
+        }
+        Ok(NativeFile {
+            file,
+            limits,
+            losses,
+        })
+    }
+
+    /// The lines of the report of the conversion that made this file.
+    fn losses(&self) -> Vec<String> {
+        self.losses.iter().map(ToString::to_string).collect()
+    }
+
+    /// The same report as JSON text: `[{"kind", "level", "count", "text"}, …]`.
+    fn loss_report(&self) -> String {
+        report(&self.losses)
+    }
+
+    /// Level of detail `lod` as arrays (a dict; see `meshcodec.Mesh`).
+    #[pyo3(signature = (lod=0))]
+    fn mesh<'py>(&self, py: Python<'py>, lod: usize) -> PyResult<Bound<'py, PyDict>> {
+        let options = ExportOptions {
+            lod,
+            all_lods: false,
+            name: String::new(),
+            // The numbers as stored: no turn to glTF's axes.
+            keep_axes: true,
+        };
+        let scene = py
+            .detach(|| self.file.to_scene(&options, &self.limits))
+            .map_err(|e| {
+                if e.offset().is_none() && e.to_string().contains("LOD") {
+                    PyValueError::new_err(e.to_string())
+                } else {
+                    format_error(py, &e)
+                }
+            })?;
+        mesh_dict(py, &scene)
+    }
+
+    /// Writes the geometry as glTF (.gltf, .glb) or OBJ, as `meshcodec export` does; the
+    /// lines of what the export leaves out.
+    #[pyo3(signature = (path, lod=0, all_lods=false))]
+    fn export(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        lod: usize,
+        all_lods: bool,
+    ) -> PyResult<Vec<String>> {
+        let options = ExportOptions {
+            lod,
+            all_lods,
+            name: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            keep_axes: false,
+        };
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        if !matches!(ext.as_str(), "gltf" | "glb" | "obj") {
+            return Err(PyValueError::new_err(format!(
+                "{}: the extension must be .gltf, .glb or .obj",
+                path.display()
+            )));
+        }
+        let done = py.detach(
+            || -> Result<Vec<Loss>, Result<meshcodec::Error, std::io::Error>> {
+                let (scene, mut losses) = self
+                    .file
+                    .clone()
+                    .into_scene_and_losses(&options, &self.limits)
+                    .map_err(Ok)?;
+                let bytes = match ext.as_str() {
+                    "glb" => {
+                        losses.extend(meshcodec::scene::gltf::losses(&scene));
+                        meshcodec::scene::gltf::to_glb(&scene).map_err(Ok)?
+                    }
+                    "gltf" => {
+                        losses.extend(meshcodec::scene::gltf::losses(&scene));
+                        meshcodec::scene::gltf::to_gltf(&scene)
+                            .map_err(Ok)?
+                            .into_bytes()
+                    }
+                    _ => {
+                        losses.extend(meshcodec::scene::obj::losses(&scene));
+                        meshcodec::scene::obj::to_obj(&scene)
+                            .map_err(Ok)?
+                            .into_bytes()
+                    }
+                };
+                meshcodec::output::write_atomically(&path, &bytes).map_err(Err)?;
+                Ok(losses)
+            },
+        );
+        match done {
+            Ok(losses) => Ok(losses.iter().map(ToString::to_string).collect()),
+            Err(Ok(e)) => Err(format_error(py, &e)),
+            Err(Err(e)) => Err(PyOSError::new_err(format!(
+                "{}: cannot write: {e}",
+                path.display()
+            ))),
+        }
+    }
+
+    /// The PNG thumbnail `meshcodec render` draws, `size` pixels square, as bytes.
+    #[pyo3(signature = (size=256, lod=0))]
+    fn render<'py>(&self, py: Python<'py>, size: u32, lod: usize) -> PyResult<Bound<'py, PyBytes>> {
+        let options = ExportOptions {
+            lod,
+            ..ExportOptions::default()
+        };
+        let png = py
+            .detach(|| {
+                let scene = self.file.to_scene(&options, &self.limits)?;
+                let render = meshcodec::render::RenderOptions {
+                    size,
+                    ..Default::default()
+                };
+                meshcodec::render::render_png(&scene, &render)
+            })
+            .map_err(|e| format_error(py, &e))?;
+        Ok(PyBytes::new(py, &png))
+    }
+}
+
+/// The meshes of a scene's one level of detail as one set of arrays: primitives one
+/// after another, their faces renumbered; an attribute only where every primitive has
+/// it.
+fn mesh_dict<'py>(py: Python<'py>, scene: &Scene) -> PyResult<Bound<'py, PyDict>> {
+    let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+    let n: usize = prims.iter().map(|p| p.positions.len()).sum();
+    let m: usize = prims.iter().map(|p| p.triangles.len()).sum();
+    let d = PyDict::new(py);
+    let rows3 = |v: Vec<f32>, cols: usize| {
+        Array2::from_shape_vec((v.len() / cols, cols), v)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    };
+    let positions: Vec<f32> = prims
+        .iter()
+        .flat_map(|p| p.positions.iter().flatten().copied())
+        .collect();
+    d.set_item("positions", rows3(positions, 3)?.into_pyarray(py))?;
+    let mut faces = Vec::with_capacity(m * 3);
+    let mut base = 0u32;
+    for p in &prims {
+        faces.extend(p.triangles.iter().flatten().map(|&i| i + base));
+        base += u32::try_from(p.positions.len()).unwrap_or(u32::MAX);
+    }
+    let faces =
+        Array2::from_shape_vec((m, 3), faces).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    d.set_item("faces", faces.into_pyarray(py))?;
+    if prims.iter().all(|p| p.normals.is_some()) && n > 0 {
+        let v: Vec<f32> = prims
+            .iter()
+            .flat_map(|p| p.normals.iter().flatten().flatten().copied())
+            .collect();
+        d.set_item("normals", rows3(v, 3)?.into_pyarray(py))?;
+    }
+    if prims.iter().all(|p| p.uvs.is_some()) && n > 0 {
+        let v: Vec<f32> = prims
+            .iter()
+            .flat_map(|p| p.uvs.iter().flatten().flatten().copied())
+            .collect();
+        d.set_item("uvs", rows3(v, 2)?.into_pyarray(py))?;
+    }
+    if prims.iter().all(|p| p.colors.is_some()) && n > 0 {
+        // Stored as bytes in every format that has colours: back to them exactly.
+        let v: Vec<u8> = prims
+            .iter()
+            .flat_map(|p| p.colors.iter().flatten().flatten())
+            .map(|&c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)
+            .collect();
+        let a =
+            Array2::from_shape_vec((n, 4), v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        d.set_item("colors", a.into_pyarray(py))?;
+    }
+    if prims.iter().all(|p| p.joints.is_some()) && n > 0 {
+        let j: Vec<u16> = prims
+            .iter()
+            .flat_map(|p| p.joints.iter().flatten().flatten().copied())
+            .collect();
+        let w: Vec<f32> = prims
+            .iter()
+            .flat_map(|p| p.weights.iter().flatten().flatten().copied())
+            .collect();
+        let j =
+            Array2::from_shape_vec((n, 4), j).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        d.set_item("joints", j.into_pyarray(py))?;
+        d.set_item("weights", rows3(w, 4)?.into_pyarray(py))?;
+    }
+    if let Some(s) = &scene.skeleton {
+        let bones = PyList::empty(py);
+        for j in &s.joints {
+            let b = PyDict::new(py);
+            b.set_item("name", &j.name)?;
+            b.set_item("parent", j.parent)?;
+            b.set_item("translation", j.translation.to_vec())?;
+            b.set_item("rotation", j.rotation.to_vec())?;
+            b.set_item("scale", j.scale.to_vec())?;
+            b.set_item("inverse_bind_matrix", j.inverse_bind_matrix.to_vec())?;
+            bones.append(b)?;
+        }
+        d.set_item("bones", bones)?;
+    }
+    Ok(d)
+}
+
+/// The native half of the package `meshcodec`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeFile>()?;
+    m.add_function(wrap_pyfunction!(open_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(open_path, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

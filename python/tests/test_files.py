@@ -1,0 +1,111 @@
+"""Every fixture and corpus file of every format through the package, against the CLI."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+
+import meshcodec
+from conftest import corpus_files, fixture_files
+
+FILES = fixture_files() + corpus_files()
+
+
+def test_there_are_files_of_every_format() -> None:
+    formats = {meshcodec.open(p).format for p in fixture_files()}
+    assert formats >= {"filemesh", "csgphs", "csgmdl", "csgk", "unigine-mesh", "unigine-anim", "stf"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_opens_writes_back_identical_and_info_is_the_clis(path, cli) -> None:
+    data = path.read_bytes()
+    by_path = meshcodec.open(path)
+    by_bytes = meshcodec.open(memoryview(data))
+    assert by_path.to_bytes() == data
+    assert by_bytes.to_bytes() == data
+    assert by_path.format == by_bytes.format
+    out = subprocess.run([cli, "info", "--json", str(path)], capture_output=True, check=False)
+    if out.returncode == 0:
+        assert by_path.info() == json.loads(out.stdout)
+        version = json.loads(out.stdout)["version"]
+        # CSGK (a list of references) has no version number: its name stands for one.
+        assert by_path.version == ("CSGK" if version is None else str(version))
+    # Pickled as its bytes.
+    assert pickle.loads(pickle.dumps(by_path)).to_bytes() == data
+
+
+def test_save_is_byte_exact_and_atomic(tmp_path) -> None:
+    src = fixture_files()[0]
+    f = meshcodec.open(src)
+    out = tmp_path / "copy.bin"
+    out.write_bytes(b"the previous file")
+    f.save(out)
+    assert out.read_bytes() == src.read_bytes()
+    with pytest.raises(OSError):
+        f.save(tmp_path)  # a directory is refused, the folder left as it was
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.bin"]
+
+
+def test_a_thread_pool_gives_the_serial_results() -> None:
+    def work(p):
+        f = meshcodec.open(p)
+        return f.format, f.version, f.info(), f.to_bytes() == p.read_bytes()
+
+    serial = [work(p) for p in FILES]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(work, FILES))
+    assert threaded == serial
+
+
+def test_mesh_arrays_equal_the_gltf_export(tmp_path) -> None:
+    """LOD 0's arrays against the accessors of the file's own glTF export (FileMesh and
+    CSGPHS are +Y up, so the export does not turn them)."""
+    checked = 0
+    for path in FILES:
+        f = meshcodec.open(path)
+        if f.format not in ("filemesh", "csgphs"):
+            continue
+        m = f.mesh()
+        out = tmp_path / "x.glb"
+        f.export(out)
+        positions, faces = glb_geometry(out.read_bytes())
+        assert m.positions.dtype == np.float32 and m.positions.shape[1] == 3
+        assert m.faces.dtype == np.uint32 and m.faces.shape[1] == 3
+        np.testing.assert_array_equal(m.positions, positions)
+        np.testing.assert_array_equal(m.faces, faces)
+        assert m.faces.size == 0 or int(m.faces.max()) < len(m.positions)
+        checked += 1
+    assert checked >= 10
+
+
+def glb_geometry(glb: bytes):
+    """Every primitive's POSITION and indices of a GLB, one after another, the indices
+    made to count over all positions (as Mesh does)."""
+    n = int.from_bytes(glb[12:16], "little")
+    doc = json.loads(glb[20 : 20 + n])
+    binary = glb[20 + n + 8 :]
+    types = {5126: np.float32, 5125: np.uint32}
+    width = {"VEC3": 3, "SCALAR": 1}
+
+    def read(k):
+        a = doc["accessors"][k]
+        v = doc["bufferViews"][a["bufferView"]]
+        start = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+        arr = np.frombuffer(binary, types[a["componentType"]], a["count"] * width[a["type"]], start)
+        return arr.reshape(a["count"], width[a["type"]])
+
+    positions, faces, base = [], [], 0
+    for mesh in doc.get("meshes", []):
+        for p in mesh["primitives"]:
+            pos = read(p["attributes"]["POSITION"])
+            positions.append(pos)
+            faces.append(read(p["indices"]).reshape(-1, 3) + base)
+            base += len(pos)
+    if not positions:
+        return np.zeros((0, 3), np.float32), np.zeros((0, 3), np.uint32)
+    return np.concatenate(positions), np.concatenate(faces).astype(np.uint32)
