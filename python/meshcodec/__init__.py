@@ -31,6 +31,8 @@ __all__ = [
     "FormatError",
     "LossyConversion",
     "Mesh",
+    "from_arrays",
+    "import_file",
     "open",
 ]
 
@@ -181,3 +183,60 @@ def open(  # noqa: A001 - the package's front door, as the CLI's commands take a
     if not isinstance(src, bytes):
         src = bytes(src)
     return File(_native.open_bytes(src, max_input, max_decoded))
+
+
+def import_file(
+    path: Union[str, "os.PathLike[str]"],
+    to: str,
+    *,
+    allow_lossy: bool = False,
+    max_input: Optional[int] = None,
+    max_decoded: Optional[int] = None,
+) -> File:
+    """A glTF (``.gltf``, ``.glb``) or OBJ file written as ``to``, as ``meshcodec import``
+    does: a FileMesh version (``"5.00"``), CSGPHS (``"7"``), union graphics
+    (``"csgmdl:5"``), UNIGINE (``"unigine:ms13"``) or STF (``"stf"``).
+
+    Raises :class:`LossyConversion` when the target cannot hold what the scene has,
+    unless ``allow_lossy``; the result's :attr:`File.losses` says what went.
+    """
+    return File(_native.import_file(os.fspath(path), to, allow_lossy, max_input, max_decoded))
+
+
+def from_arrays(
+    positions: Any,
+    faces: Any,
+    *,
+    normals: Any = None,
+    uvs: Any = None,
+    colors: Any = None,
+    to: str = "4.00",
+    allow_lossy: bool = False,
+) -> File:
+    """A new file from arrays: ``positions`` (N, 3), ``faces`` (M, 3) indices into them,
+    and where given ``normals`` (N, 3), ``uvs`` (N, 2) and ``colors`` (N, 4, bytes), written
+    as ``to`` (any version :func:`import_file` takes; FileMesh 4.00 by default).
+
+    Raises ``ValueError`` for arrays of the wrong shape or an index out of range, and
+    :class:`LossyConversion` as :func:`import_file` does.
+    """
+
+    def rows(a: Any, dtype: Any, cols: int, what: str) -> Any:
+        if a is None:
+            return None
+        a = np.ascontiguousarray(a, dtype=dtype)
+        if a.ndim != 2 or a.shape[1] != cols:
+            raise ValueError(f"{what}: an (N, {cols}) array expected, {a.shape} given")
+        return a
+
+    return File(
+        _native.from_arrays(
+            rows(positions, np.float32, 3, "positions"),
+            rows(faces, np.uint32, 3, "faces"),
+            to,
+            rows(normals, np.float32, 3, "normals"),
+            rows(uvs, np.float32, 2, "uvs"),
+            rows(colors, np.uint8, 4, "colors"),
+            allow_lossy,
+        )
+    )

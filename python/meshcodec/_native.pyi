@@ -25,3 +25,19 @@ def open_bytes(
 def open_path(
     path: str, max_input: Optional[int] = None, max_decoded: Optional[int] = None
 ) -> NativeFile: ...
+def import_file(
+    path: str,
+    to: str,
+    allow_lossy: bool = False,
+    max_input: Optional[int] = None,
+    max_decoded: Optional[int] = None,
+) -> NativeFile: ...
+def from_arrays(
+    positions: Any,
+    faces: Any,
+    to: str,
+    normals: Any = None,
+    uvs: Any = None,
+    colors: Any = None,
+    allow_lossy: bool = False,
+) -> NativeFile: ...

@@ -411,12 +411,198 @@ fn mesh_dict<'py>(py: Python<'py>, scene: &Scene) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
+/// A scene written as `to` (as `import --to` spells it), refused when it loses data
+/// unless `allow_lossy`; the new file with its report.
+fn from_scene(
+    py: Python<'_>,
+    scene: Scene,
+    to: &str,
+    allow_lossy: bool,
+    from: &str,
+    limits: Limits,
+) -> PyResult<NativeFile> {
+    let target =
+        meshcodec::Target::for_import(to).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let converted = py
+        .detach(|| {
+            meshcodec::import(&scene, &target, &ConvertOptions::default()).and_then(|c| {
+                let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
+                Ok((file, c.losses))
+            })
+        })
+        .map_err(|e| format_error(py, &e))?;
+    let (file, losses) = converted;
+    if any_lost(&losses) && !allow_lossy {
+        let lines: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
+        let message = format!(
+            "writing {from} as {target} would lose:\n{}\n(pass allow_lossy=True to write it anyway)",
+            lines.join("\n")
+        );
+        return Err(lossy(py, message, &losses));
+    }
+    Ok(NativeFile {
+        file,
+        limits,
+        losses,
+    })
+}
+
+/// A glTF (.gltf, .glb) or OBJ file written as `to`, as `meshcodec import` does.
+#[pyfunction]
+#[pyo3(signature = (path, to, allow_lossy=false, max_input=None, max_decoded=None))]
+fn import_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    to: &str,
+    allow_lossy: bool,
+    max_input: Option<u64>,
+    max_decoded: Option<u64>,
+) -> PyResult<NativeFile> {
+    let limits = limits(max_input, max_decoded);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let read = py.detach(|| -> Result<Scene, Result<meshcodec::Error, String>> {
+        let len = std::fs::metadata(&path)
+            .map_err(|e| Err(format!("{}: {e}", path.display())))?
+            .len();
+        if len > limits.max_input_bytes {
+            return Err(Ok(meshcodec::Error::new(
+                "input",
+                meshcodec::ErrorKind::Invalid(format!(
+                    "{len} bytes: over the limit of {} (max_input)",
+                    limits.max_input_bytes
+                )),
+            )));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| Err(format!("{}: {e}", path.display())))?;
+        match ext.as_str() {
+            "obj" => {
+                let text = std::str::from_utf8(&bytes).map_err(|e| {
+                    Ok(meshcodec::Error::new(
+                        "OBJ",
+                        meshcodec::ErrorKind::Invalid(format!("not UTF-8: {e}")),
+                    ))
+                })?;
+                meshcodec::scene::import::read_obj(text).map_err(Ok)
+            }
+            "gltf" | "glb" => {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+                let options = meshcodec::scene::import::ImportOptions::default();
+                meshcodec::scene::import::read_gltf_with(
+                    &bytes,
+                    Some(dir.unwrap_or(std::path::Path::new("."))),
+                    &options,
+                )
+                .map_err(Ok)
+            }
+            _ => Err(Err(format!(
+                "{}: the extension must be .gltf, .glb or .obj",
+                path.display()
+            ))),
+        }
+    });
+    let scene = match read {
+        Ok(s) => s,
+        Err(Ok(e)) => return Err(format_error(py, &e)),
+        Err(Err(e)) if e.ends_with(".obj") => return Err(PyValueError::new_err(e)),
+        Err(Err(e)) => return Err(PyOSError::new_err(e)),
+    };
+    let from = if ext == "obj" {
+        "the OBJ import"
+    } else {
+        "the glTF import"
+    };
+    from_scene(py, scene, to, allow_lossy, from, limits)
+}
+
+/// A new file of any format from arrays: one mesh of `positions` (N, 3) and `faces`
+/// (M, 3), with normals, UVs and colours where given.
+#[pyfunction]
+#[pyo3(signature = (positions, faces, to, normals=None, uvs=None, colors=None, allow_lossy=false))]
+#[allow(clippy::too_many_arguments)]
+fn from_arrays(
+    py: Python<'_>,
+    positions: numpy::PyReadonlyArray2<'_, f32>,
+    faces: numpy::PyReadonlyArray2<'_, u32>,
+    to: &str,
+    normals: Option<numpy::PyReadonlyArray2<'_, f32>>,
+    uvs: Option<numpy::PyReadonlyArray2<'_, f32>>,
+    colors: Option<numpy::PyReadonlyArray2<'_, u8>>,
+    allow_lossy: bool,
+) -> PyResult<NativeFile> {
+    fn rows<T: Copy + Default + numpy::Element, const N: usize>(
+        a: &numpy::PyReadonlyArray2<'_, T>,
+        what: &str,
+    ) -> PyResult<Vec<[T; N]>> {
+        let v = a.as_array();
+        if v.ncols() != N {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {N} columns expected, {} given",
+                v.ncols()
+            )));
+        }
+        Ok(v.rows()
+            .into_iter()
+            .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or_default()))
+            .collect())
+    }
+    let positions: Vec<[f32; 3]> = rows(&positions, "positions")?;
+    let n = positions.len();
+    let per_vertex = |len: usize, what: &str| {
+        if len == n {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!(
+                "{what}: {len} rows for {n} positions"
+            )))
+        }
+    };
+    let normals = normals.map(|a| rows::<f32, 3>(&a, "normals")).transpose()?;
+    let uvs = uvs.map(|a| rows::<f32, 2>(&a, "uvs")).transpose()?;
+    let colors = colors.map(|a| rows::<u8, 4>(&a, "colors")).transpose()?;
+    for (len, what) in [
+        (normals.as_ref().map(Vec::len), "normals"),
+        (uvs.as_ref().map(Vec::len), "uvs"),
+        (colors.as_ref().map(Vec::len), "colors"),
+    ] {
+        if let Some(len) = len {
+            per_vertex(len, what)?;
+        }
+    }
+    let primitive = meshcodec::scene::Primitive {
+        name: "mesh".into(),
+        positions,
+        normals,
+        uvs,
+        colors: colors.map(|c| c.iter().map(|x| x.map(|b| f32::from(b) / 255.0)).collect()),
+        triangles: rows(&faces, "faces")?,
+        ..Default::default()
+    };
+    primitive
+        .check()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let scene = Scene {
+        meshes: vec![meshcodec::scene::ExportMesh {
+            lod: 0,
+            name: "mesh".into(),
+            primitives: vec![primitive],
+        }],
+        ..Scene::default()
+    };
+    from_scene(py, scene, to, allow_lossy, "the arrays", Limits::default())
+}
+
 /// The native half of the package `meshcodec`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeFile>()?;
     m.add_function(wrap_pyfunction!(open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(open_path, m)?)?;
+    m.add_function(wrap_pyfunction!(import_file, m)?)?;
+    m.add_function(wrap_pyfunction!(from_arrays, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
