@@ -17,6 +17,7 @@ many files use every core; a :class:`File` pickles as its bytes.
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import json
 import os
 from typing import Any, Dict, List, Optional, Union
@@ -34,6 +35,7 @@ __all__ = [
     "from_arrays",
     "import_file",
     "open",
+    "register_trimesh",
 ]
 
 __version__: str = _native.__version__
@@ -240,3 +242,38 @@ def from_arrays(
             allow_lossy,
         )
     )
+
+
+#: The extensions :func:`register_trimesh` claims: FileMesh and UNIGINE ``.mesh``, CSGPHS
+#: and union graphics ``.bin``, STF ``.stf``.
+TRIMESH_EXTENSIONS = ("mesh", "bin", "stf")
+
+
+def register_trimesh(extensions: "tuple[str, ...]" = TRIMESH_EXTENSIONS) -> None:
+    """Lets ``trimesh.load("x.mesh")`` read every format meshcodec reads (needs trimesh).
+
+    The format comes from the bytes, whatever the extension. The mesh is level of detail
+    0 with its vertices as stored (``process=False``: trimesh merges none), normals, UVs
+    and colours where the file has them. Raises ``ImportError`` without trimesh.
+    """
+    import trimesh  # noqa: PLC0415 - optional: only when asked
+    from trimesh.exchange import load as trimesh_load  # noqa: PLC0415
+
+    def load(file_obj: Any, file_type: Optional[str] = None, **kwargs: Any) -> Dict[str, Any]:
+        data = file_obj.read() if hasattr(file_obj, "read") else builtins.open(file_obj, "rb").read()
+        m = open(data).mesh()
+        out: Dict[str, Any] = {"vertices": m.positions, "faces": m.faces, "process": False}
+        if m.normals is not None:
+            out["vertex_normals"] = m.normals
+        if m.colors is not None:
+            out["vertex_colors"] = m.colors
+        if m.uvs is not None:
+            # trimesh's texture visuals need Pillow; without it the UVs stay in metadata.
+            if importlib.util.find_spec("PIL") is not None:
+                out["visual"] = trimesh.visual.TextureVisuals(uv=m.uvs)
+            else:
+                out["metadata"] = {"uv": m.uvs}
+        return out
+
+    for ext in extensions:
+        trimesh_load.mesh_loaders[ext] = load
