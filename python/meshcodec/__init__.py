@@ -48,9 +48,19 @@ class Mesh:
 
     ``positions`` (N, 3) float32 and ``faces`` (M, 3) uint32 always; ``normals`` (N, 3)
     float32, ``uvs`` (N, 2) float32, ``colors`` (N, 4) uint8, ``joints`` (N, 4) uint16 and
-    ``weights`` (N, 4) float32 where the format has them (else ``None``); ``bones`` a list
-    of dicts (``name``, ``parent``, ``translation``, ``rotation``, ``scale``,
-    ``inverse_bind_matrix``) for a skinned mesh. Numbers are as stored (no axis turned).
+    ``weights`` (N, 4) where the format has them (else ``None``). Numbers are as stored
+    (no axis turned).
+
+    A FileMesh gives every vertex of the file (the level's faces index them), its
+    ``weights`` as stored (uint8, summing to 255), ``bones`` as dicts of ``name``,
+    ``parent``, ``position`` and ``rotation`` (the bone's CFrame: a row-major 3x3),
+    ``lod_ranges`` (the face range of each level) and ``facs_controls`` (the FACS control
+    names, or ``None``). Other formats give the level's vertices, float32 ``weights`` and
+    ``bones`` as glTF joints (``name``, ``parent``, ``translation``, ``rotation``,
+    ``scale``, ``inverse_bind_matrix``).
+
+    Arrays can be replaced (``m.positions = m.positions * 2``, new counts too) and the
+    mesh given back to :meth:`File.with_mesh`.
     """
 
     positions: np.ndarray
@@ -71,6 +81,21 @@ class Mesh:
         self.joints = arrays.get("joints")
         self.weights = arrays.get("weights")
         self.bones = arrays.get("bones", [])
+        self.lod_ranges: List[Any] = arrays.get("lod_ranges", [(0, len(self.faces))])
+        self.facs_controls: Optional[List[str]] = arrays.get("facs_controls")
+        self.lod: int = arrays.get("lod", 0)
+
+    def arrays(self) -> Dict[str, Any]:
+        """The arrays, by name (``None`` for those the mesh has not)."""
+        return {
+            "positions": self.positions,
+            "faces": self.faces,
+            "normals": self.normals,
+            "uvs": self.uvs,
+            "colors": self.colors,
+            "joints": self.joints,
+            "weights": self.weights,
+        }
 
     def __repr__(self) -> str:
         return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
@@ -138,7 +163,26 @@ class File:
         """Level of detail ``lod`` (0: full detail) as a :class:`Mesh` of NumPy arrays.
 
         Raises ``ValueError`` for a level the file does not have."""
-        return Mesh(self._native.mesh(lod))
+        arrays = self._native.mesh(lod)
+        arrays["lod"] = lod
+        return Mesh(arrays)
+
+    def with_mesh(self, mesh: Mesh) -> "File":
+        """This file with ``mesh``'s arrays, edited, in place of its level of detail: what
+        the edit did not touch (skinning, FACS, other levels, how the file laid out its
+        bytes) is kept, as the Rust model keeps it, and the version stays.
+
+        ``mesh`` comes from :meth:`mesh`; replace its arrays (same or new counts: a skinned
+        mesh with new vertices needs ``joints`` and ``weights`` for them). FileMesh only
+        for now (``ValueError`` otherwise). Unedited, the bytes are the file's.
+        """
+
+        def contiguous(key: str, a: Any) -> Any:
+            dtypes = {"faces": np.uint32, "colors": np.uint8, "joints": np.uint16, "weights": np.uint8}
+            return None if a is None else np.ascontiguousarray(a, dtype=dtypes.get(key, np.float32))
+
+        arrays = {k: contiguous(k, v) for k, v in mesh.arrays().items()}
+        return File(self._native.with_mesh(arrays, mesh.lod))
 
     def export(self, path: Union[str, "os.PathLike[str]"], *, lod: int = 0, all_lods: bool = False) -> List[str]:
         """Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as

@@ -11,6 +11,9 @@
 //! bytes raise; they never panic (the library does not) and never allocate beyond the
 //! [`Limits`] given.
 
+mod filemesh;
+
+use meshcodec::filemesh::Mesh;
 use meshcodec::loss::{any_lost, Loss};
 use meshcodec::scene::Scene;
 use meshcodec::{AnyFile, ConvertOptions, ExportOptions, Limits, MeshFile};
@@ -220,6 +223,12 @@ impl NativeFile {
     /// Level of detail `lod` as arrays (a dict; see `meshcodec.Mesh`).
     #[pyo3(signature = (lod=0))]
     fn mesh<'py>(&self, py: Python<'py>, lod: usize) -> PyResult<Bound<'py, PyDict>> {
+        if let AnyFile::FileMesh(f) = &self.file {
+            let model = py
+                .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+                .map_err(|e| format_error(py, &e))?;
+            return filemesh::mesh_dict(py, &model, f.version, lod);
+        }
         let options = ExportOptions {
             lod,
             all_lods: false,
@@ -237,6 +246,46 @@ impl NativeFile {
                 }
             })?;
         mesh_dict(py, &scene)
+    }
+
+    /// This FileMesh with the arrays of an edited `Mesh` (level of detail `lod`): what
+    /// the edit did not touch (skinning, FACS, other levels, stored layout) is kept.
+    #[pyo3(signature = (arrays, lod=0))]
+    fn with_mesh(
+        &self,
+        py: Python<'_>,
+        arrays: &Bound<'_, PyDict>,
+        lod: usize,
+    ) -> PyResult<NativeFile> {
+        let AnyFile::FileMesh(f) = &self.file else {
+            return Err(PyValueError::new_err(format!(
+                "with_mesh edits FileMesh files; this is {}: build a new file with \
+                 meshcodec.from_arrays, or convert it",
+                self.file.format().name()
+            )));
+        };
+        let mut model = py
+            .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        let before = model.clone();
+        filemesh::apply(&mut model, arrays, lod)?;
+        if model == before {
+            // Nothing edited: the file as it is (a text file's numbers as printed).
+            return Ok(NativeFile {
+                file: self.file.clone(),
+                limits: self.limits,
+                losses: Vec::new(),
+            });
+        }
+        let version = f.version;
+        let file = py
+            .detach(|| model.to_file(version))
+            .map_err(|e| format_error(py, &e))?;
+        Ok(NativeFile {
+            file: AnyFile::FileMesh(file),
+            limits: self.limits,
+            losses: Vec::new(),
+        })
     }
 
     /// Writes the geometry as glTF (.gltf, .glb) or OBJ, as `meshcodec export` does; the

@@ -107,3 +107,67 @@ def test_trimesh_loads_every_format_through_the_package() -> None:
         assert meshcodec.open(path).format == fmt
         np.testing.assert_array_equal(np.asarray(t.vertices, np.float32), m.positions)
         np.testing.assert_array_equal(np.asarray(t.faces), m.faces.astype(np.int64))
+
+
+def filemeshes_everywhere():
+    from conftest import corpus_files, fixture_files
+
+    return [p for p in fixture_files() + corpus_files() if meshcodec.open(p).format == "filemesh"]
+
+
+@pytest.mark.parametrize("path", filemeshes_everywhere(), ids=lambda p: p.name)
+def test_with_mesh_unedited_is_the_file_and_an_edit_keeps_the_rest(path) -> None:
+    data = path.read_bytes()
+    f = meshcodec.open(data)
+    m = f.mesh()
+    assert f.with_mesh(m).to_bytes() == data, "unedited: the same bytes"
+    # Positions doubled: everything else as it was.
+    m.positions = m.positions * 2
+    edited = f.with_mesh(m)
+    assert edited.version == f.version
+    again = edited.mesh()
+    # Binary versions hold the doubled numbers exactly (a 7.00 core mesh is re-encoded
+    # only as exactly as it holds them); text prints them to its significant digits.
+    text = f.version < "2.00"
+    # (A fixture holds the largest floats: doubled, they are no longer finite, and text
+    # printed to 6 digits rounds the largest finite ones past the largest float.)
+    finite = np.isfinite(m.positions) & (np.abs(m.positions) < (1e38 if text else np.inf))
+    np.testing.assert_allclose(again.positions[finite], m.positions[finite], rtol=1e-5 if text else 0)
+    np.testing.assert_array_equal(again.faces, m.faces)
+    before, after = f.info(), edited.info()
+    for key in ("vertices", "faces", "lod_offsets", "bones", "subsets", "facs"):
+        assert before.get(key) == after.get(key), key
+
+
+def test_with_mesh_new_counts() -> None:
+    f = meshcodec.open(FIXTURES / "filemesh" / "v3.00-lods.mesh")
+    m = f.mesh()
+    n = len(m.positions)
+    # One more triangle on three new vertices, in LOD 0: LOD 1 moves along.
+    m.positions = np.vstack([m.positions, [[9, 9, 9], [10, 9, 9], [9, 10, 9]]])
+    m.normals = np.vstack([m.normals, np.zeros((3, 3))])
+    m.uvs = np.vstack([m.uvs, np.zeros((3, 2))])
+    m.colors = np.vstack([m.colors, np.full((3, 4), 255)])
+    m.faces = np.vstack([m.faces, [[n, n + 1, n + 2]]])
+    g = f.with_mesh(m)
+    lod1 = f.mesh(1).faces
+    assert len(g.mesh().faces) == len(m.faces)
+    np.testing.assert_array_equal(g.mesh(1).faces, lod1)
+    assert g.info()["lod_offsets"][-1] == f.info()["lod_offsets"][-1] + 1
+    # A skinned mesh needs joints and weights for new vertices; bad indices are refused.
+    s = meshcodec.open(FIXTURES / "filemesh" / "v4.01-bones.mesh")
+    sm = s.mesh()
+    sm.positions = np.vstack([sm.positions, [[0, 0, 0]]])
+    sm.normals = sm.uvs = sm.colors = None
+    with pytest.raises(ValueError, match="joints: 9 rows for 10 positions"):
+        s.with_mesh(sm)
+    sm.joints = sm.weights = None
+    with pytest.raises(ValueError, match="need joints and weights"):
+        s.with_mesh(sm)
+    sm = s.mesh()
+    sm.faces = sm.faces + 100
+    with pytest.raises(ValueError, match="index"):
+        s.with_mesh(sm)
+    with pytest.raises(ValueError, match="FileMesh"):
+        c = meshcodec.open(FIXTURES / "csgphs" / "csgphs7.bin")
+        c.with_mesh(c.mesh())

@@ -797,8 +797,9 @@ impl Mesh {
             .unwrap_or_default()
     }
 
-    /// Face ranges of the LODs; an empty first range (`[0, 0]`) means one LOD of every face.
-    pub(crate) fn lod_ranges(&self) -> Vec<(usize, usize)> {
+    /// Face ranges (start, end) of the LODs, LOD 0 first; an empty first range
+    /// (`[0, 0]`) or no offsets mean one LOD of every face.
+    pub fn lod_ranges(&self) -> Vec<(usize, usize)> {
         let n = self.faces.len();
         let o: Vec<usize> = self
             .lods

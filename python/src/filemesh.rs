@@ -1,0 +1,255 @@
+//! FileMesh through its model: `File.mesh()` gives every vertex as stored (faces of the
+//! asked level index them) and `File.with_mesh()` puts edited arrays back into the model,
+//! keeping what the edit did not touch.
+
+use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
+use meshcodec::filemesh::{Mesh, Version};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+fn shape_err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Level `lod`'s face range, or the error naming the levels there are.
+fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
+    let ranges = model.lod_ranges();
+    match ranges.get(lod) {
+        Some(&(a, b)) => Ok(a..b),
+        None => Err(PyValueError::new_err(format!(
+            "level of detail: no LOD {lod}: the mesh has {} level(s) of detail (LOD 0 to LOD {})",
+            ranges.len(),
+            ranges.len().saturating_sub(1)
+        ))),
+    }
+}
+
+/// Whether the version stores vertex colours (not 1.x, not 2.00's 36-byte vertices).
+fn has_colors(model: &Mesh, version: Version) -> bool {
+    !version.is_text() && model.stored.vertex_size != Some(36)
+}
+
+/// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`.
+pub(crate) fn mesh_dict<'py>(
+    py: Python<'py>,
+    model: &Mesh,
+    version: Version,
+    lod: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let range = lod_range(model, lod)?;
+    let v = &model.vertices;
+    let n = v.len();
+    let d = PyDict::new(py);
+    let flat = |f: &dyn Fn(&MeshVertex) -> Vec<f32>, cols: usize| {
+        let data: Vec<f32> = v.iter().flat_map(f).collect();
+        Array2::from_shape_vec((n, cols), data).map_err(shape_err)
+    };
+    d.set_item(
+        "positions",
+        flat(&|x| x.position.to_vec(), 3)?.into_pyarray(py),
+    )?;
+    d.set_item("normals", flat(&|x| x.normal.to_vec(), 3)?.into_pyarray(py))?;
+    d.set_item("uvs", flat(&|x| x.uv.to_vec(), 2)?.into_pyarray(py))?;
+    if has_colors(model, version) {
+        let c: Vec<u8> = v.iter().flat_map(|x| x.color).collect();
+        let c = Array2::from_shape_vec((n, 4), c).map_err(shape_err)?;
+        d.set_item("colors", c.into_pyarray(py))?;
+    }
+    let faces: Vec<u32> = model
+        .faces
+        .get(range)
+        .unwrap_or_default()
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let m = faces.len() / 3;
+    d.set_item(
+        "faces",
+        Array2::from_shape_vec((m, 3), faces)
+            .map_err(shape_err)?
+            .into_pyarray(py),
+    )?;
+    if let Some(s) = &model.skinning {
+        let skins = s.as_slice();
+        let j: Vec<u16> = skins
+            .iter()
+            .flat_map(|k| k.influences.map(|i| i.bone))
+            .collect();
+        let w: Vec<u8> = skins
+            .iter()
+            .flat_map(|k| k.influences.map(|i| i.weight))
+            .collect();
+        let rows = skins.len();
+        d.set_item(
+            "joints",
+            Array2::from_shape_vec((rows, 4), j)
+                .map_err(shape_err)?
+                .into_pyarray(py),
+        )?;
+        d.set_item(
+            "weights",
+            Array2::from_shape_vec((rows, 4), w)
+                .map_err(shape_err)?
+                .into_pyarray(py),
+        )?;
+    }
+    let bones = PyList::empty(py);
+    for b in &model.skeleton {
+        let x = PyDict::new(py);
+        x.set_item("name", &b.name)?;
+        x.set_item("parent", b.parent)?;
+        x.set_item("position", b.position.to_vec())?;
+        x.set_item("rotation", b.rotation.to_vec())?;
+        bones.append(x)?;
+    }
+    d.set_item("bones", bones)?;
+    d.set_item("lod_ranges", model.lod_ranges())?;
+    if let Some(f) = &model.facs {
+        d.set_item("facs_controls", f.control_names.clone())?;
+    }
+    Ok(d)
+}
+
+/// An (N, `cols`) array of `arrays[key]`, if given.
+fn rows<'py, T: numpy::Element + Copy + Default, const C: usize>(
+    arrays: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<Option<Vec<[T; C]>>> {
+    let Some(a) = arrays.get_item(key)? else {
+        return Ok(None);
+    };
+    if a.is_none() {
+        return Ok(None);
+    }
+    let a: PyReadonlyArray2<'py, T> = a.extract().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{key}: a 2-D array of {} expected",
+            std::any::type_name::<T>()
+        ))
+    })?;
+    let v = a.as_array();
+    if v.ncols() != C {
+        return Err(PyValueError::new_err(format!(
+            "{key}: {C} columns expected, {} given",
+            v.ncols()
+        )));
+    }
+    Ok(Some(
+        v.rows()
+            .into_iter()
+            .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or_default()))
+            .collect(),
+    ))
+}
+
+/// Puts `arrays` (a `Mesh`'s, edited) into the model as level `lod`.
+pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) -> PyResult<()> {
+    let range = lod_range(model, lod)?;
+    let positions = rows::<f32, 3>(arrays, "positions")?
+        .ok_or_else(|| PyValueError::new_err("positions: missing"))?;
+    let faces =
+        rows::<u32, 3>(arrays, "faces")?.ok_or_else(|| PyValueError::new_err("faces: missing"))?;
+    let n = positions.len();
+    if let Some(bad) = faces.iter().flatten().find(|&&i| i as usize >= n) {
+        return Err(PyValueError::new_err(format!(
+            "faces: index {bad} for {n} vertices"
+        )));
+    }
+    let joints = rows::<u16, 4>(arrays, "joints")?;
+    let weights = rows::<u8, 4>(arrays, "weights")?;
+    let resized = n != model.vertices.len();
+    if resized && model.skinning.is_some() && joints.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "the mesh is skinned: {n} vertices (was {}) need joints and weights (N, 4) too",
+            model.vertices.len()
+        )));
+    }
+    // A new vertex is white and has no tangent, as a vertex of a version without them.
+    model.vertices.resize(
+        n,
+        MeshVertex {
+            color: [255; 4],
+            ..MeshVertex::default()
+        },
+    );
+    for (v, p) in model.vertices.iter_mut().zip(&positions) {
+        v.position = *p;
+    }
+    let per_vertex = |len: usize, what: &str| {
+        if len == n {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!(
+                "{what}: {len} rows for {n} positions"
+            )))
+        }
+    };
+    if let Some(normals) = rows::<f32, 3>(arrays, "normals")? {
+        per_vertex(normals.len(), "normals")?;
+        for (v, x) in model.vertices.iter_mut().zip(normals) {
+            v.normal = x;
+        }
+    }
+    if let Some(uvs) = rows::<f32, 2>(arrays, "uvs")? {
+        per_vertex(uvs.len(), "uvs")?;
+        for (v, x) in model.vertices.iter_mut().zip(uvs) {
+            v.uv = x;
+        }
+    }
+    if let Some(colors) = rows::<u8, 4>(arrays, "colors")? {
+        per_vertex(colors.len(), "colors")?;
+        for (v, x) in model.vertices.iter_mut().zip(colors) {
+            v.color = x;
+        }
+    }
+    match (joints, weights) {
+        (Some(j), Some(w)) => {
+            per_vertex(j.len(), "joints")?;
+            per_vertex(w.len(), "weights")?;
+            if let Some(bad) = j
+                .iter()
+                .flatten()
+                .find(|&&b| usize::from(b) >= model.skeleton.len())
+            {
+                return Err(PyValueError::new_err(format!(
+                    "joints: bone {bad} of {} bones",
+                    model.skeleton.len()
+                )));
+            }
+            let skins: Vec<VertexSkin> = j
+                .iter()
+                .zip(&w)
+                .map(|(j, w)| VertexSkin {
+                    influences: std::array::from_fn(|k| Influence {
+                        bone: j.get(k).copied().unwrap_or_default(),
+                        weight: w.get(k).copied().unwrap_or_default(),
+                    }),
+                })
+                .collect();
+            // Unchanged values keep the stored skinning (and its layout) as it was.
+            if model.skinning.as_ref().map(|s| s.as_slice()) != Some(&skins[..]) {
+                model.skinning = Some(skins.into());
+            }
+        }
+        (None, None) => {}
+        _ => return Err(PyValueError::new_err("joints and weights go together")),
+    }
+    // The level's faces replaced; the levels after it move by the difference.
+    let old = range.len();
+    let new_faces: Vec<[u32; 3]> = faces;
+    if model.faces.get(range.clone()) != Some(&new_faces[..]) {
+        let delta = new_faces.len() as i64 - old as i64;
+        model.faces.splice(range.clone(), new_faces);
+        for o in model.lods.offsets.iter_mut() {
+            // Offsets after the level's start move ([0, 0], "every face is LOD 0", stays).
+            if (*o as usize) > range.start {
+                *o = u32::try_from(i64::from(*o) + delta).map_err(shape_err)?;
+            }
+        }
+    }
+    Ok(())
+}
