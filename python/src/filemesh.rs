@@ -32,6 +32,18 @@ fn has_colors(model: &Mesh, version: Version) -> bool {
     !version.is_text() && model.stored.vertex_size != Some(36)
 }
 
+/// One attribute of every vertex as an (N, K) array, in one pass and one allocation.
+fn columns<T: Copy, const K: usize>(
+    v: &[MeshVertex],
+    f: impl Fn(&MeshVertex) -> [T; K],
+) -> PyResult<Array2<T>> {
+    let mut data = Vec::with_capacity(v.len() * K);
+    for x in v {
+        data.extend_from_slice(&f(x));
+    }
+    Array2::from_shape_vec((v.len(), K), data).map_err(shape_err)
+}
+
 /// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`.
 pub(crate) fn mesh_dict<'py>(
     py: Python<'py>,
@@ -41,22 +53,12 @@ pub(crate) fn mesh_dict<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let range = lod_range(model, lod)?;
     let v = &model.vertices;
-    let n = v.len();
     let d = PyDict::new(py);
-    let flat = |f: &dyn Fn(&MeshVertex) -> Vec<f32>, cols: usize| {
-        let data: Vec<f32> = v.iter().flat_map(f).collect();
-        Array2::from_shape_vec((n, cols), data).map_err(shape_err)
-    };
-    d.set_item(
-        "positions",
-        flat(&|x| x.position.to_vec(), 3)?.into_pyarray(py),
-    )?;
-    d.set_item("normals", flat(&|x| x.normal.to_vec(), 3)?.into_pyarray(py))?;
-    d.set_item("uvs", flat(&|x| x.uv.to_vec(), 2)?.into_pyarray(py))?;
+    d.set_item("positions", columns(v, |x| x.position)?.into_pyarray(py))?;
+    d.set_item("normals", columns(v, |x| x.normal)?.into_pyarray(py))?;
+    d.set_item("uvs", columns(v, |x| x.uv)?.into_pyarray(py))?;
     if has_colors(model, version) {
-        let c: Vec<u8> = v.iter().flat_map(|x| x.color).collect();
-        let c = Array2::from_shape_vec((n, 4), c).map_err(shape_err)?;
-        d.set_item("colors", c.into_pyarray(py))?;
+        d.set_item("colors", columns(v, |x| x.color)?.into_pyarray(py))?;
     }
     let faces: Vec<u32> = model
         .faces
