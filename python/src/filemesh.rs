@@ -6,20 +6,17 @@ use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-fn shape_err(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
+use crate::arrays::{per_vertex, rows, table, value_error};
 
 /// Level `lod`'s face range, or the error naming the levels there are.
 fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
     let ranges = model.lod_ranges();
     match ranges.get(lod) {
         Some(&(a, b)) => Ok(a..b),
-        None => Err(PyValueError::new_err(format!(
+        None => Err(value_error(format!(
             "level of detail: no LOD {lod}: the mesh has {} level(s) of detail (LOD 0 to LOD {})",
             ranges.len(),
             ranges.len().saturating_sub(1)
@@ -32,16 +29,12 @@ fn has_colors(model: &Mesh, version: Version) -> bool {
     !version.is_text() && model.stored.vertex_size != Some(36)
 }
 
-/// One attribute of every vertex as an (N, K) array, in one pass and one allocation.
+/// One attribute of every vertex as an (N, K) array.
 fn columns<T: Copy, const K: usize>(
     v: &[MeshVertex],
     f: impl Fn(&MeshVertex) -> [T; K],
 ) -> PyResult<Array2<T>> {
-    let mut data = Vec::with_capacity(v.len() * K);
-    for x in v {
-        data.extend_from_slice(&f(x));
-    }
-    Array2::from_shape_vec((v.len(), K), data).map_err(shape_err)
+    table(v.iter().map(f))
 }
 
 /// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`.
@@ -72,7 +65,7 @@ pub(crate) fn mesh_dict<'py>(
     d.set_item(
         "faces",
         Array2::from_shape_vec((m, 3), faces)
-            .map_err(shape_err)?
+            .map_err(value_error)?
             .into_pyarray(py),
     )?;
     if let Some(s) = &model.skinning {
@@ -89,13 +82,13 @@ pub(crate) fn mesh_dict<'py>(
         d.set_item(
             "joints",
             Array2::from_shape_vec((rows, 4), j)
-                .map_err(shape_err)?
+                .map_err(value_error)?
                 .into_pyarray(py),
         )?;
         d.set_item(
             "weights",
             Array2::from_shape_vec((rows, 4), w)
-                .map_err(shape_err)?
+                .map_err(value_error)?
                 .into_pyarray(py),
         )?;
     }
@@ -116,8 +109,8 @@ pub(crate) fn mesh_dict<'py>(
     Ok(d)
 }
 
-/// An (N, `cols`) array of `arrays[key]`, if given.
-fn rows<'py, T: numpy::Element + Copy + Default, const C: usize>(
+/// The rows of `arrays[key]`, an (N, `C`) array, if given.
+fn rows_of<'py, T: numpy::Element + Copy + Default, const C: usize>(
     arrays: &Bound<'py, PyDict>,
     key: &str,
 ) -> PyResult<Option<Vec<[T; C]>>> {
@@ -128,44 +121,29 @@ fn rows<'py, T: numpy::Element + Copy + Default, const C: usize>(
         return Ok(None);
     }
     let a: PyReadonlyArray2<'py, T> = a.extract().map_err(|_| {
-        PyValueError::new_err(format!(
+        value_error(format!(
             "{key}: a 2-D array of {} expected",
             std::any::type_name::<T>()
         ))
     })?;
-    let v = a.as_array();
-    if v.ncols() != C {
-        return Err(PyValueError::new_err(format!(
-            "{key}: {C} columns expected, {} given",
-            v.ncols()
-        )));
-    }
-    Ok(Some(
-        v.rows()
-            .into_iter()
-            .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or_default()))
-            .collect(),
-    ))
+    rows(&a, key).map(Some)
 }
 
 /// Puts `arrays` (a `Mesh`'s, edited) into the model as level `lod`.
 pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) -> PyResult<()> {
     let range = lod_range(model, lod)?;
-    let positions = rows::<f32, 3>(arrays, "positions")?
-        .ok_or_else(|| PyValueError::new_err("positions: missing"))?;
-    let faces =
-        rows::<u32, 3>(arrays, "faces")?.ok_or_else(|| PyValueError::new_err("faces: missing"))?;
+    let positions =
+        rows_of::<f32, 3>(arrays, "positions")?.ok_or_else(|| value_error("positions: missing"))?;
+    let faces = rows_of::<u32, 3>(arrays, "faces")?.ok_or_else(|| value_error("faces: missing"))?;
     let n = positions.len();
     if let Some(bad) = faces.iter().flatten().find(|&&i| i as usize >= n) {
-        return Err(PyValueError::new_err(format!(
-            "faces: index {bad} for {n} vertices"
-        )));
+        return Err(value_error(format!("faces: index {bad} for {n} vertices")));
     }
-    let joints = rows::<u16, 4>(arrays, "joints")?;
-    let weights = rows::<u8, 4>(arrays, "weights")?;
+    let joints = rows_of::<u16, 4>(arrays, "joints")?;
+    let weights = rows_of::<u8, 4>(arrays, "weights")?;
     let resized = n != model.vertices.len();
     if resized && model.skinning.is_some() && joints.is_none() {
-        return Err(PyValueError::new_err(format!(
+        return Err(value_error(format!(
             "the mesh is skinned: {n} vertices (was {}) need joints and weights (N, 4) too",
             model.vertices.len()
         )));
@@ -181,43 +159,34 @@ pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) ->
     for (v, p) in model.vertices.iter_mut().zip(&positions) {
         v.position = *p;
     }
-    let per_vertex = |len: usize, what: &str| {
-        if len == n {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err(format!(
-                "{what}: {len} rows for {n} positions"
-            )))
-        }
-    };
-    if let Some(normals) = rows::<f32, 3>(arrays, "normals")? {
-        per_vertex(normals.len(), "normals")?;
+    if let Some(normals) = rows_of::<f32, 3>(arrays, "normals")? {
+        per_vertex(normals.len(), n, "normals")?;
         for (v, x) in model.vertices.iter_mut().zip(normals) {
             v.normal = x;
         }
     }
-    if let Some(uvs) = rows::<f32, 2>(arrays, "uvs")? {
-        per_vertex(uvs.len(), "uvs")?;
+    if let Some(uvs) = rows_of::<f32, 2>(arrays, "uvs")? {
+        per_vertex(uvs.len(), n, "uvs")?;
         for (v, x) in model.vertices.iter_mut().zip(uvs) {
             v.uv = x;
         }
     }
-    if let Some(colors) = rows::<u8, 4>(arrays, "colors")? {
-        per_vertex(colors.len(), "colors")?;
+    if let Some(colors) = rows_of::<u8, 4>(arrays, "colors")? {
+        per_vertex(colors.len(), n, "colors")?;
         for (v, x) in model.vertices.iter_mut().zip(colors) {
             v.color = x;
         }
     }
     match (joints, weights) {
         (Some(j), Some(w)) => {
-            per_vertex(j.len(), "joints")?;
-            per_vertex(w.len(), "weights")?;
+            per_vertex(j.len(), n, "joints")?;
+            per_vertex(w.len(), n, "weights")?;
             if let Some(bad) = j
                 .iter()
                 .flatten()
                 .find(|&&b| usize::from(b) >= model.skeleton.len())
             {
-                return Err(PyValueError::new_err(format!(
+                return Err(value_error(format!(
                     "joints: bone {bad} of {} bones",
                     model.skeleton.len()
                 )));
@@ -238,7 +207,7 @@ pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) ->
             }
         }
         (None, None) => {}
-        _ => return Err(PyValueError::new_err("joints and weights go together")),
+        _ => return Err(value_error("joints and weights go together")),
     }
     // The level's faces replaced; the levels after it move by the difference.
     let old = range.len();
@@ -249,7 +218,7 @@ pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) ->
         for o in model.lods.offsets.iter_mut() {
             // Offsets after the level's start move ([0, 0], "every face is LOD 0", stays).
             if (*o as usize) > range.start {
-                *o = u32::try_from(i64::from(*o) + delta).map_err(shape_err)?;
+                *o = u32::try_from(i64::from(*o) + delta).map_err(value_error)?;
             }
         }
     }

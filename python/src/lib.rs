@@ -11,15 +11,18 @@
 //! bytes raise; they never panic (the library does not) and never allocate beyond the
 //! [`Limits`] given.
 
+mod arrays;
 mod filemesh;
+
+use arrays::{per_vertex, rows, table, value_error};
 
 use meshcodec::filemesh::Mesh;
 use meshcodec::loss::{any_lost, Loss};
-use meshcodec::scene::Scene;
+use meshcodec::scene::{Primitive, Scene};
 use meshcodec::{AnyFile, ConvertOptions, ExportOptions, Limits, MeshFile};
 use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -64,6 +67,37 @@ fn lossy(py: Python<'_>, message: String, losses: &[Loss]) -> PyErr {
     {
         Ok(err) => PyErr::from_value(err),
         Err(import) => import,
+    }
+}
+
+/// Refuses a conversion that loses data unless `allow_lossy`: `what` names it
+/// (`converting filemesh 4.01 to 2.00`).
+fn refuse_lost(py: Python<'_>, losses: &[Loss], allow_lossy: bool, what: &str) -> PyResult<()> {
+    if !any_lost(losses) || allow_lossy {
+        return Ok(());
+    }
+    let lines: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
+    let message = format!(
+        "{what} would lose:\n{}\n(pass allow_lossy=True to go ahead anyway)",
+        lines.join("\n")
+    );
+    Err(lossy(py, message, losses))
+}
+
+/// The extension of a glTF (`gltf`, `glb`) or OBJ (`obj`) path, lower case; a
+/// `ValueError` for any other.
+fn interchange_extension(path: &std::path::Path) -> PyResult<String> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "gltf" | "glb" | "obj" => Ok(ext),
+        _ => Err(value_error(format!(
+            "{}: the extension must be .gltf, .glb or .obj",
+            path.display()
+        ))),
     }
 }
 
@@ -173,8 +207,14 @@ impl NativeFile {
     /// target loses data (re-laid layouts need no permission) unless `allow_lossy`.
     #[pyo3(signature = (to, allow_lossy=false))]
     fn convert(&self, py: Python<'_>, to: &str, allow_lossy: bool) -> PyResult<NativeFile> {
+        // A version that is none is the caller's mistake, not the file's.
+        match meshcodec::Target::qualified(to) {
+            Some(target) => target.map(drop),
+            None => self.file.target(to).map(drop),
+        }
+        .map_err(value_error)?;
         let limits = self.limits;
-        let converted = py
+        let (file, losses) = py
             .detach(|| {
                 meshcodec::convert_to(&self.file, to, &ConvertOptions::default(), &limits).and_then(
                     |c| {
@@ -183,26 +223,13 @@ impl NativeFile {
                     },
                 )
             })
-            .map_err(|e| {
-                // A version that is none is the caller's mistake, not the file's.
-                if e.offset().is_none() && e.to_string().contains("--to") {
-                    PyValueError::new_err(e.to_string())
-                } else {
-                    format_error(py, &e)
-                }
-            })?;
-        let (file, losses) = converted;
-        if any_lost(&losses) && !allow_lossy {
-            let lines: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
-            let message = format!(
-                "converting {} {} to {to} would lose:\n{}\n(pass allow_lossy=True to convert \
-                 anyway)",
-                self.file.format().name(),
-                self.file.version_name(),
-                lines.join("\n")
-            );
-            return Err(lossy(py, message, &losses));
-        }
+            .map_err(|e| format_error(py, &e))?;
+        let what = format!(
+            "converting {} {} to {to}",
+            self.file.format().name(),
+            self.file.version_name()
+        );
+        refuse_lost(py, &losses, allow_lossy, &what)?;
         Ok(NativeFile {
             file,
             limits,
@@ -236,15 +263,14 @@ impl NativeFile {
             // The numbers as stored: no turn to glTF's axes.
             keep_axes: true,
         };
+        if lod != 0 {
+            return Err(value_error(format!(
+                "level of detail: no LOD {lod}: only FileMesh has levels of detail"
+            )));
+        }
         let scene = py
             .detach(|| self.file.to_scene(&options, &self.limits))
-            .map_err(|e| {
-                if e.offset().is_none() && e.to_string().contains("LOD") {
-                    PyValueError::new_err(e.to_string())
-                } else {
-                    format_error(py, &e)
-                }
-            })?;
+            .map_err(|e| format_error(py, &e))?;
         mesh_dict(py, &scene)
     }
 
@@ -258,7 +284,7 @@ impl NativeFile {
         lod: usize,
     ) -> PyResult<NativeFile> {
         let AnyFile::FileMesh(f) = &self.file else {
-            return Err(PyValueError::new_err(format!(
+            return Err(value_error(format!(
                 "with_mesh edits FileMesh files; this is {}: build a new file with \
                  meshcodec.from_arrays, or convert it",
                 self.file.format().name()
@@ -307,17 +333,7 @@ impl NativeFile {
                 .unwrap_or_default(),
             keep_axes: false,
         };
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
-        if !matches!(ext.as_str(), "gltf" | "glb" | "obj") {
-            return Err(PyValueError::new_err(format!(
-                "{}: the extension must be .gltf, .glb or .obj",
-                path.display()
-            )));
-        }
+        let ext = interchange_extension(&path)?;
         let done = py.detach(
             || -> Result<Vec<Loss>, Result<meshcodec::Error, std::io::Error>> {
                 let (scene, mut losses) = self
@@ -382,66 +398,57 @@ impl NativeFile {
 /// after another, their faces renumbered; an attribute only where every primitive has
 /// it.
 fn mesh_dict<'py>(py: Python<'py>, scene: &Scene) -> PyResult<Bound<'py, PyDict>> {
-    let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+    let prims: Vec<&Primitive> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
     let n: usize = prims.iter().map(|p| p.positions.len()).sum();
-    let m: usize = prims.iter().map(|p| p.triangles.len()).sum();
+    // One per-vertex attribute of every primitive, one after another; `None` unless
+    // every primitive has it (and there are vertices).
+    fn joined<T: Copy, const K: usize>(
+        prims: &[&Primitive],
+        n: usize,
+        get: impl Fn(&Primitive) -> Option<&Vec<[T; K]>>,
+    ) -> PyResult<Option<Array2<T>>> {
+        if n == 0 || prims.iter().any(|p| get(p).is_none()) {
+            return Ok(None);
+        }
+        let rows: Vec<[T; K]> = prims
+            .iter()
+            .flat_map(|p| get(p).into_iter().flatten().copied())
+            .collect();
+        table(rows.into_iter()).map(Some)
+    }
     let d = PyDict::new(py);
-    let rows3 = |v: Vec<f32>, cols: usize| {
-        Array2::from_shape_vec((v.len() / cols, cols), v)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    };
-    let positions: Vec<f32> = prims
-        .iter()
-        .flat_map(|p| p.positions.iter().flatten().copied())
-        .collect();
-    d.set_item("positions", rows3(positions, 3)?.into_pyarray(py))?;
-    let mut faces = Vec::with_capacity(m * 3);
+    let positions = table(
+        prims
+            .iter()
+            .flat_map(|p| p.positions.iter().copied())
+            .collect::<Vec<_>>()
+            .into_iter(),
+    )?;
+    d.set_item("positions", positions.into_pyarray(py))?;
+    let mut faces = Vec::new();
     let mut base = 0u32;
     for p in &prims {
-        faces.extend(p.triangles.iter().flatten().map(|&i| i + base));
+        faces.extend(p.triangles.iter().map(|t| t.map(|i| i + base)));
         base += u32::try_from(p.positions.len()).unwrap_or(u32::MAX);
     }
-    let faces =
-        Array2::from_shape_vec((m, 3), faces).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    d.set_item("faces", faces.into_pyarray(py))?;
-    if prims.iter().all(|p| p.normals.is_some()) && n > 0 {
-        let v: Vec<f32> = prims
-            .iter()
-            .flat_map(|p| p.normals.iter().flatten().flatten().copied())
-            .collect();
-        d.set_item("normals", rows3(v, 3)?.into_pyarray(py))?;
+    d.set_item("faces", table(faces.into_iter())?.into_pyarray(py))?;
+    if let Some(a) = joined(&prims, n, |p| p.normals.as_ref())? {
+        d.set_item("normals", a.into_pyarray(py))?;
     }
-    if prims.iter().all(|p| p.uvs.is_some()) && n > 0 {
-        let v: Vec<f32> = prims
-            .iter()
-            .flat_map(|p| p.uvs.iter().flatten().flatten().copied())
-            .collect();
-        d.set_item("uvs", rows3(v, 2)?.into_pyarray(py))?;
+    if let Some(a) = joined(&prims, n, |p| p.uvs.as_ref())? {
+        d.set_item("uvs", a.into_pyarray(py))?;
     }
-    if prims.iter().all(|p| p.colors.is_some()) && n > 0 {
+    if let Some(a) = joined(&prims, n, |p| p.colors.as_ref())? {
         // Stored as bytes in every format that has colours: back to them exactly.
-        let v: Vec<u8> = prims
-            .iter()
-            .flat_map(|p| p.colors.iter().flatten().flatten())
-            .map(|&c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)
-            .collect();
-        let a =
-            Array2::from_shape_vec((n, 4), v).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        d.set_item("colors", a.into_pyarray(py))?;
+        let bytes = a.mapv(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+        d.set_item("colors", bytes.into_pyarray(py))?;
     }
-    if prims.iter().all(|p| p.joints.is_some()) && n > 0 {
-        let j: Vec<u16> = prims
-            .iter()
-            .flat_map(|p| p.joints.iter().flatten().flatten().copied())
-            .collect();
-        let w: Vec<f32> = prims
-            .iter()
-            .flat_map(|p| p.weights.iter().flatten().flatten().copied())
-            .collect();
-        let j =
-            Array2::from_shape_vec((n, 4), j).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if let (Some(j), Some(w)) = (
+        joined(&prims, n, |p| p.joints.as_ref())?,
+        joined(&prims, n, |p| p.weights.as_ref())?,
+    ) {
         d.set_item("joints", j.into_pyarray(py))?;
-        d.set_item("weights", rows3(w, 4)?.into_pyarray(py))?;
+        d.set_item("weights", w.into_pyarray(py))?;
     }
     if let Some(s) = &scene.skeleton {
         let bones = PyList::empty(py);
@@ -470,9 +477,8 @@ fn from_scene(
     from: &str,
     limits: Limits,
 ) -> PyResult<NativeFile> {
-    let target =
-        meshcodec::Target::for_import(to).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let converted = py
+    let target = meshcodec::Target::for_import(to).map_err(value_error)?;
+    let (file, losses) = py
         .detach(|| {
             meshcodec::import(&scene, &target, &ConvertOptions::default()).and_then(|c| {
                 let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
@@ -480,15 +486,12 @@ fn from_scene(
             })
         })
         .map_err(|e| format_error(py, &e))?;
-    let (file, losses) = converted;
-    if any_lost(&losses) && !allow_lossy {
-        let lines: Vec<String> = losses.iter().map(|l| format!("  - {l}")).collect();
-        let message = format!(
-            "writing {from} as {target} would lose:\n{}\n(pass allow_lossy=True to write it anyway)",
-            lines.join("\n")
-        );
-        return Err(lossy(py, message, &losses));
-    }
+    refuse_lost(
+        py,
+        &losses,
+        allow_lossy,
+        &format!("writing {from} as {target}"),
+    )?;
     Ok(NativeFile {
         file,
         limits,
@@ -508,11 +511,7 @@ fn import_file(
     max_decoded: Option<u64>,
 ) -> PyResult<NativeFile> {
     let limits = limits(max_input, max_decoded);
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
+    let ext = interchange_extension(&path)?;
     let read = py.detach(|| -> Result<Scene, Result<meshcodec::Error, String>> {
         let len = std::fs::metadata(&path)
             .map_err(|e| Err(format!("{}: {e}", path.display())))?
@@ -537,7 +536,7 @@ fn import_file(
                 })?;
                 meshcodec::scene::import::read_obj(text).map_err(Ok)
             }
-            "gltf" | "glb" => {
+            _ => {
                 let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
                 let options = meshcodec::scene::import::ImportOptions::default();
                 meshcodec::scene::import::read_gltf_with(
@@ -547,16 +546,11 @@ fn import_file(
                 )
                 .map_err(Ok)
             }
-            _ => Err(Err(format!(
-                "{}: the extension must be .gltf, .glb or .obj",
-                path.display()
-            ))),
         }
     });
     let scene = match read {
         Ok(s) => s,
         Err(Ok(e)) => return Err(format_error(py, &e)),
-        Err(Err(e)) if e.ends_with(".obj") => return Err(PyValueError::new_err(e)),
         Err(Err(e)) => return Err(PyOSError::new_err(e)),
     };
     let from = if ext == "obj" {
@@ -582,33 +576,8 @@ fn from_arrays(
     colors: Option<numpy::PyReadonlyArray2<'_, u8>>,
     allow_lossy: bool,
 ) -> PyResult<NativeFile> {
-    fn rows<T: Copy + Default + numpy::Element, const N: usize>(
-        a: &numpy::PyReadonlyArray2<'_, T>,
-        what: &str,
-    ) -> PyResult<Vec<[T; N]>> {
-        let v = a.as_array();
-        if v.ncols() != N {
-            return Err(PyValueError::new_err(format!(
-                "{what}: {N} columns expected, {} given",
-                v.ncols()
-            )));
-        }
-        Ok(v.rows()
-            .into_iter()
-            .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or_default()))
-            .collect())
-    }
     let positions: Vec<[f32; 3]> = rows(&positions, "positions")?;
     let n = positions.len();
-    let per_vertex = |len: usize, what: &str| {
-        if len == n {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err(format!(
-                "{what}: {len} rows for {n} positions"
-            )))
-        }
-    };
     let normals = normals.map(|a| rows::<f32, 3>(&a, "normals")).transpose()?;
     let uvs = uvs.map(|a| rows::<f32, 2>(&a, "uvs")).transpose()?;
     let colors = colors.map(|a| rows::<u8, 4>(&a, "colors")).transpose()?;
@@ -618,7 +587,7 @@ fn from_arrays(
         (colors.as_ref().map(Vec::len), "colors"),
     ] {
         if let Some(len) = len {
-            per_vertex(len, what)?;
+            per_vertex(len, n, what)?;
         }
     }
     let primitive = meshcodec::scene::Primitive {
@@ -630,9 +599,7 @@ fn from_arrays(
         triangles: rows(&faces, "faces")?,
         ..Default::default()
     };
-    primitive
-        .check()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    primitive.check().map_err(value_error)?;
     let scene = Scene {
         meshes: vec![meshcodec::scene::ExportMesh {
             lod: 0,

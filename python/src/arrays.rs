@@ -1,0 +1,50 @@
+//! NumPy arrays in and out: the checks and conversions every entry point shares.
+
+use numpy::ndarray::Array2;
+use numpy::{Element, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A caller's mistake (a shape, a version that is none) as `ValueError`.
+pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The rows of an (N, `C`) array; `what` names it in the error for another shape.
+pub(crate) fn rows<T: Element + Copy + Default, const C: usize>(
+    a: &PyReadonlyArray2<'_, T>,
+    what: &str,
+) -> PyResult<Vec<[T; C]>> {
+    let v = a.as_array();
+    if v.ncols() != C {
+        return Err(value_error(format!(
+            "{what}: {C} columns expected, {} given",
+            v.ncols()
+        )));
+    }
+    Ok(v.rows()
+        .into_iter()
+        .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or_default()))
+        .collect())
+}
+
+/// Refuses a per-vertex array of `len` rows for `n` positions.
+pub(crate) fn per_vertex(len: usize, n: usize, what: &str) -> PyResult<()> {
+    if len == n {
+        Ok(())
+    } else {
+        Err(value_error(format!("{what}: {len} rows for {n} positions")))
+    }
+}
+
+/// Rows of `K` values as an (N, K) array, in one allocation.
+pub(crate) fn table<T: Copy, const K: usize>(
+    rows: impl ExactSizeIterator<Item = [T; K]>,
+) -> PyResult<Array2<T>> {
+    let n = rows.len();
+    let mut data = Vec::with_capacity(n * K);
+    for r in rows {
+        data.extend_from_slice(&r);
+    }
+    Array2::from_shape_vec((n, K), data).map_err(value_error)
+}
