@@ -125,26 +125,18 @@ def _target_of(objects, to: str):
 
 
 def _untouched_source(objects, target: str):
-    """The source file's bytes when every object comes unchanged from one file and the
-    target is that file's own format and version; else None."""
-    import meshcodec
-
+    """The source file's bytes when every object comes unchanged from one file (still
+    as it was) and the target is that file's own format and version; else None."""
     paths = {o.get(PROP_PATH) for o in objects}
     if len(paths) != 1 or None in paths:
         return None
     o = objects[0]
-    path = o[PROP_PATH]
-    if not os.path.isfile(path):
+    if target not in (_target_of(objects, "SOURCE"), o.get(PROP_VERSION)):
         return None
-    data = open(path, "rb").read()
-    if hashlib.sha256(data).hexdigest() != o.get(PROP_SHA):
+    if geometry_hash(objects) != o.get(PROP_GEOMETRY) or not os.path.isfile(o[PROP_PATH]):
         return None
-    if geometry_hash(objects) != o.get(PROP_GEOMETRY):
-        return None
-    f = meshcodec.open(data)
-    if _target_of(objects, "SOURCE") != target and target not in (f.version, f"{f.format}:{f.version}"):
-        return None
-    return data
+    data = open(o[PROP_PATH], "rb").read()
+    return data if hashlib.sha256(data).hexdigest() == o.get(PROP_SHA) else None
 
 
 def export_file(context, path: str, objects, to: str = "SOURCE", allow_lossy: bool = False):
@@ -156,6 +148,7 @@ def export_file(context, path: str, objects, to: str = "SOURCE", allow_lossy: bo
     target = _target_of(objects, to)
     original = _untouched_source(objects, target)
     if original is not None:
+        # Written as the package writes: atomically, the file's own bytes.
         meshcodec.open(original).save(path)
         return []
     with tempfile.TemporaryDirectory() as tmp:
