@@ -13,7 +13,11 @@ Timed, side by side in one run (the best of ``--repeat`` runs each):
 - ``mesh_reader.py`` (RBX_Toolbox's, with its pure-Python Draco decoder):
   ``parse(data)``, which gives flat position and face lists;
 - ``DracoPy`` on the Draco bitstream of each 7.00 file: ``DracoPy.decode``, points and
-  faces.
+  faces;
+- ``Rust ...``: the Rust library doing the same work, timed in Rust by
+  ``python/bench/same_work.rs`` (``open + Mesh::from_file``, what the package calls;
+  ``Mesh::read``, the shortest Rust way; built with cargo unless ``--rust BIN`` names
+  it), so the binding's own cost is the difference (the goal: within 1.2x).
 
 The peers are not in this repository: fetch them and give their folder, laid out as
 
@@ -33,9 +37,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import pathlib
 import struct
+import subprocess
 import sys
+import tempfile
 import time
 import typing
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -123,12 +130,40 @@ def synthetic(vertices: int) -> bytes:
     return meshcodec.from_arrays(positions, faces, normals=normals, uvs=uvs, to="4.01").to_bytes()
 
 
+def rust_same_work(binary: Optional[pathlib.Path], files: List[bytes], repeat: int) -> Dict[str, float]:
+    """The Rust library's time for the same work on ``files`` (summed per kind of work),
+    from ``same_work.rs``; built with cargo when ``binary`` is ``None``."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    if binary is None:
+        subprocess.run(
+            ["cargo", "build", "--quiet", "--release", "-p", "meshcodec-python", "--example", "same_work"],
+            cwd=root,
+            check=True,
+        )
+        binary = root / "target" / "release" / "examples" / "same_work"
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, data in enumerate(files):
+            path = pathlib.Path(tmp) / f"{i}.mesh"
+            path.write_bytes(data)
+            paths.append(str(path))
+        out = subprocess.run(
+            [str(binary), *paths, "--repeat", str(repeat)], check=True, capture_output=True, text=True
+        ).stdout
+    totals: Dict[str, float] = {}
+    for line in out.splitlines():
+        row = json.loads(line)
+        totals[f"Rust {row['work']}"] = totals.get(f"Rust {row['work']}", 0.0) + row["seconds"]
+    return totals
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--peers", type=pathlib.Path, required=True, help="the folder of the peers")
     ap.add_argument("--corpus", type=pathlib.Path, help="a folder of real files (FileMesh)")
     ap.add_argument("--vertices", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rust", type=pathlib.Path, help="same_work built (else built with cargo)")
     args = ap.parse_args()
     peers = load_peers(args.peers)
 
@@ -151,6 +186,7 @@ def main() -> None:
         results["meshcodec open"] = best(lambda: [meshcodec.open(f) for f in files], args.repeat)
         ours = [run_meshcodec(f) for f in files]
         results["meshcodec"] = best(lambda: [run_meshcodec(f) for f in files], args.repeat)
+        results.update(rust_same_work(args.rust, files, args.repeat))
         readers = {
             "rbxmesh.py": lambda f: run_rbxmesh(peers["rbxmesh.py"], f),
             "mesh_reader.py": lambda f: run_mesh_reader(peers["mesh_reader.py"], f),

@@ -32,6 +32,7 @@ __all__ = [
     "FormatError",
     "LossyConversion",
     "Mesh",
+    "VERTEX_RECORD",
     "from_arrays",
     "import_file",
     "open",
@@ -41,6 +42,19 @@ __all__ = [
 __version__: str = _native.__version__
 
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
+
+
+#: The 40-byte vertex record of FileMesh 2.00-6.00 (and of the model of every version),
+#: as NumPy sees it: a FileMesh's arrays are views of one table of these.
+VERTEX_RECORD = np.dtype(
+    [
+        ("position", "<f4", (3,)),
+        ("normal", "<f4", (3,)),
+        ("uv", "<f4", (2,)),
+        ("tangent", "u1", (4,)),
+        ("color", "u1", (4,)),
+    ]
+)
 
 
 class Mesh:
@@ -54,13 +68,22 @@ class Mesh:
     A FileMesh gives every vertex of the file (the level's faces index them), its
     ``weights`` as stored (uint8, summing to 255), ``bones`` as dicts of ``name``,
     ``parent``, ``position`` and ``rotation`` (the bone's CFrame: a row-major 3x3),
-    ``lod_ranges`` (the face range of each level) and ``facs_controls`` (the FACS control
-    names, or ``None``). Other formats give the level's vertices, float32 ``weights`` and
-    ``bones`` as glTF joints (``name``, ``parent``, ``translation``, ``rotation``,
-    ``scale``, ``inverse_bind_matrix``).
+    ``lod_ranges`` (the face range of each level) and, with FACS data, ``facs_controls``
+    (control names), ``facs_face_bones`` (the bones they drive), ``facs_correctives``
+    (each corrective's control indices: two- then three-pose) and ``facs_poses``
+    ((columns, face bones, 6) float32: each control's then each corrective's offset of each
+    face bone at full weight, position xyz then rotation xyz in degrees; see
+    :meth:`File.facs_positions` for the vertices). Other formats give the level's
+    vertices, float32 ``weights`` and ``bones`` as glTF joints (``name``, ``parent``,
+    ``translation``, ``rotation``, ``scale``, ``inverse_bind_matrix``).
 
-    Arrays can be replaced (``m.positions = m.positions * 2``, new counts too) and the
-    mesh given back to :meth:`File.with_mesh`.
+    No array is copied on the way out of Rust: a FileMesh's ``positions``, ``normals``,
+    ``uvs`` and ``colors`` are views of one table of 40-byte vertex records
+    (:data:`VERTEX_RECORD`, strided: ``np.ascontiguousarray`` gives a packed copy) and
+    ``faces`` a view of every level's faces. They are writable and the mesh owns them:
+    ``m.positions *= 2`` edits this mesh only, never the file. Arrays can also be
+    replaced (``m.positions = m.positions * 2``, new counts too) and the mesh given back
+    to :meth:`File.with_mesh`.
     """
 
     positions: np.ndarray
@@ -71,8 +94,23 @@ class Mesh:
     joints: Optional[np.ndarray]
     weights: Optional[np.ndarray]
     bones: List[Dict[str, Any]]
+    facs_controls: Optional[List[str]]
+    facs_face_bones: Optional[List[str]]
+    facs_correctives: Optional[List[List[int]]]
+    facs_poses: Optional[np.ndarray]
 
     def __init__(self, arrays: Dict[str, Any]):
+        table = arrays.get("vertex_table")
+        if table is not None:
+            # (N, 10) float32 records -> (N,) structured views, no copy.
+            records = table.view(np.uint8).view(VERTEX_RECORD)[:, 0]
+            start, end = arrays["lod_range"]
+            arrays["positions"] = records["position"]
+            arrays["normals"] = records["normal"]
+            arrays["uvs"] = records["uv"]
+            if arrays.get("has_colors"):
+                arrays["colors"] = records["color"]
+            arrays["faces"] = arrays["faces_all"][start:end]
         self.positions = arrays["positions"]
         self.faces = arrays["faces"]
         self.normals = arrays.get("normals")
@@ -82,7 +120,10 @@ class Mesh:
         self.weights = arrays.get("weights")
         self.bones = arrays.get("bones", [])
         self.lod_ranges: List[Any] = arrays.get("lod_ranges", [(0, len(self.faces))])
-        self.facs_controls: Optional[List[str]] = arrays.get("facs_controls")
+        self.facs_controls = arrays.get("facs_controls")
+        self.facs_face_bones = arrays.get("facs_face_bones")
+        self.facs_correctives = arrays.get("facs_correctives")
+        self.facs_poses = arrays.get("facs_poses")
         self.lod: int = arrays.get("lod", 0)
 
     def arrays(self) -> Dict[str, Any]:
@@ -166,6 +207,18 @@ class File:
         arrays = self._native.mesh(lod)
         arrays["lod"] = lod
         return Mesh(arrays)
+
+    def facs_positions(self, weights: Dict[str, float]) -> np.ndarray:
+        """Every vertex's position, (N, 3) float32, with the FACS controls posed:
+        ``weights`` maps control names (``"c_JD"``, or FaceControls names such as
+        ``"JawDrop"``) to weights from 0 to 1; correctives follow from them. The face bones
+        take the transforms the library evaluates (``meshcodec info`` names the rig) and
+        the vertices follow them by their skinning weights; vertices on other bones stay.
+        A shape key per control is ``f.facs_positions({name: 1.0})``.
+
+        FileMesh with FACS data only (5.00 and later); ``ValueError`` otherwise, or for a
+        name that is no control."""
+        return self._native.facs_positions([(str(k), float(v)) for k, v in weights.items()])
 
     def with_mesh(self, mesh: Mesh) -> "File":
         """This file with ``mesh``'s arrays, edited, in place of its level of detail: what

@@ -4,12 +4,11 @@
 
 use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
-use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::arrays::{per_vertex, rows, table, value_error};
+use crate::arrays::{per_vertex, rows, value_error};
 
 /// Level `lod`'s face range, or the error naming the levels there are.
 fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
@@ -29,68 +28,41 @@ fn has_colors(model: &Mesh, version: Version) -> bool {
     !version.is_text() && model.stored.vertex_size != Some(36)
 }
 
-/// One attribute of every vertex as an (N, K) array.
-fn columns<T: Copy, const K: usize>(
-    v: &[MeshVertex],
-    f: impl Fn(&MeshVertex) -> [T; K],
-) -> PyResult<Array2<T>> {
-    table(v.iter().map(f))
+/// Rows of `K` values as an (N, K) NumPy array, without a copy.
+fn owned<T: numpy::Element, const K: usize>(
+    py: Python<'_>,
+    rows: Vec<[T; K]>,
+) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
+    let n = rows.len();
+    rows.into_flattened().into_pyarray(py).reshape([n, K])
 }
 
 /// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`.
-pub(crate) fn mesh_dict<'py>(
-    py: Python<'py>,
-    model: &Mesh,
+///
+/// Nothing big is copied on the way out: the vertex records leave as they lie in the
+/// model (`vertex_table`, (N, 10) float32 of 40-byte records that Python views as
+/// positions, normals, UVs and colours) and the faces of every level as one (F, 3)
+/// array (`faces_all`) that Python slices to the level (`lod_range`).
+pub(crate) fn mesh_dict(
+    py: Python<'_>,
+    model: Mesh,
     version: Version,
     lod: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    let range = lod_range(model, lod)?;
-    let v = &model.vertices;
+) -> PyResult<Bound<'_, PyDict>> {
+    let range = lod_range(&model, lod)?;
     let d = PyDict::new(py);
-    d.set_item("positions", columns(v, |x| x.position)?.into_pyarray(py))?;
-    d.set_item("normals", columns(v, |x| x.normal)?.into_pyarray(py))?;
-    d.set_item("uvs", columns(v, |x| x.uv)?.into_pyarray(py))?;
-    if has_colors(model, version) {
-        d.set_item("colors", columns(v, |x| x.color)?.into_pyarray(py))?;
-    }
-    let faces: Vec<u32> = model
-        .faces
-        .get(range)
-        .unwrap_or_default()
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
-    let m = faces.len() / 3;
-    d.set_item(
-        "faces",
-        Array2::from_shape_vec((m, 3), faces)
-            .map_err(value_error)?
-            .into_pyarray(py),
-    )?;
+    d.set_item("has_colors", has_colors(&model, version))?;
+    d.set_item("lod_range", (range.start, range.end))?;
+    d.set_item("lod_ranges", model.lod_ranges())?;
     if let Some(s) = &model.skinning {
         let skins = s.as_slice();
-        let j: Vec<u16> = skins
+        let j: Vec<[u16; 4]> = skins.iter().map(|k| k.influences.map(|i| i.bone)).collect();
+        let w: Vec<[u8; 4]> = skins
             .iter()
-            .flat_map(|k| k.influences.map(|i| i.bone))
+            .map(|k| k.influences.map(|i| i.weight))
             .collect();
-        let w: Vec<u8> = skins
-            .iter()
-            .flat_map(|k| k.influences.map(|i| i.weight))
-            .collect();
-        let rows = skins.len();
-        d.set_item(
-            "joints",
-            Array2::from_shape_vec((rows, 4), j)
-                .map_err(value_error)?
-                .into_pyarray(py),
-        )?;
-        d.set_item(
-            "weights",
-            Array2::from_shape_vec((rows, 4), w)
-                .map_err(value_error)?
-                .into_pyarray(py),
-        )?;
+        d.set_item("joints", owned(py, j)?)?;
+        d.set_item("weights", owned(py, w)?)?;
     }
     let bones = PyList::empty(py);
     for b in &model.skeleton {
@@ -102,11 +74,55 @@ pub(crate) fn mesh_dict<'py>(
         bones.append(x)?;
     }
     d.set_item("bones", bones)?;
-    d.set_item("lod_ranges", model.lod_ranges())?;
     if let Some(f) = &model.facs {
         d.set_item("facs_controls", f.control_names.clone())?;
+        d.set_item("facs_face_bones", f.face_bone_names.clone())?;
+        let correctives: Vec<Vec<u16>> = f
+            .two_pose_correctives
+            .iter()
+            .map(|c| c.to_vec())
+            .chain(f.three_pose_correctives.iter().map(|c| c.to_vec()))
+            .collect();
+        d.set_item("facs_correctives", correctives)?;
+        let columns = f.poses.len();
+        let bones = f.face_bone_names.len();
+        let poses: Vec<[f32; 6]> = f
+            .poses
+            .iter()
+            .flat_map(|column| {
+                (0..bones).map(move |b| {
+                    let p = column.get(b).copied().unwrap_or_default();
+                    let [x, y, z] = p.position;
+                    let [rx, ry, rz] = p.rotation;
+                    [x, y, z, rx, ry, rz]
+                })
+            })
+            .collect();
+        let poses = poses
+            .into_flattened()
+            .into_pyarray(py)
+            .reshape([columns, bones, 6])?;
+        d.set_item("facs_poses", poses)?;
     }
+    let n = model.vertices.len();
+    let table: Vec<f32> = bytemuck::allocation::try_cast_vec(model.vertices)
+        .map_err(|(e, _)| value_error(format!("vertex records: {e:?}")))?;
+    d.set_item("vertex_table", table.into_pyarray(py).reshape([n, 10])?)?;
+    d.set_item("faces_all", owned(py, model.faces)?)?;
     Ok(d)
+}
+
+/// Every vertex's position with FACS `weights` (control name, weight) applied, (N, 3).
+pub(crate) fn facs_positions<'py>(
+    py: Python<'py>,
+    model: &Mesh,
+    weights: Vec<(String, f32)>,
+) -> PyResult<Bound<'py, numpy::PyArray2<f32>>> {
+    let pairs: Vec<(&str, f32)> = weights.iter().map(|(n, w)| (n.as_str(), *w)).collect();
+    let moved = py
+        .detach(|| model.facs_positions(&pairs))
+        .map_err(value_error)?;
+    owned(py, moved)
 }
 
 /// The rows of `arrays[key]`, an (N, `C`) array, if given.

@@ -254,7 +254,7 @@ impl NativeFile {
             let model = py
                 .detach(|| Mesh::from_file_with_limits(f, &self.limits))
                 .map_err(|e| format_error(py, &e))?;
-            return filemesh::mesh_dict(py, &model, f.version, lod);
+            return filemesh::mesh_dict(py, model, f.version, lod);
         }
         let options = ExportOptions {
             lod,
@@ -272,6 +272,25 @@ impl NativeFile {
             .detach(|| self.file.to_scene(&options, &self.limits))
             .map_err(|e| format_error(py, &e))?;
         mesh_dict(py, &scene)
+    }
+
+    /// Every vertex's position with the FACS controls `weights` (name to weight, 0 to 1)
+    /// applied to the face bones, as (N, 3) float32; a FileMesh with FACS data only.
+    fn facs_positions<'py>(
+        &self,
+        py: Python<'py>,
+        weights: Vec<(String, f32)>,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f32>>> {
+        let AnyFile::FileMesh(f) = &self.file else {
+            return Err(value_error(format!(
+                "FACS: {} files have none (FileMesh 5.00 and later do)",
+                self.file.format().name()
+            )));
+        };
+        let model = py
+            .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        filemesh::facs_positions(py, &model, weights)
     }
 
     /// This FileMesh with the arrays of an edited `Mesh` (level of detail `lod`): what

@@ -445,3 +445,190 @@ fn corpus_rigs() {
     assert!(rigs > 0, "no FACS rig in the corpus");
     eprintln!("evaluated {rigs} corpus FACS rigs");
 }
+
+/// A skeleton of three bones: `Root` at the origin, `Jaw` its child at (0, 1, 0) turned
+/// 90° about Z, `Lip` the jaw's child one unit along the jaw's x (at (0, 2, 0)); and a
+/// rig of one control, `c_JD`, moving the jaw by `position` and turning it by `rotation`.
+fn posable(position: [f32; 3], rotation: [f32; 3]) -> Mesh {
+    use meshcodec::filemesh::model::{Influence, MeshBone, MeshVertex, VertexSkin};
+    let z90 = [0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+    let bone = |name: &str, parent: Option<u16>, rotation: [f32; 9], position| MeshBone {
+        name: name.into(),
+        parent,
+        rotation,
+        position,
+        ..MeshBone::default()
+    };
+    let identity = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let skeleton = vec![
+        bone("Root", None, identity, [0.0, 0.0, 0.0]),
+        bone("Jaw", Some(0), z90, [0.0, 1.0, 0.0]),
+        bone("Lip", Some(1), z90, [0.0, 2.0, 0.0]),
+    ];
+    // One vertex on each bone, one shared half and half by Root and Jaw, one unskinned
+    // (all weights zero).
+    let on = |pairs: &[(u16, u8)]| VertexSkin {
+        influences: std::array::from_fn(|k| {
+            pairs
+                .get(k)
+                .map(|&(bone, weight)| Influence { bone, weight })
+                .unwrap_or_default()
+        }),
+    };
+    let at = |position| MeshVertex {
+        position,
+        ..MeshVertex::default()
+    };
+    Mesh {
+        vertices: vec![
+            at([0.5, 0.0, 0.0]),
+            at([0.0, 2.0, 0.0]),
+            at([0.0, 3.0, 1.0]),
+            at([1.0, 1.0, 0.0]),
+            at([4.0, 4.0, 4.0]),
+        ],
+        skeleton,
+        skinning: Some(
+            vec![
+                on(&[(0, 255)]),
+                on(&[(1, 255)]),
+                on(&[(2, 255)]),
+                on(&[(0, 128), (1, 127)]),
+                on(&[]),
+            ]
+            .into(),
+        ),
+        facs: Some(FacsRig {
+            face_bone_names: vec!["Jaw".into()],
+            control_names: vec!["c_JD".into()],
+            poses: vec![vec![pose(position, rotation)]],
+            ..FacsRig::default()
+        }),
+        ..Mesh::default()
+    }
+}
+
+fn assert_points(actual: &[[f32; 3]], expected: &[[f32; 3]]) {
+    assert_eq!(actual.len(), expected.len());
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        for k in 0..3 {
+            assert!(
+                (a[k] - e[k]).abs() < 1e-5,
+                "vertex {i}: {a:?}, expected {e:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn facs_positions_move_a_translated_face_bone_in_its_own_frame() {
+    // The jaw moves (0, -2, 0) in its frame: turned 90° about Z, that is (+2, 0, 0) in
+    // the world. Its child moves with it; the root, and the unskinned vertex, stay; the
+    // shared vertex moves by 127/255 of it.
+    let mesh = posable([0.0, -2.0, 0.0], [0.0, 0.0, 0.0]);
+    let moved = mesh.facs_positions(&[("c_JD", 1.0)]).unwrap();
+    let half = 2.0 * 127.0 / 255.0;
+    assert_points(
+        &moved,
+        &[
+            [0.5, 0.0, 0.0],
+            [2.0, 2.0, 0.0],
+            [2.0, 3.0, 1.0],
+            [1.0 + half, 1.0, 0.0],
+            [4.0, 4.0, 4.0],
+        ],
+    );
+    // Half the weight, half the way; no weight, the rest positions exactly.
+    let halfway = mesh.facs_positions(&[("c_JD", 0.5)]).unwrap();
+    assert_points(&halfway[1..2], &[[1.0, 2.0, 0.0]]);
+    let rest = mesh.facs_positions(&[]).unwrap();
+    let stored: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| v.position).collect();
+    assert_points(&rest, &stored);
+}
+
+#[test]
+fn facs_positions_turn_about_the_face_bone() {
+    // The jaw turns 90° more about its own Z (at (0, 1, 0)): its vertex one unit up
+    // from it goes one unit to -x; the lip, one unit along the jaw's x (world +y),
+    // goes to (-1, 1, 0), its vertex (0, 3, 1) to (-2, 1, 1).
+    let mesh = posable([0.0, 0.0, 0.0], [0.0, 0.0, 90.0]);
+    let moved = mesh.facs_positions(&[("c_JD", 1.0)]).unwrap();
+    assert_points(
+        &moved[..3],
+        &[[0.5, 0.0, 0.0], [-1.0, 1.0, 0.0], [-2.0, 1.0, 1.0]],
+    );
+}
+
+#[test]
+fn facs_positions_errors() {
+    let mesh = posable([0.0; 3], [0.0; 3]);
+    assert!(matches!(
+        mesh.facs_positions(&[("nope", 1.0)]).unwrap_err().kind(),
+        ErrorKind::Invalid(_)
+    ));
+    let bare = Mesh::default();
+    let e = bare.facs_positions(&[("c_JD", 1.0)]).unwrap_err();
+    assert!(e.to_string().contains("no FACS"), "{e}");
+}
+
+#[test]
+fn facs_positions_of_the_corpus_rigs() {
+    // Every FACS mesh of the corpus, every control at full weight: finite positions;
+    // a vertex whose bones FACS does not drive (nor their ancestors) stays; and the
+    // controls move the vertices of some of them.
+    let Some(dir) = common::corpus() else {
+        return;
+    };
+    let (mut seen, mut moving) = (0, 0);
+    for path in common::corpus_filemeshes(&dir, &["5.00", "6.00", "7.00"]) {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(mesh) = Mesh::read(&bytes) else {
+            continue;
+        };
+        let Some(rig) = &mesh.facs else { continue };
+        seen += 1;
+        let stored: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| v.position).collect();
+        let rest = mesh.facs_positions(&[]).unwrap();
+        assert_points(&rest, &stored);
+        // Bones under a face bone (the face bone included).
+        let bones = &mesh.skeleton;
+        let driven: Vec<bool> = (0..bones.len())
+            .map(|mut b| {
+                for _ in 0..=bones.len() {
+                    if rig.face_bone_names.contains(&bones[b].name) {
+                        return true;
+                    }
+                    match bones[b].parent {
+                        Some(p) if usize::from(p) < bones.len() => b = usize::from(p),
+                        _ => return false,
+                    }
+                }
+                false
+            })
+            .collect();
+        let skins = mesh.skinning.as_ref().unwrap().as_slice();
+        let hangs = |i: usize| {
+            skins[i]
+                .influences
+                .iter()
+                .any(|k| k.weight > 0 && driven[usize::from(k.bone)])
+        };
+        let mut moved_any = false;
+        for control in &rig.control_names {
+            let posed = mesh.facs_positions(&[(control.as_str(), 1.0)]).unwrap();
+            assert!(posed.iter().flatten().all(|x| x.is_finite()), "{path:?}");
+            for (i, (a, b)) in posed.iter().zip(&stored).enumerate() {
+                let moved = a.iter().zip(b).any(|(x, y)| (x - y).abs() > 1e-4);
+                assert!(!moved || hangs(i), "{path:?} {control}: vertex {i} moved");
+                moved_any |= moved;
+            }
+        }
+        // (A rig may drive its bones too little to see: the lower eyelids of one file.)
+        moving += usize::from(moved_any);
+    }
+    assert!(
+        moving > 0,
+        "no control of {seen} FACS meshes moved a vertex"
+    );
+    eprintln!("posed every control of {seen} corpus FACS meshes ({moving} move vertices)");
+}

@@ -19,6 +19,7 @@
 
 pub mod convert;
 pub mod facs_eval;
+mod facs_pose;
 mod resolve;
 pub mod skinning;
 pub mod stored;

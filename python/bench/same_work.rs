@@ -1,0 +1,97 @@
+//! The Rust library doing what `meshcodec.open(data).mesh()` does, for the Python
+//! benchmark (python/bench/readers.py) to set beside the package: the binding's cost is
+//! the difference.
+//!
+//!     cargo run --release -p meshcodec-python --example same_work -- FILE... [--repeat N]
+//!
+//! Per file, the best of `N` runs (5 by default) of:
+//! - `open + Mesh::from_file`: what the package does (`meshcodec::open`, then the model
+//!   of the opened file, its positions and level-0 faces in hand);
+//! - `Mesh::read`: the shortest way a Rust program gets the same arrays (other formats:
+//!   `to_scene`, as the package does for them);
+//! - `copy`: the input's bytes copied into a new buffer, the floor.
+//!
+//! Prints one JSON object per line: `{"file", "work", "seconds"}`.
+
+use std::time::Instant;
+
+use meshcodec::filemesh::Mesh;
+use meshcodec::{AnyFile, ExportOptions, Limits, MeshFile};
+
+fn best(repeat: usize, mut work: impl FnMut() -> usize) -> f64 {
+    (0..repeat)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(work());
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The package's work: open, then the arrays of level 0.
+fn package_work(bytes: &[u8]) -> usize {
+    let limits = Limits::default();
+    let file = meshcodec::open_with_limits(bytes, &limits).expect("open");
+    match &file {
+        AnyFile::FileMesh(f) => {
+            let mesh = Mesh::from_file_with_limits(f, &limits).expect("model");
+            let lod0 = mesh.lods.lod0(mesh.faces.len());
+            mesh.vertices.len() + mesh.faces.get(lod0).map_or(0, <[_]>::len)
+        }
+        other => {
+            let options = ExportOptions {
+                keep_axes: true,
+                ..ExportOptions::default()
+            };
+            let scene = other.to_scene(&options, &limits).expect("scene");
+            scene
+                .meshes
+                .iter()
+                .flat_map(|m| &m.primitives)
+                .map(|p| p.positions.len())
+                .sum()
+        }
+    }
+}
+
+/// The shortest way to the same arrays.
+fn direct_work(bytes: &[u8]) -> usize {
+    match Mesh::read(bytes) {
+        Ok(mesh) => {
+            let lod0 = mesh.lods.lod0(mesh.faces.len());
+            mesh.vertices.len() + mesh.faces.get(lod0).map_or(0, <[_]>::len)
+        }
+        Err(_) => package_work(bytes),
+    }
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut repeat = 5;
+    if let Some(i) = args.iter().position(|a| a == "--repeat") {
+        repeat = args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--repeat N");
+        args.drain(i..i + 2);
+    }
+    for path in &args {
+        let bytes = std::fs::read(path).expect("read");
+        for (work, seconds) in [
+            (
+                "open + Mesh::from_file",
+                best(repeat, || package_work(&bytes)),
+            ),
+            ("Mesh::read", best(repeat, || direct_work(&bytes))),
+            (
+                "copy",
+                best(repeat, || std::hint::black_box(bytes.to_vec()).len()),
+            ),
+        ] {
+            println!(
+                "{}",
+                serde_json::json!({"file": path, "work": work, "seconds": seconds})
+            );
+        }
+    }
+}

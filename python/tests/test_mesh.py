@@ -1,0 +1,111 @@
+"""What ``File.mesh()`` hands out: arrays that leave Rust without a copy and belong to the
+mesh, and a FileMesh's FACS rig with its poses (``File.facs_positions``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import meshcodec
+from conftest import FIXTURES, corpus
+
+
+def test_filemesh_arrays_are_views_of_one_vertex_table() -> None:
+    f = meshcodec.open(FIXTURES / "filemesh" / "v4.01-bones.mesh")
+    m = f.mesh()
+    # One buffer behind positions, normals, UVs and colours: nothing was copied apart.
+    for a in (m.normals, m.uvs, m.colors):
+        assert np.may_share_memory(m.positions, a)
+    assert m.positions.strides == (40, 4) and m.colors.strides == (40, 1)
+    assert m.positions.dtype == np.float32 and m.colors.dtype == np.uint8
+    # The same numbers as the record layout says (the glTF test checks them further).
+    records = np.frombuffer(np.ascontiguousarray(m.positions).tobytes(), np.float32)
+    assert records.size == 3 * len(m.positions)
+    # Writable, and the mesh's own: an edit in place leaves the file as it was.
+    before = f.to_bytes()
+    m.positions *= 2
+    m.colors[:] = 7
+    assert f.to_bytes() == before
+    assert np.array_equal(f.mesh().positions * 2, m.positions)
+    # Faces of a level are a slice of every level's faces.
+    lods = meshcodec.open(FIXTURES / "filemesh" / "v5.00-facs.mesh")
+    for lod, (start, end) in enumerate(lods.mesh().lod_ranges):
+        assert len(lods.mesh(lod).faces) == end - start
+
+
+def test_a_version_without_colours_has_none() -> None:
+    # 2.00 with 36-byte vertices stores no colour; with 40-byte vertices it does.
+    assert meshcodec.open(FIXTURES / "filemesh" / "v2.00-36b.mesh").mesh().colors is None
+    forty = meshcodec.open(FIXTURES / "filemesh" / "v2.00-40b.mesh").mesh()
+    assert forty.colors is not None and forty.colors.shape == (len(forty.positions), 4)
+
+
+def test_facs_rig_and_poses_of_the_fixture() -> None:
+    f = meshcodec.open(FIXTURES / "filemesh" / "v5.00-facs.mesh")
+    m = f.mesh()
+    assert m.facs_controls is not None and m.facs_face_bones is not None
+    assert len(m.facs_controls) == 3 and len(m.facs_face_bones) == 2
+    # A column per control and per corrective, a row per face bone, six numbers each.
+    assert m.facs_poses.shape == (3 + len(m.facs_correctives), 2, 6)
+    assert all(all(0 <= c < 3 for c in cor) for cor in m.facs_correctives)
+    # No weight: the stored positions; every control at full weight moves exactly the
+    # vertices that hang on a face bone (or a bone under one).
+    rest = f.facs_positions({})
+    assert np.allclose(rest, m.positions, atol=1e-5)
+    names = [b["name"] for b in m.bones]
+    parents = [b["parent"] for b in m.bones]
+
+    def driven(b: int) -> bool:
+        for _ in range(len(names) + 1):
+            if names[b] in m.facs_face_bones:
+                return True
+            if parents[b] is None:
+                return False
+            b = parents[b]
+        return False
+
+    hangs = np.array(
+        [any(w > 0 and driven(int(j)) for j, w in zip(js, ws)) for js, ws in zip(m.joints, m.weights)]
+    )
+    moved_any = np.zeros(len(m.positions), bool)
+    for control in m.facs_controls:
+        posed = f.facs_positions({control: 1.0})
+        assert posed.shape == m.positions.shape and posed.dtype == np.float32
+        moved = np.abs(posed - m.positions).max(axis=1) > 1e-5
+        assert not (moved & ~hangs).any(), control
+        moved_any |= moved
+    assert moved_any.any()
+
+
+def test_facs_positions_errors() -> None:
+    f = meshcodec.open(FIXTURES / "filemesh" / "v5.00-facs.mesh")
+    with pytest.raises(ValueError, match="not a FACS control"):
+        f.facs_positions({"nope": 1.0})
+    with pytest.raises(ValueError, match="no FACS"):
+        meshcodec.open(FIXTURES / "filemesh" / "v5.00-nofacs.mesh").facs_positions({"c_JD": 1.0})
+    phs = next((FIXTURES / "csgphs").glob("*"))
+    with pytest.raises(ValueError, match="FACS"):
+        meshcodec.open(phs).facs_positions({"c_JD": 1.0})
+
+
+def test_facs_positions_of_the_corpus_follow_half_weights() -> None:
+    # A control at half weight moves a translated-only face bone half as far; in general
+    # the posed positions are finite and zero weight is the rest.
+    c = corpus()
+    if c is None:
+        pytest.skip("no corpus")
+    seen = 0
+    for p in sorted(c.rglob("*.mesh")):
+        data = p.read_bytes()
+        if not data.startswith(b"version 5") and not data.startswith(b"version 6") and not data.startswith(b"version 7"):
+            continue
+        f = meshcodec.open(data)
+        m = f.mesh()
+        if m.facs_controls is None:
+            continue
+        seen += 1
+        for control in m.facs_controls[:10]:
+            full = f.facs_positions({control: 1.0})
+            assert np.isfinite(full).all()
+        assert np.allclose(f.facs_positions({}), m.positions, atol=1e-4)
+    assert seen > 0
