@@ -226,8 +226,11 @@ class File:
         bytes) is kept, as the Rust model keeps it, and the version stays.
 
         ``mesh`` comes from :meth:`mesh`; replace its arrays (same or new counts: a skinned
-        mesh with new vertices needs ``joints`` and ``weights`` for them). FileMesh only
-        for now (``ValueError`` otherwise). Unedited, the bytes are the file's.
+        mesh with new vertices needs ``joints`` and ``weights`` for them). FileMesh,
+        CSGPHS (the rows are hull after hull: each hull keeps its vertex count unless
+        there is one, and a face stays within its hull) and union graphics (CSGMDL);
+        ``ValueError`` for other formats (build one with :func:`from_arrays`, or convert).
+        Unedited, the bytes are the file's.
         """
 
         def contiguous(key: str, a: Any) -> Any:

@@ -4,6 +4,7 @@ use numpy::ndarray::Array2;
 use numpy::{Element, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// A caller's mistake (a shape, a version that is none) as `ValueError`.
 pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -47,4 +48,24 @@ pub(crate) fn table<T: Copy, const K: usize>(
         data.extend_from_slice(&r);
     }
     Array2::from_shape_vec((n, K), data).map_err(value_error)
+}
+
+/// The rows of `arrays[key]`, an (N, `C`) array, if given.
+pub(crate) fn rows_of<'py, T: numpy::Element + Copy + Default, const C: usize>(
+    arrays: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<Option<Vec<[T; C]>>> {
+    let Some(a) = arrays.get_item(key)? else {
+        return Ok(None);
+    };
+    if a.is_none() {
+        return Ok(None);
+    }
+    let a: PyReadonlyArray2<'py, T> = a.extract().map_err(|_| {
+        value_error(format!(
+            "{key}: a 2-D array of {} expected",
+            std::any::type_name::<T>()
+        ))
+    })?;
+    rows(&a, key).map(Some)
 }

@@ -4,11 +4,11 @@
 
 use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
-use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::arrays::{per_vertex, rows, value_error};
+use crate::arrays::{per_vertex, rows_of, value_error};
 
 /// Level `lod`'s face range, or the error naming the levels there are.
 fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
@@ -123,26 +123,6 @@ pub(crate) fn facs_positions<'py>(
         .detach(|| model.facs_positions(&pairs))
         .map_err(value_error)?;
     owned(py, moved)
-}
-
-/// The rows of `arrays[key]`, an (N, `C`) array, if given.
-fn rows_of<'py, T: numpy::Element + Copy + Default, const C: usize>(
-    arrays: &Bound<'py, PyDict>,
-    key: &str,
-) -> PyResult<Option<Vec<[T; C]>>> {
-    let Some(a) = arrays.get_item(key)? else {
-        return Ok(None);
-    };
-    if a.is_none() {
-        return Ok(None);
-    }
-    let a: PyReadonlyArray2<'py, T> = a.extract().map_err(|_| {
-        value_error(format!(
-            "{key}: a 2-D array of {} expected",
-            std::any::type_name::<T>()
-        ))
-    })?;
-    rows(&a, key).map(Some)
 }
 
 /// Puts `arrays` (a `Mesh`'s, edited) into the model as level `lod`.

@@ -12,6 +12,7 @@
 //! [`Limits`] given.
 
 mod arrays;
+mod csg;
 mod filemesh;
 
 use arrays::{per_vertex, rows, table, value_error};
@@ -45,7 +46,7 @@ fn limits(max_input: Option<u64>, max_decoded: Option<u64>) -> Limits {
 }
 
 /// A library error as the package's `FormatError` (offset and field where known).
-fn format_error(py: Python<'_>, e: &meshcodec::Error) -> PyErr {
+pub(crate) fn format_error(py: Python<'_>, e: &meshcodec::Error) -> PyErr {
     let field = (!e.context().is_empty()).then(|| e.context().to_string());
     match py
         .import("meshcodec._errors")
@@ -166,13 +167,9 @@ impl NativeFile {
     /// The version, as `info --json` gives it (`4.01`, `7`, `ms14`; CSGK, which has
     /// none, `CSGK`).
     fn version(&self) -> String {
-        let name = self.file.version_name();
-        // Union graphics name themselves with their format ("CSGMDL 2"); info's version
-        // is the number.
-        match name.rsplit_once(' ') {
-            Some((_, v)) if v.bytes().all(|b| b.is_ascii_digit()) => v.to_string(),
-            _ => name,
-        }
+        self.file
+            .version()
+            .unwrap_or_else(|| self.file.version_name())
     }
 
     /// `meshcodec info --json` as JSON text.
@@ -256,6 +253,9 @@ impl NativeFile {
                 .map_err(|e| format_error(py, &e))?;
             return filemesh::mesh_dict(py, model, f.version, lod);
         }
+        if let (AnyFile::Csgmdl(f), 0) = (&self.file, lod) {
+            return csg::csgmdl_mesh_dict(py, f);
+        }
         let options = ExportOptions {
             lod,
             all_lods: false,
@@ -293,8 +293,9 @@ impl NativeFile {
         filemesh::facs_positions(py, &model, weights)
     }
 
-    /// This FileMesh with the arrays of an edited `Mesh` (level of detail `lod`): what
-    /// the edit did not touch (skinning, FACS, other levels, stored layout) is kept.
+    /// This file with the arrays of an edited `Mesh` (level of detail `lod`): what the
+    /// edit did not touch (skinning, FACS, other levels, hull preambles, physics, stored
+    /// layout) is kept, and the version stays. FileMesh, CSGPHS and union graphics.
     #[pyo3(signature = (arrays, lod=0))]
     fn with_mesh(
         &self,
@@ -302,12 +303,33 @@ impl NativeFile {
         arrays: &Bound<'_, PyDict>,
         lod: usize,
     ) -> PyResult<NativeFile> {
-        let AnyFile::FileMesh(f) = &self.file else {
+        let edited = |file: Option<AnyFile>| NativeFile {
+            file: file.unwrap_or_else(|| self.file.clone()),
+            limits: self.limits,
+            losses: Vec::new(),
+        };
+        if lod != 0 && !matches!(self.file, AnyFile::FileMesh(_)) {
             return Err(value_error(format!(
-                "with_mesh edits FileMesh files; this is {}: build a new file with \
-                 meshcodec.from_arrays, or convert it",
-                self.file.format().name()
+                "level of detail: no LOD {lod}: only FileMesh has levels of detail"
             )));
+        }
+        let f = match &self.file {
+            AnyFile::FileMesh(f) => f,
+            AnyFile::Csgphs(f) => {
+                let file = csg::csgphs_with(f, arrays, &self.limits)?;
+                return Ok(edited(file.map(AnyFile::Csgphs)));
+            }
+            AnyFile::Csgmdl(f) => {
+                let file = csg::csgmdl_with(f, arrays)?;
+                return Ok(edited(file.map(AnyFile::Csgmdl)));
+            }
+            other => {
+                return Err(value_error(format!(
+                    "with_mesh edits FileMesh, CSGPHS and union graphics files; this is {}: \
+                     build a new file with meshcodec.from_arrays, or convert it",
+                    other.format().name()
+                )))
+            }
         };
         let mut model = py
             .detach(|| Mesh::from_file_with_limits(f, &self.limits))

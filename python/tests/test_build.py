@@ -168,6 +168,60 @@ def test_with_mesh_new_counts() -> None:
     sm.faces = sm.faces + 100
     with pytest.raises(ValueError, match="index"):
         s.with_mesh(sm)
-    with pytest.raises(ValueError, match="FileMesh"):
-        c = meshcodec.open(FIXTURES / "csgphs" / "csgphs7.bin")
-        c.with_mesh(c.mesh())
+    with pytest.raises(ValueError, match="FileMesh, CSGPHS and union graphics"):
+        u = meshcodec.open(FIXTURES / "unigine" / "ms12-morph.mesh")
+        u.with_mesh(u.mesh())
+
+
+def unions_everywhere():
+    from conftest import corpus_files, fixture_files
+
+    out = []
+    for p in fixture_files() + corpus_files():
+        try:
+            if meshcodec.open(p).format in ("csgphs", "csgmdl"):
+                out.append(p)
+        except meshcodec.FormatError:
+            pass
+    return out
+
+
+@pytest.mark.parametrize("path", unions_everywhere(), ids=lambda p: p.name)
+def test_with_mesh_of_unions_keeps_the_rest(path) -> None:
+    data = path.read_bytes()
+    f = meshcodec.open(data)
+    m = f.mesh()
+    assert f.with_mesh(m).to_bytes() == data, "unedited: the same bytes"
+    m.positions = m.positions * 2
+    edited = f.with_mesh(m)
+    assert edited.version == f.version and edited.format == f.format
+    again = edited.mesh()
+    np.testing.assert_array_equal(again.positions, m.positions)
+    np.testing.assert_array_equal(again.faces, m.faces)
+    before, after = f.info(), edited.info()
+    for key in ("hulls", "vertices", "faces", "geometry_type"):
+        assert before.get(key) == after.get(key), key
+    if m.normals is not None:
+        # Version 5 stores normals in 16 bits: as read, they come back as they were.
+        np.testing.assert_array_equal(again.normals, f.mesh().normals)
+        np.testing.assert_array_equal(again.uvs, f.mesh().uvs)
+        np.testing.assert_array_equal(again.colors, f.mesh().colors)
+
+
+def test_with_mesh_of_hulls_refuses_what_breaks_them() -> None:
+    f = meshcodec.open(FIXTURES / "csgphs" / "csgphs7.bin")
+    m = f.mesh()
+    assert f.info()["hulls"] == 3
+    m.positions = m.positions[:-1]
+    m.faces = m.faces[:1]
+    with pytest.raises(ValueError, match="each hull's vertex count"):
+        f.with_mesh(m)
+    m = f.mesh()
+    m.faces = m.faces.copy()
+    m.faces[0] = [0, 1, len(m.positions) - 1]
+    with pytest.raises(ValueError, match="spans two hulls"):
+        f.with_mesh(m)
+    # One triangle fewer in the last hull is an edit like any other.
+    m = f.mesh()
+    m.faces = m.faces[:-1]
+    assert f.with_mesh(m).info()["faces"] == f.info()["faces"] - 1

@@ -106,3 +106,58 @@ def test_hostile_bytes_never_crash(tmp_path) -> None:
     assert tried > 200
     with pytest.raises(meshcodec.FormatError):
         meshcodec.open(b"x" * 1024, max_input=100)
+
+
+def test_hostile_bytes_stay_within_the_rust_memory_bounds(tmp_path) -> None:
+    """Peak memory of a process opening every damaged variant of every fixture, and files
+    whose counts claim gigabytes: it grows by no more than the Rust tests' bound for one
+    parse (16 x input + 1 MiB, tests/damaged.rs) plus a few MiB for the interpreter."""
+    import json
+    import subprocess
+    import sys
+
+    script = r'''
+import json, random, resource, sys
+import meshcodec
+from pathlib import Path
+
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+rng = random.Random(11)
+inputs = []
+for p in map(Path, sys.argv[1:]):
+    data = p.read_bytes()
+    inputs += [data[: len(data) * k // 7] for k in range(7)]
+    for _ in range(6):
+        b = bytearray(data)
+        for _ in range(4):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        inputs.append(bytes(b))
+# Counts claiming gigabytes in a few bytes.
+inputs.append(b"version 2.00\n" + bytes([12, 0, 40, 12, 255, 255, 255, 255, 0, 0, 0, 0]))
+inputs.append(b"version 7.00\nLODS\0\0\0\0" + (1).to_bytes(4, "little") + (0xFFFFFFF0).to_bytes(4, "little") + bytes(7))
+inputs.append(b"version 1.00\n4294967295\n[0,0,0][0,0,0][0,0,0]")
+inputs.append(b"CSGPHS" + (7).to_bytes(4, "little") + b"\xff" * 64)
+before = peak()
+raised = 0
+for data in inputs:
+    try:
+        f = meshcodec.open(data)
+        f.info(); f.to_bytes()
+        try:
+            f.mesh()
+        except ValueError:
+            pass
+    except meshcodec.FormatError:
+        raised += 1
+print(json.dumps({"before": before, "after": peak(), "inputs": len(inputs), "raised": raised,
+                  "largest": max(map(len, inputs))}))
+'''
+    out = subprocess.run(
+        [sys.executable, "-c", script, *map(str, fixture_files())], check=True, capture_output=True, text=True
+    ).stdout
+    r = json.loads(out)
+    assert r["inputs"] > 300 and r["raised"] > r["inputs"] // 3, r
+    bound = 16 * r["largest"] + (1 << 20) + (8 << 20)
+    assert r["after"] - r["before"] <= bound, f"peak grew by {r['after'] - r['before']} bytes (bound {bound}): {r}"

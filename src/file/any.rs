@@ -169,6 +169,9 @@ impl MeshFile for AnyFile {
     fn version_name(&self) -> String {
         self.as_mesh_file().version_name()
     }
+    fn version(&self) -> Option<String> {
+        self.as_mesh_file().version()
+    }
     fn write(&self) -> Result<Vec<u8>> {
         self.as_mesh_file().write()
     }

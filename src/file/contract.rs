@@ -364,6 +364,13 @@ pub trait MeshFile {
     /// `CSGPHS 7`, `ms14`, `an10`, `0.0`).
     fn version_name(&self) -> String;
 
+    /// The version as `info --json` gives it, the format's name left out (`5.00`, `7`
+    /// for CSGPHS 7, `2` for CSGMDL 2, `ms14`); `None` for a format without versions
+    /// (CSGK).
+    fn version(&self) -> Option<String> {
+        Some(self.version_name())
+    }
+
     /// Writes the file: byte-identical to what was read for an unmodified file.
     fn write(&self) -> Result<Vec<u8>>;
 

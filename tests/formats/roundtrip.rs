@@ -286,3 +286,39 @@ fn unknown_chunks_are_kept_in_order() {
         h
     );
 }
+
+/// `MeshFile::version` is the version `info --json` gives, for every fixture of every
+/// format (the number alone for CSGPHS and union graphics; none for CSGK).
+#[test]
+fn version_is_infos_for_every_format() {
+    use meshcodec::MeshFile;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roundtrip-fixtures");
+    let mut stack = vec![root];
+    let mut formats = std::collections::BTreeSet::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(file) = meshcodec::open(&bytes) else {
+                continue;
+            };
+            let info = file.summary(&meshcodec::Limits::default()).unwrap().json;
+            // A string, or a number (CSGPHS, union graphics), or null (CSGK).
+            let want = match &info["version"] {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Null => None,
+                other => Some(other.to_string()),
+            };
+            assert_eq!(file.version(), want, "{}", path.display());
+            if let Some(v) = file.version() {
+                assert!(file.version_name().ends_with(&v), "{}", path.display());
+            }
+            formats.insert(file.format().name());
+        }
+    }
+    assert!(formats.len() >= 7, "{formats:?}");
+}

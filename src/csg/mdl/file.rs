@@ -38,6 +38,10 @@ impl MeshFile for CsgMdl {
         format!("CSGMDL {}", self.header.version)
     }
 
+    fn version(&self) -> Option<String> {
+        Some(self.header.version.to_string())
+    }
+
     fn write(&self) -> Result<Vec<u8>> {
         CsgMdl::write(self)
     }
@@ -212,6 +216,10 @@ impl MeshFile for CsgK {
 
     fn version_name(&self) -> String {
         "CSGK".into()
+    }
+
+    fn version(&self) -> Option<String> {
+        None
     }
 
     fn write(&self) -> Result<Vec<u8>> {

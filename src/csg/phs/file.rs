@@ -28,6 +28,10 @@ impl MeshFile for Csgphs {
         format!("CSGPHS {}", self.version)
     }
 
+    fn version(&self) -> Option<String> {
+        Some(self.version.to_string())
+    }
+
     fn write(&self) -> Result<Vec<u8>> {
         Csgphs::write(self)
     }

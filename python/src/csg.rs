@@ -1,0 +1,177 @@
+//! Union collision data (CSGPHS) and union graphics (CSGMDL) through their models:
+//! `File.with_mesh()` puts a `Mesh`'s edited arrays back and writes the same version,
+//! keeping what the edit did not touch (hull preambles, physics info while it still
+//! holds, v8 encoding, the union's hash, reserved runs, tangents, NormalIds …), as the
+//! Rust models do.
+//!
+//! `File.mesh()` gives these formats' vertices in model order (hull after hull; the
+//! union's vertices), so the arrays map back one to one.
+
+use meshcodec::csg::mdl::model::UnionVertex;
+use meshcodec::csg::mdl::{CsgMdl, UnionMesh};
+use meshcodec::csg::phs::{CsgMesh, Csgphs};
+use meshcodec::Limits;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use numpy::IntoPyArray;
+
+use crate::arrays::{per_vertex, rows_of, table, value_error};
+
+/// The positions and faces every edit gives.
+fn positions_and_faces(arrays: &Bound<'_, PyDict>) -> PyResult<(Vec<[f32; 3]>, Vec<[u32; 3]>)> {
+    let positions =
+        rows_of::<f32, 3>(arrays, "positions")?.ok_or_else(|| value_error("positions: missing"))?;
+    let faces = rows_of::<u32, 3>(arrays, "faces")?.ok_or_else(|| value_error("faces: missing"))?;
+    let n = positions.len();
+    if let Some(bad) = faces.iter().flatten().find(|&&i| i as usize >= n) {
+        return Err(value_error(format!("faces: index {bad} for {n} vertices")));
+    }
+    Ok((positions, faces))
+}
+
+/// This CSGPHS with the edited hulls, or `None` when nothing changed.
+///
+/// Each hull keeps its vertex count (the arrays hold hull after hull), unless there is
+/// one hull; every face stays within one hull's vertices.
+pub(crate) fn csgphs_with(
+    file: &Csgphs,
+    arrays: &Bound<'_, PyDict>,
+    limits: &Limits,
+) -> PyResult<Option<Csgphs>> {
+    let mut model = CsgMesh::from_csgphs(file, limits).map_err(value_error)?;
+    let (positions, faces) = positions_and_faces(arrays)?;
+    let counts: Vec<usize> = model.hulls.iter().map(|h| h.positions.len()).collect();
+    let total: usize = counts.iter().sum();
+    let counts = match counts.len() {
+        1 => vec![positions.len()],
+        _ if positions.len() == total => counts,
+        hulls => {
+            return Err(value_error(format!(
+                "positions: {} rows for {total} vertices: a CSGPHS of {hulls} hulls keeps \
+                 each hull's vertex count (the rows are hull after hull)",
+                positions.len()
+            )))
+        }
+    };
+    // Each hull's first vertex in the arrays.
+    let starts: Vec<usize> = counts
+        .iter()
+        .scan(0, |at, &c| {
+            let start = *at;
+            *at += c;
+            Some(start)
+        })
+        .collect();
+    let mut triangles: Vec<Vec<[u32; 3]>> = vec![Vec::new(); counts.len()];
+    for (k, face) in faces.iter().enumerate() {
+        let first = face[0] as usize;
+        let hull = starts.partition_point(|&s| s <= first).saturating_sub(1);
+        let start = starts.get(hull).copied().unwrap_or(0);
+        let end = start + counts.get(hull).copied().unwrap_or(0);
+        if face
+            .iter()
+            .any(|&i| (i as usize) < start || i as usize >= end)
+        {
+            return Err(value_error(format!(
+                "faces: face {k} {face:?} spans two hulls (hull {hull} holds vertices \
+                 {start} to {})",
+                end.saturating_sub(1)
+            )));
+        }
+        if let Some(t) = triangles.get_mut(hull) {
+            t.push(face.map(|i| i - start as u32));
+        }
+    }
+    let before = model.clone();
+    let mut rest = positions.as_slice();
+    for ((hull, count), tris) in model.hulls.iter_mut().zip(&counts).zip(triangles) {
+        let (mine, after) = rest.split_at((*count).min(rest.len()));
+        rest = after;
+        if hull.positions != mine {
+            hull.positions = mine.to_vec();
+        }
+        if hull.triangles != tris {
+            hull.triangles = tris;
+        }
+    }
+    if model == before {
+        return Ok(None);
+    }
+    model.to_csgphs(file.version).map(Some).map_err(value_error)
+}
+
+/// This union with the edited vertices and first-level faces, or `None` when nothing
+/// changed. New vertices take the attributes of none (zero normal, white, NormalId 0).
+pub(crate) fn csgmdl_with(file: &CsgMdl, arrays: &Bound<'_, PyDict>) -> PyResult<Option<CsgMdl>> {
+    let mut model = UnionMesh::from_blob(file).map_err(value_error)?;
+    let (positions, faces) = positions_and_faces(arrays)?;
+    let n = positions.len();
+    let before = model.clone();
+    model.vertices.resize(
+        n,
+        UnionVertex {
+            color: [255; 4],
+            ..UnionVertex::default()
+        },
+    );
+    for (v, p) in model.vertices.iter_mut().zip(&positions) {
+        v.position = *p;
+    }
+    if let Some(normals) = rows_of::<f32, 3>(arrays, "normals")? {
+        per_vertex(normals.len(), n, "normals")?;
+        for (v, x) in model.vertices.iter_mut().zip(normals) {
+            v.normal = x;
+        }
+    }
+    if let Some(uvs) = rows_of::<f32, 2>(arrays, "uvs")? {
+        per_vertex(uvs.len(), n, "uvs")?;
+        for (v, x) in model.vertices.iter_mut().zip(uvs) {
+            v.uv = x;
+        }
+    }
+    if let Some(colors) = rows_of::<u8, 4>(arrays, "colors")? {
+        per_vertex(colors.len(), n, "colors")?;
+        for (v, x) in model.vertices.iter_mut().zip(colors) {
+            v.color = x;
+        }
+    }
+    if model.triangles != faces {
+        model.triangles = faces;
+    }
+    if model == before {
+        return Ok(None);
+    }
+    model
+        .to_blob(file.header.version)
+        .map(Some)
+        .map_err(value_error)
+}
+
+/// A union's arrays as `Mesh` wants them, from its model: the vertices as stored and the
+/// faces of its first level, so that `with_mesh` maps them back one to one.
+pub(crate) fn csgmdl_mesh_dict<'py>(
+    py: Python<'py>,
+    file: &CsgMdl,
+) -> PyResult<Bound<'py, PyDict>> {
+    let model = py
+        .detach(|| UnionMesh::from_blob(file))
+        .map_err(|e| crate::format_error(py, &e))?;
+    let v = &model.vertices;
+    let d = PyDict::new(py);
+    d.set_item(
+        "positions",
+        table(v.iter().map(|x| x.position))?.into_pyarray(py),
+    )?;
+    d.set_item(
+        "normals",
+        table(v.iter().map(|x| x.normal))?.into_pyarray(py),
+    )?;
+    d.set_item("uvs", table(v.iter().map(|x| x.uv))?.into_pyarray(py))?;
+    d.set_item("colors", table(v.iter().map(|x| x.color))?.into_pyarray(py))?;
+    d.set_item(
+        "faces",
+        table(model.triangles.into_iter())?.into_pyarray(py),
+    )?;
+    Ok(d)
+}
