@@ -18,8 +18,11 @@ use numpy::IntoPyArray;
 
 use crate::arrays::{per_vertex, rows_of, table, value_error};
 
+/// Vertex positions and triangles.
+type Geometry = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+
 /// The positions and faces every edit gives.
-fn positions_and_faces(arrays: &Bound<'_, PyDict>) -> PyResult<(Vec<[f32; 3]>, Vec<[u32; 3]>)> {
+fn positions_and_faces(arrays: &Bound<'_, PyDict>) -> PyResult<Geometry> {
     let positions =
         rows_of::<f32, 3>(arrays, "positions")?.ok_or_else(|| value_error("positions: missing"))?;
     let faces = rows_of::<u32, 3>(arrays, "faces")?.ok_or_else(|| value_error("faces: missing"))?;
