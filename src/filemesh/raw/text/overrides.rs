@@ -60,6 +60,38 @@ pub(super) struct NumberStats {
     pub(super) max_digits: usize,
     /// Numbers that the canonical format would not print as written.
     pub(super) not_canonical: usize,
+    /// Numbers read so far.
+    pub(super) numbers: usize,
+    /// One bit per number, set for a number that is not canonical or has an exponent:
+    /// the others print as written in any format of six significant digits (fixed
+    /// notation does not depend on the exponent's width), so the override scan skips
+    /// them.
+    pub(super) unsure: Vec<u64>,
+}
+
+impl NumberStats {
+    /// Counts one number; `unsure` as [`NumberStats::unsure`] says.
+    #[inline(always)]
+    pub(super) fn count(&mut self, unsure: bool) {
+        let (word, bit) = (self.numbers / 64, self.numbers % 64);
+        if bit == 0 {
+            self.unsure.push(0);
+        }
+        if unsure {
+            if let Some(w) = self.unsure.get_mut(word) {
+                *w |= 1 << bit;
+            }
+        }
+        self.numbers += 1;
+    }
+
+    /// Whether number `index` needs comparing with how a six-digit format prints it.
+    #[inline(always)]
+    fn is_unsure(&self, index: usize) -> bool {
+        self.unsure
+            .get(index / 64)
+            .is_none_or(|w| w >> (index % 64) & 1 == 1)
+    }
 }
 
 /// The numbers of a validated data line that `format` does not print as written.
@@ -68,6 +100,9 @@ pub(super) struct NumberStats {
 pub(super) struct OverrideScan<'f> {
     faces: &'f [[VertexV1; 3]],
     format: &'f TextFormat,
+    /// The parse's statistics, whose [`NumberStats::unsure`] bits let a six-digit format
+    /// skip the numbers it prints as written.
+    stats: Option<&'f NumberStats>,
     /// The next number's index.
     index: usize,
     scratch: String,
@@ -76,10 +111,16 @@ pub(super) struct OverrideScan<'f> {
 }
 
 impl<'f> OverrideScan<'f> {
-    pub(super) fn new(faces: &'f [[VertexV1; 3]], format: &'f TextFormat) -> Self {
+    pub(super) fn new(
+        faces: &'f [[VertexV1; 3]],
+        format: &'f TextFormat,
+        stats: &'f NumberStats,
+    ) -> Self {
         OverrideScan {
             faces,
             format,
+            stats: (format.precision == 6 && stats.numbers == faces.len() * NUMBERS_PER_FACE)
+                .then_some(stats),
             index: 0,
             scratch: String::with_capacity(32),
             printed: Vec::with_capacity(32),
@@ -107,6 +148,10 @@ impl<'f> OverrideScan<'f> {
             .split(|&b| matches!(b, b'[' | b']' | b','))
             .filter(|t| !t.is_empty());
         for token in tokens {
+            if self.stats.is_some_and(|s| !s.is_unsure(self.index)) {
+                self.index += 1;
+                continue;
+            }
             let Some(value) = self.value(self.index) else {
                 return;
             };

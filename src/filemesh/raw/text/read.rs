@@ -225,7 +225,7 @@ impl<'a> Parser<'a> {
         let data = self.bytes.get(data_start..data_end).unwrap_or_default();
         let (format, overrides) =
             choose_format(&self.stats, count.line_ending, final_newline, |format| {
-                let mut scan = OverrideScan::new(&faces, format);
+                let mut scan = OverrideScan::new(&faces, format, &self.stats);
                 scan.scan(data);
                 scan.found
             });
@@ -386,6 +386,7 @@ impl<'a> Parser<'a> {
         let mut i = 1;
         let mut out = [0.0f32; 3];
         let (mut exp_two, mut max_digits) = (0, 0);
+        let mut exps = [false; 3];
         for (k, slot) in out.iter_mut().enumerate() {
             let n = canonical_number(rest.get(i..)?)?;
             i += n.len;
@@ -395,11 +396,17 @@ impl<'a> Parser<'a> {
             }
             i += 1;
             *slot = n.value;
+            if let Some(e) = exps.get_mut(k) {
+                *e = n.exponent;
+            }
             exp_two += usize::from(n.exponent);
             max_digits = max_digits.max(n.significant);
         }
         self.stats.exp_two += exp_two;
         self.stats.max_digits = self.stats.max_digits.max(max_digits);
+        for e in exps {
+            self.stats.count(e);
+        }
         self.pos += i;
         Some(out)
     }
@@ -532,9 +539,11 @@ impl<'a> Parser<'a> {
             leading,
             significant,
         };
-        if !canonical_g6(&point, value) {
+        let canonical = canonical_g6(&point, value);
+        if !canonical {
             self.stats.not_canonical += 1;
         }
+        self.stats.count(!canonical || exp.is_some());
         self.pos = start + i;
         Ok(value)
     }
@@ -613,7 +622,7 @@ impl FileMeshV1 {
         let mut failed = None;
         let (format, overrides) =
             choose_format(&stats, count.line_ending, final_newline, |format| {
-                let mut scan = OverrideScan::new(&faces, format);
+                let mut scan = OverrideScan::new(&faces, format, &stats);
                 if let Err(e) = scan_from(&mut reader, data_start, data_end, piece, &mut scan) {
                     failed.get_or_insert(e);
                 }
