@@ -1,0 +1,91 @@
+"""Renders the README's pictures of the add-on: one file of each format imported in
+headless Blender and drawn with Workbench into ``docs/blender-*.png`` (400x300).
+
+    python3 blender/build.py
+    BLENDER_USER_SCRIPTS=$(mktemp -d) blender -b --factory-startup \\
+        --python blender/render_docs.py -- ZIP CORPUS
+
+``ZIP`` is the add-on zip build.py prints, ``CORPUS`` the folder of real files
+(``MESHCODEC_CORPUS``); the files drawn are named in ``PICTURES`` below, relative to it.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+from typing import List, Tuple
+
+import bpy
+from mathutils import Vector
+
+ARGS = sys.argv[sys.argv.index("--") + 1 :]
+ZIP, CORPUS = ARGS[0], pathlib.Path(ARGS[1])
+DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+
+#: (picture, file in the corpus, import options, FACS control posed at full weight)
+PICTURES: List[Tuple[str, str, dict, str]] = [
+    ("blender-filemesh.png", "roblox/v5.00-13674780763.mesh", {}, "c_JD"),
+    ("blender-csgphs.png", "csg/csgphs8-00.bin", {}, ""),
+    ("blender-csgmdl.png", "csgmdl/csgmdl5-13626979828.bin", {}, ""),
+    ("blender-unigine.png", "unigine/ms11-arm-skinned.mesh", {}, ""),
+    ("blender-stf.png", "stf/default-cube.stf", {}, ""),
+    ("blender-lods.png", "roblox/v7.00-86389496539231.mesh", {"all_lods": True}, ""),
+]
+
+
+def frame(scene: "bpy.types.Scene") -> None:
+    """A camera looking at every mesh from the front right and above, and a sun."""
+    points = [
+        o.matrix_world @ Vector(c)
+        for o in scene.objects
+        if o.type == "MESH"
+        for c in o.bound_box
+    ]
+    lo = Vector(tuple(min(p[i] for p in points) for i in range(3)))
+    hi = Vector(tuple(max(p[i] for p in points) for i in range(3)))
+    centre, size = (lo + hi) / 2, max((hi - lo).length, 1e-3)
+    cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
+    scene.collection.objects.link(cam)
+    cam.location = centre + Vector((0.9, -1.6, 0.8)).normalized() * size * 1.45
+    cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+    scene.camera = cam
+
+
+def render(name: str, path: pathlib.Path, options: dict, pose: str) -> None:
+    """Imports ``path`` through the add-on and writes docs/``name``."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.preferences.addon_enable(module="meshcodec_blender")
+    assert bpy.ops.import_scene.meshcodec(filepath=str(path), **options) == {"FINISHED"}
+    scene = bpy.context.scene
+    for o in scene.objects:
+        if o.type == "MESH" and o.data.shape_keys is not None and pose in o.data.shape_keys.key_blocks:
+            o.data.shape_keys.key_blocks[pose].value = 1.0
+    if options.get("all_lods"):
+        # The levels side by side, coarsest to the right.
+        lods = sorted((o for o in scene.objects if o.type == "MESH"), key=lambda o: o.name)
+        width = max(o.dimensions.x for o in lods) * 1.15
+        for k, o in enumerate(lods):
+            o.location.x += k * width
+    frame(scene)
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.display.shading.light = "STUDIO"
+    scene.display.shading.color_type = "OBJECT"
+    scene.display.shading.show_cavity = True
+    scene.render.resolution_x, scene.render.resolution_y = 400, 300
+    scene.render.resolution_percentage = 100
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGB"
+    scene.render.image_settings.compression = 100
+    scene.render.filepath = str(DOCS / name)
+    assert bpy.ops.render.render(write_still=True) == {"FINISHED"}
+    print(f"wrote docs/{name}", flush=True)
+
+
+def main() -> None:
+    """Installs the zip and renders every picture."""
+    assert bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True) == {"FINISHED"}
+    for name, rel, options, pose in PICTURES:
+        render(name, CORPUS / rel, options, pose)
+
+
+main()
