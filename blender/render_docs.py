@@ -11,6 +11,7 @@ headless Blender and drawn with Workbench into ``docs/blender-*.png`` (400x300).
 
 from __future__ import annotations
 
+import math
 import pathlib
 import sys
 from typing import List, Tuple
@@ -29,25 +30,29 @@ PICTURES: List[Tuple[str, str, dict, str]] = [
     ("blender-csgmdl.png", "csgmdl/csgmdl5-13626979828.bin", {}, ""),
     ("blender-unigine.png", "unigine/ms11-arm-skinned.mesh", {}, ""),
     ("blender-stf.png", "stf/default-cube.stf", {}, ""),
-    ("blender-lods.png", "roblox/v7.00-86389496539231.mesh", {"all_lods": True}, ""),
+    ("blender-lods.png", "roblox/v4.01-sphere.mesh", {"all_lods": True}, ""),
 ]
 
 
 def frame(scene: "bpy.types.Scene") -> None:
-    """A camera looking at every mesh from the front right and above, and a sun."""
+    """A camera from the front (+Y: a Roblox mesh faces -Z, which the import turns to
+    +Y), a little to the right and above, with every rendered mesh in view."""
     points = [
         o.matrix_world @ Vector(c)
         for o in scene.objects
-        if o.type == "MESH"
+        if o.type == "MESH" and not o.hide_render
         for c in o.bound_box
     ]
     lo = Vector(tuple(min(p[i] for p in points) for i in range(3)))
     hi = Vector(tuple(max(p[i] for p in points) for i in range(3)))
-    centre, size = (lo + hi) / 2, max((hi - lo).length, 1e-3)
+    centre, radius = (lo + hi) / 2, max((hi - lo).length / 2, 1e-3)
     cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
     scene.collection.objects.link(cam)
-    cam.location = centre + Vector((0.9, -1.6, 0.8)).normalized() * size * 1.45
+    # The vertical field of view of a 400x300 picture is the narrower one.
+    half = math.atan(math.tan(cam.data.angle / 2) * 300 / 400)
+    cam.location = centre + Vector((0.5, 1.6, 0.55)).normalized() * radius / math.sin(half) * 1.02
     cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+    cam.data.clip_end = radius * 10
     scene.camera = cam
 
 
@@ -60,21 +65,31 @@ def render(name: str, path: pathlib.Path, options: dict, pose: str) -> None:
     for o in scene.objects:
         if o.type == "MESH" and o.data.shape_keys is not None and pose in o.data.shape_keys.key_blocks:
             o.data.shape_keys.key_blocks[pose].value = 1.0
+    for o in scene.objects:
+        if o.get("meshcodec_role") == "hull":
+            # Workbench renders no wire-only objects: the hulls drawn solid, each its own
+            # colour, in place of the object they collide for.
+            o.display_type = "SOLID"
+            o.parent.hide_render = True
     if options.get("all_lods"):
-        # The levels side by side, coarsest to the right.
+        # The levels side by side, finest on the left, their edges drawn.
         lods = sorted((o for o in scene.objects if o.type == "MESH"), key=lambda o: o.name)
         width = max(o.dimensions.x for o in lods) * 1.15
         for k, o in enumerate(lods):
-            o.location.x += k * width
+            o.location.x -= k * width
+            wire = o.modifiers.new("edges", "WIREFRAME")
+            wire.thickness = width * 0.006
+            wire.use_replace = False
     frame(scene)
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.light = "STUDIO"
-    scene.display.shading.color_type = "OBJECT"
+    scene.display.shading.color_type = "RANDOM"
+    scene.render.film_transparent = True
     scene.display.shading.show_cavity = True
     scene.render.resolution_x, scene.render.resolution_y = 400, 300
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
-    scene.render.image_settings.color_mode = "RGB"
+    scene.render.image_settings.color_mode = "RGBA"
     scene.render.image_settings.compression = 100
     scene.render.filepath = str(DOCS / name)
     assert bpy.ops.render.render(write_still=True) == {"FINISHED"}

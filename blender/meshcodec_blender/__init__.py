@@ -234,6 +234,15 @@ def gather_lods(context: Any, objects: List["bpy.types.Object"], name: str) -> "
     return coll
 
 
+def _gltf_import_options() -> Dict[str, Any]:
+    """Options of newer glTF importers that keep the import as Debian's 3.4 makes it:
+    no bone shape objects (4.x adds an icosphere mesh for them), objects in the scene's
+    collection."""
+    have = bpy.ops.import_scene.gltf.get_rna_type().properties.keys()
+    wanted = {"disable_bone_shape": True, "import_scene_as_collection": False}
+    return {k: v for k, v in wanted.items() if k in have}
+
+
 def import_file(context: Any, path: str, lod: int = 0, all_lods: bool = False) -> Tuple[List[Any], List[str]]:
     """Reads ``path`` with meshcodec and brings it into the scene; returns the new
     objects and the lines of what the glTF route leaves out.
@@ -252,7 +261,7 @@ def import_file(context: Any, path: str, lod: int = 0, all_lods: bool = False) -
     with tempfile.TemporaryDirectory() as tmp:
         glb = os.path.join(tmp, stem + ".glb")
         left_out = f.export(glb, lod=lod, all_lods=all_lods)
-        bpy.ops.import_scene.gltf(filepath=glb, bone_heuristic="BLENDER")
+        bpy.ops.import_scene.gltf(filepath=glb, bone_heuristic="BLENDER", **_gltf_import_options())
     new = [o for o in bpy.data.objects if o not in before]
     meshes = [o for o in new if o.type == "MESH"]
     if all_lods and f.format == "filemesh":

@@ -138,7 +138,6 @@ def check_facs(f, name):
     moves = {c: to_blender(f.facs_positions({c: 1.0})) - rest for c in controls}
     control = max(controls, key=lambda c: numpy.abs(moves[c]).max())
     moved = moves[control]
-    assert numpy.abs(moved).max() > 1e-3, (name, control)
     basis = coords(keys[0].data)
     shifted = coords(keys[control].data) - basis
     used = numpy.unique(m.faces)
@@ -152,7 +151,9 @@ def check_facs(f, name):
         assert err <= 1e-4, (name, control, i, err)
     n_file = int((numpy.abs(moved[used]).max(axis=1) > 1e-6).sum())
     n_blender = int((numpy.abs(shifted).max(axis=1) > 1e-6).sum())
-    assert n_blender > 0 and n_file > 0, (name, n_file, n_blender)
+    # (Some files' controls move next to nothing: the corpus's 5.00 15256456161 at most
+    # 2e-6 studs, as the package evaluates it.)
+    assert n_blender == n_file, (name, n_file, n_blender)
     ok(f"{name}: {len(controls)} FACS shape keys; {control} moves {n_blender} vertices as the package does")
 
 
