@@ -23,20 +23,24 @@ ARGS = sys.argv[sys.argv.index("--") + 1 :]
 ZIP, CORPUS = ARGS[0], pathlib.Path(ARGS[1])
 DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
 
-#: (picture, file in the corpus, import options, FACS control posed at full weight)
-PICTURES: List[Tuple[str, str, dict, str]] = [
-    ("blender-filemesh.png", "roblox/v5.00-13674780763.mesh", {}, "c_JD"),
-    ("blender-csgphs.png", "csg/csgphs8-00.bin", {}, ""),
-    ("blender-csgmdl.png", "csgmdl/csgmdl5-13626979828.bin", {}, ""),
-    ("blender-unigine.png", "unigine/ms11-arm-skinned.mesh", {}, ""),
-    ("blender-stf.png", "stf/default-cube.stf", {}, ""),
-    ("blender-lods.png", "roblox/v4.01-sphere.mesh", {"all_lods": True}, ""),
+FRONT = (0.35, 1.6, 0.45)
+
+#: (picture, file in the corpus, import options, FACS control posed at full weight,
+#: direction the camera looks from)
+PICTURES: List[Tuple[str, str, dict, str, Tuple[float, float, float]]] = [
+    ("blender-filemesh.png", "roblox/v5.00-13674780763.mesh", {}, "c_JD", FRONT),
+    ("blender-csgphs.png", "csg/csgphs8-00.bin", {}, "", (1.2, 1.2, 0.45)),
+    ("blender-csgmdl.png", "csgmdl/csgmdl5-13626979828.bin", {}, "", FRONT),
+    ("blender-unigine.png", "unigine/ms11-arm-skinned.mesh", {}, "", FRONT),
+    ("blender-stf.png", "stf/default-cube.stf", {}, "", FRONT),
+    ("blender-lods.png", "roblox/v4.01-sphere.mesh", {"all_lods": True}, "", (0.0, 1.0, 0.15)),
 ]
 
 
-def frame(scene: "bpy.types.Scene") -> None:
-    """A camera from the front (+Y: a Roblox mesh faces -Z, which the import turns to
-    +Y), a little to the right and above, with every rendered mesh in view."""
+def frame(scene: "bpy.types.Scene", view: Tuple[float, float, float]) -> None:
+    """A camera looking from ``view`` (the front is +Y: a Roblox mesh faces -Z, which
+    the import turns to +Y), with every rendered mesh in view."""
+    bpy.context.view_layer.update()
     points = [
         o.matrix_world @ Vector(c)
         for o in scene.objects
@@ -50,13 +54,13 @@ def frame(scene: "bpy.types.Scene") -> None:
     scene.collection.objects.link(cam)
     # The vertical field of view of a 400x300 picture is the narrower one.
     half = math.atan(math.tan(cam.data.angle / 2) * 300 / 400)
-    cam.location = centre + Vector((0.5, 1.6, 0.55)).normalized() * radius / math.sin(half) * 1.02
+    cam.location = centre + Vector(view).normalized() * radius / math.sin(half) * 1.02
     cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
     cam.data.clip_end = radius * 10
     scene.camera = cam
 
 
-def render(name: str, path: pathlib.Path, options: dict, pose: str) -> None:
+def render(name: str, path: pathlib.Path, options: dict, pose: str, view: Tuple[float, float, float]) -> None:
     """Imports ``path`` through the add-on and writes docs/``name``."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.preferences.addon_enable(module="meshcodec_blender")
@@ -72,15 +76,15 @@ def render(name: str, path: pathlib.Path, options: dict, pose: str) -> None:
             o.display_type = "SOLID"
             o.parent.hide_render = True
     if options.get("all_lods"):
-        # The levels side by side, finest on the left, their edges drawn.
+        # The levels side by side, finest on the left, flat shaded to show their faces.
         lods = sorted((o for o in scene.objects if o.type == "MESH"), key=lambda o: o.name)
-        width = max(o.dimensions.x for o in lods) * 1.15
+        width = max(o.dimensions.x for o in lods) * 1.1
         for k, o in enumerate(lods):
             o.location.x -= k * width
-            wire = o.modifiers.new("edges", "WIREFRAME")
-            wire.thickness = width * 0.006
-            wire.use_replace = False
-    frame(scene)
+            bpy.context.view_layer.objects.active = o
+            bpy.ops.mesh.customdata_custom_splitnormals_clear()
+            o.data.polygons.foreach_set("use_smooth", [False] * len(o.data.polygons))
+    frame(scene, view)
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.light = "STUDIO"
     scene.display.shading.color_type = "RANDOM"
@@ -99,8 +103,8 @@ def render(name: str, path: pathlib.Path, options: dict, pose: str) -> None:
 def main() -> None:
     """Installs the zip and renders every picture."""
     assert bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True) == {"FINISHED"}
-    for name, rel, options, pose in PICTURES:
-        render(name, CORPUS / rel, options, pose)
+    for name, rel, options, pose, view in PICTURES:
+        render(name, CORPUS / rel, options, pose, view)
 
 
 main()
