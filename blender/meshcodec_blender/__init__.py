@@ -52,6 +52,12 @@ PROP_LOD = "meshcodec_lod"
 PROP_ROLE = "meshcodec_role"
 #: The number of shape keys made from the file's FACS controls.
 PROP_FACS = "meshcodec_facs_controls"
+#: The level of detail a single-level FileMesh import holds.
+PROP_LEVEL = "meshcodec_level"
+#: A hash of everything of a mesh object but its vertex positions (faces, UVs, colours,
+#: vertex groups), kept when its vertices are the file's in order: an export that finds
+#: it unchanged writes the moved positions into the file itself (``File.with_mesh``).
+PROP_REST = "meshcodec_all_but_positions"
 
 #: Formats whose numbers are +Y up (glTF's convention, turned to Blender's +Z up by its
 #: glTF importer); UNIGINE is +Z up and reaches Blender as stored.
@@ -99,6 +105,14 @@ def _numpy_bool() -> None:
         numpy.bool = bool  # type: ignore[attr-defined]
 
 
+def from_blender(positions: Any) -> Any:
+    """Blender positions, (N, 3), back to a +Y-up file's axes: (x, y, z) -> (x, z, -y)."""
+    import numpy as np
+
+    p = np.asarray(positions, dtype=np.float64)
+    return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1)
+
+
 def to_blender(positions: Any, fmt: str) -> Any:
     """Positions as a file stores them, (N, 3), where Blender's glTF import puts them:
     +Y-up formats turned to Blender's +Z up, (x, y, z) -> (x, -z, y); UNIGINE, already +Z
@@ -137,6 +151,31 @@ def blender_positions(o: "bpy.types.Object") -> Any:
     co = np.empty(len(o.data.vertices) * 3, dtype=np.float32)
     o.data.vertices.foreach_get("co", co)
     return co.reshape(-1, 3).astype(np.float64)
+
+
+def all_but_positions(o: "bpy.types.Object") -> str:
+    """A hash of a mesh object's faces, UVs, colours and vertex groups (not positions)."""
+    import numpy as np
+
+    h = hashlib.sha256()
+    mesh = o.data
+    loops = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", loops)
+    starts = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    h.update(loops.tobytes() + starts.tobytes())
+    for layer in mesh.uv_layers:
+        uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+        layer.data.foreach_get("uv", uv)
+        h.update(layer.name.encode() + uv.tobytes())
+    for layer in getattr(mesh, "color_attributes", None) or getattr(mesh, "vertex_colors", []):
+        col = np.empty(len(layer.data) * 4, dtype=np.float32)
+        layer.data.foreach_get("color", col)
+        h.update(layer.name.encode() + col.tobytes())
+    h.update(repr([g.name for g in o.vertex_groups]).encode())
+    for v in mesh.vertices:
+        h.update(repr([(g.group, round(g.weight, 6)) for g in v.groups]).encode())
+    return h.hexdigest()
 
 
 def vertex_map(o: "bpy.types.Object", file_positions: Any, faces: Any) -> Any:
@@ -277,6 +316,15 @@ def import_file(context: Any, path: str, lod: int = 0, all_lods: bool = False) -
     if f.format == "csgphs":
         for o in meshes:
             new += add_hulls(o, f)
+    if f.format == "filemesh" and not all_lods and len(meshes) == 1:
+        import numpy as np
+
+        (o,) = meshes
+        level = f.mesh(lod)
+        order = np.unique(level.faces)
+        if np.array_equal(vertex_map(o, to_blender(level.positions, "filemesh"), level.faces), order):
+            o[PROP_LEVEL] = lod
+            o[PROP_REST] = all_but_positions(o)
     sha = hashlib.sha256(data).hexdigest()
     geometry = geometry_hash(new)
     for o in new:
@@ -415,6 +463,51 @@ def read_back(path: str, triangles: int, bones: int, losses: Sequence[str]) -> N
         raise ReadBackError(f"{path}: read back {got_bones} bones, {bones} exported")
 
 
+def _filemesh_version(target: str) -> Optional[str]:
+    """The FileMesh version a ``to`` names ("5.00" for "5.00" or "filemesh:5.00"), or None."""
+    version = target.split(":", 1)[1] if target.startswith("filemesh:") else target
+    return version if re.fullmatch(r"\d\.\d\d", version) else None
+
+
+def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> Optional[Any]:
+    """The source FileMesh with the vertices moved in Blender written into it
+    (``File.with_mesh``), converted to ``target`` when that is another FileMesh version;
+    None unless one object, imported alone from a FileMesh still as it was, is exported
+    with only its vertex positions changed (faces, UVs, colours and vertex groups as
+    imported). Everything else of the file (FACS, skinning, bones, other levels, normals,
+    its layout) is carried over; vertices that did not move keep their exact numbers."""
+    import meshcodec
+    import numpy as np
+
+    version = _filemesh_version(target)
+    meshes = [o for o in objects if o.type == "MESH" and not _helper(o)]
+    if version is None or len(meshes) != 1:
+        return None
+    o = meshes[0]
+    if o.get(PROP_FORMAT) != "filemesh" or o.get(PROP_REST) is None or not os.path.isfile(o[PROP_PATH]):
+        return None
+    data = open(o[PROP_PATH], "rb").read()
+    if hashlib.sha256(data).hexdigest() != o.get(PROP_SHA) or all_but_positions(o) != o[PROP_REST]:
+        return None
+    f = meshcodec.open(data)
+    m = f.mesh(int(o[PROP_LEVEL]))
+    used = np.unique(m.faces)
+    if len(used) != len(o.data.vertices):
+        return None
+    world = np.array(o.matrix_world, dtype=np.float64)
+    co = blender_positions(o) @ world[:3, :3].T + world[:3, 3]
+    rest = to_blender(m.positions[used], "filemesh")
+    size = max(1.0, float(np.abs(rest).max(initial=0.0)))
+    moved = np.abs(co - rest).max(axis=1) > 1e-6 * size
+    positions = np.array(m.positions, dtype=np.float32)
+    positions[used[moved]] = from_blender(co[moved])
+    m.positions = positions
+    g = f.with_mesh(m)
+    if version != f.version:
+        g = g.convert(version, allow_lossy=allow_lossy)
+    return g
+
+
 def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOURCE",
                 allow_lossy: bool = False) -> List[str]:
     """Writes ``objects`` to ``path`` as ``to``; returns the report's lines.
@@ -435,6 +528,15 @@ def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOUR
         if open(path, "rb").read() != original:
             raise ReadBackError(f"{path}: the bytes read back are not the file's")
         return []
+    edited = edited_in_place(objects, target, allow_lossy)
+    if edited is not None:
+        edited.save(path)
+        if open(path, "rb").read() != edited.to_bytes():
+            raise ReadBackError(f"{path}: the bytes read back are not those written")
+        written = meshcodec.open(path)
+        if file_triangles(written) != file_triangles(edited) or len(written.mesh().bones) != len(edited.mesh().bones):
+            raise ReadBackError(f"{path}: does not read back as the edited file")
+        return list(edited.losses)
     objects = export_objects(objects, target)
     lines: List[str] = []
     count, most = excess_influences(objects)

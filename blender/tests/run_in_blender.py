@@ -377,6 +377,32 @@ assert abs(extent(g.mesh(1)) - 2 * extent(f.mesh(1))) < 1e-4, (extent(g.mesh(1))
 assert abs(extent(g.mesh(0)) - extent(f.mesh(0))) < 1e-4, (extent(g.mesh(0)), extent(f.mesh(0)))
 ok(f"every LOD into collection {coll.name} ({len(ranges)} objects), back untouched and edited")
 
+# A vertex moved, nothing else: written into the file itself, without loss; FACS, bones,
+# skinning and other levels kept, every other vertex's numbers exact.
+moved_files = [FIX / "filemesh" / "v5.00-facs.mesh", FIX / "filemesh" / "v4.01-bones.mesh"]
+if CORPUS:
+    moved_files.append(CORPUS / "roblox" / "v5.00-13674780763.mesh")
+for src in moved_files:
+    f = meshcodec.open(src)
+    m = f.mesh()
+    fresh()
+    bpy.ops.import_scene.meshcodec(filepath=str(src))
+    (o,) = meshes()
+    o.data.vertices[0].co.z += 0.5
+    bpy.ops.object.select_all(action="SELECT")
+    out = TMP / ("moved-" + src.name)
+    assert bpy.ops.export_scene.meshcodec(filepath=str(out)) == {"FINISHED"}
+    g = meshcodec.open(out)
+    gm = g.mesh()
+    assert (g.version, gm.facs_controls, gm.lod_ranges) == (f.version, m.facs_controls, m.lod_ranges), src.name
+    assert gm.bones == m.bones and numpy.array_equal(gm.weights, m.weights), src.name
+    d = gm.positions.astype(numpy.float64) - m.positions
+    i = int(numpy.unique(m.faces)[0])
+    assert numpy.abs(d[i] - [0.0, 0.5, 0.0]).max() < 1e-6, (src.name, d[i])
+    assert not numpy.delete(d, i, axis=0).any(), src.name
+    assert len(out.read_bytes()) == len(src.read_bytes()), src.name
+ok(f"a moved vertex written into the file itself, FACS/bones/LODs kept ({len(moved_files)} files)")
+
 # Drag and drop: Blender 4.1+ hands dropped files to the importer by a file handler;
 # the importer takes several files (directory + files) as a drop gives them.
 if bpy.app.version >= (4, 1, 0):
