@@ -595,12 +595,14 @@ class IMPORT_SCENE_OT_meshcodec(bpy.types.Operator, ImportHelper):
         return [self.filepath]
 
     def invoke(self, context, event):
+        """A drop (file handler) imports at once; the menu opens the file browser."""
         if self.filepath or (self.directory and len(self.files)):
             # Dropped on a window (file handler): no file browser.
             return self.execute(context)
         return super().invoke(context, event)
 
     def execute(self, context):
+        """Imports each file; a file that cannot be read cancels with its reason."""
         import meshcodec
 
         for path in self.paths():
@@ -626,6 +628,8 @@ class EXPORT_SCENE_OT_meshcodec(bpy.types.Operator, ExportHelper):
     allow_lossy: BoolProperty(name="Allow losses", default=False, description="Write even when the format cannot hold everything")
 
     def execute(self, context):
+        """Exports the selection (or every object); losses are warnings, a refusal or a
+        failed read-back an error."""
         import meshcodec
 
         objects = [o for o in context.selected_objects] or [o for o in context.view_layer.objects]
@@ -643,10 +647,12 @@ class EXPORT_SCENE_OT_meshcodec(bpy.types.Operator, ExportHelper):
 
 
 def _menu_import(self, context):
+    """File > Import entry."""
     self.layout.operator(IMPORT_SCENE_OT_meshcodec.bl_idname, text="meshcodec (.mesh, .bin, .stf)")
 
 
 def _menu_export(self, context):
+    """File > Export entry."""
     self.layout.operator(EXPORT_SCENE_OT_meshcodec.bl_idname, text="meshcodec (.mesh, .bin, .stf)")
 
 
@@ -670,14 +676,16 @@ if hasattr(bpy.types, "FileHandler"):  # Blender 4.1+: drag and drop onto the 3D
     CLASSES += (IO_FH_meshcodec,)
 
 
-def register():
+def register() -> None:
+    """Registers the operators, the menu entries and (4.1+) the file handler."""
     for c in CLASSES:
         bpy.utils.register_class(c)
     bpy.types.TOPBAR_MT_file_import.append(_menu_import)
     bpy.types.TOPBAR_MT_file_export.append(_menu_export)
 
 
-def unregister():
+def unregister() -> None:
+    """Undoes :func:`register`."""
     bpy.types.TOPBAR_MT_file_export.remove(_menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(_menu_import)
     for c in reversed(CLASSES):
