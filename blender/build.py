@@ -34,8 +34,20 @@ maintainer = "meshcodec"
 type = "add-on"
 blender_version_min = "4.2.0"
 license = ["SPDX:MIT", "SPDX:Apache-2.0"]
+platforms = ["{platform}"]
 wheels = ["./wheels/{wheel}"]
+
+[permissions]
+files = "Read and write the mesh files imported and exported"
 """
+
+
+def blender_platform(wheel: pathlib.Path) -> str:
+    """The Blender extension platform (``linux-x64`` ...) of a wheel's platform tag."""
+    tag = wheel.stem.split("-")[-1]
+    arch = "arm64" if tag.endswith(("arm64", "aarch64")) else "x64"
+    system = "windows" if tag.startswith("win") else "macos" if tag.startswith("macosx") else "linux"
+    return f"{system}-{arch}"
 
 
 def build_wheel(out: pathlib.Path) -> pathlib.Path:
@@ -67,7 +79,7 @@ def main() -> None:
                     if name.startswith("meshcodec/"):
                         z.writestr(f"meshcodec_blender/vendor/{name}", w.read(name))
             z.write(wheel, f"meshcodec_blender/wheels/{wheel.name}")
-            z.writestr("meshcodec_blender/blender_manifest.toml", MANIFEST.format(wheel=wheel.name))
+            z.writestr("meshcodec_blender/blender_manifest.toml", MANIFEST.format(wheel=wheel.name, platform=blender_platform(wheel)))
     print(zip_path)
 
 
