@@ -1,7 +1,7 @@
 //! NumPy arrays in and out: the checks and conversions every entry point shares.
 
 use numpy::ndarray::Array2;
-use numpy::{Element, PyReadonlyArray2};
+use numpy::{Element, IntoPyArray, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -68,4 +68,13 @@ pub(crate) fn rows_of<'py, T: numpy::Element + Copy + Default, const C: usize>(
         ))
     })?;
     rows(&a, key).map(Some)
+}
+
+/// Rows of `K` values as an (N, K) NumPy array, without a copy.
+pub(crate) fn owned<T: numpy::Element, const K: usize>(
+    py: Python<'_>,
+    rows: Vec<[T; K]>,
+) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
+    let n = rows.len();
+    rows.into_flattened().into_pyarray(py).reshape([n, K])
 }

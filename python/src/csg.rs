@@ -11,10 +11,9 @@ use meshcodec::csg::mdl::model::UnionVertex;
 use meshcodec::csg::mdl::{CsgMdl, UnionMesh};
 use meshcodec::csg::phs::{CsgMesh, Csgphs};
 use meshcodec::Limits;
+use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-
-use numpy::IntoPyArray;
 
 use crate::arrays::{per_vertex, rows_of, table, value_error};
 

@@ -8,7 +8,7 @@ use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::arrays::{per_vertex, rows_of, value_error};
+use crate::arrays::{owned, per_vertex, rows_of, value_error};
 
 /// Level `lod`'s face range, or the error naming the levels there are.
 fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
@@ -26,15 +26,6 @@ fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
 /// Whether the version stores vertex colours (not 1.x, not 2.00's 36-byte vertices).
 fn has_colors(model: &Mesh, version: Version) -> bool {
     !version.is_text() && model.stored.vertex_size != Some(36)
-}
-
-/// Rows of `K` values as an (N, K) NumPy array, without a copy.
-fn owned<T: numpy::Element, const K: usize>(
-    py: Python<'_>,
-    rows: Vec<[T; K]>,
-) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
-    let n = rows.len();
-    rows.into_flattened().into_pyarray(py).reshape([n, K])
 }
 
 /// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`.

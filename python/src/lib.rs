@@ -15,14 +15,12 @@ mod arrays;
 mod csg;
 mod filemesh;
 
-use arrays::{per_vertex, rows, table, value_error};
+use arrays::{owned, per_vertex, rows, value_error};
 
 use meshcodec::filemesh::Mesh;
 use meshcodec::loss::{any_lost, Loss};
 use meshcodec::scene::{Primitive, Scene};
 use meshcodec::{AnyFile, ConvertOptions, ExportOptions, Limits, MeshFile};
-use numpy::ndarray::Array2;
-use numpy::IntoPyArray;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -271,7 +269,7 @@ impl NativeFile {
         let scene = py
             .detach(|| self.file.to_scene(&options, &self.limits))
             .map_err(|e| format_error(py, &e))?;
-        mesh_dict(py, &scene)
+        mesh_dict(py, scene)
     }
 
     /// Every vertex's position with the FACS controls `weights` (name to weight, 0 to 1)
@@ -437,59 +435,63 @@ impl NativeFile {
 
 /// The meshes of a scene's one level of detail as one set of arrays: primitives one
 /// after another, their faces renumbered; an attribute only where every primitive has
-/// it.
-fn mesh_dict<'py>(py: Python<'py>, scene: &Scene) -> PyResult<Bound<'py, PyDict>> {
-    let prims: Vec<&Primitive> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+/// it. One primitive's vectors are moved into NumPy; several are joined (one copy).
+fn mesh_dict(py: Python<'_>, mut scene: Scene) -> PyResult<Bound<'_, PyDict>> {
+    let mut prims: Vec<Primitive> = scene.meshes.drain(..).flat_map(|m| m.primitives).collect();
     let n: usize = prims.iter().map(|p| p.positions.len()).sum();
-    // One per-vertex attribute of every primitive, one after another; `None` unless
-    // every primitive has it (and there are vertices).
-    fn joined<T: Copy, const K: usize>(
-        prims: &[&Primitive],
+    // One attribute of every primitive, one after another (moved when there is one
+    // primitive); `None` unless every primitive has it (and there are vertices).
+    fn joined<T, const K: usize>(
+        prims: &mut [Primitive],
         n: usize,
-        get: impl Fn(&Primitive) -> Option<&Vec<[T; K]>>,
-    ) -> PyResult<Option<Array2<T>>> {
-        if n == 0 || prims.iter().any(|p| get(p).is_none()) {
-            return Ok(None);
+        take: impl Fn(&mut Primitive) -> Option<Vec<[T; K]>>,
+    ) -> Option<Vec<[T; K]>> {
+        let mut parts: Vec<Vec<[T; K]>> = Vec::with_capacity(prims.len());
+        for p in prims.iter_mut() {
+            parts.push(take(p)?);
         }
-        let rows: Vec<[T; K]> = prims
-            .iter()
-            .flat_map(|p| get(p).into_iter().flatten().copied())
-            .collect();
-        table(rows.into_iter()).map(Some)
+        if n == 0 {
+            return None;
+        }
+        if parts.len() == 1 {
+            return parts.pop();
+        }
+        Some(parts.into_iter().flatten().collect())
     }
     let d = PyDict::new(py);
-    let positions = table(
-        prims
-            .iter()
-            .flat_map(|p| p.positions.iter().copied())
-            .collect::<Vec<_>>()
-            .into_iter(),
-    )?;
-    d.set_item("positions", positions.into_pyarray(py))?;
     let mut faces = Vec::new();
     let mut base = 0u32;
-    for p in &prims {
-        faces.extend(p.triangles.iter().map(|t| t.map(|i| i + base)));
-        base += u32::try_from(p.positions.len()).unwrap_or(u32::MAX);
+    for p in &mut prims {
+        let count = u32::try_from(p.positions.len()).unwrap_or(u32::MAX);
+        if base == 0 && faces.is_empty() {
+            faces = std::mem::take(&mut p.triangles);
+        } else {
+            faces.extend(p.triangles.iter().map(|t| t.map(|i| i + base)));
+        }
+        base += count;
     }
-    d.set_item("faces", table(faces.into_iter())?.into_pyarray(py))?;
-    if let Some(a) = joined(&prims, n, |p| p.normals.as_ref())? {
-        d.set_item("normals", a.into_pyarray(py))?;
+    let positions = joined(&mut prims, n, |p| Some(std::mem::take(&mut p.positions)));
+    d.set_item("positions", owned(py, positions.unwrap_or_default())?)?;
+    d.set_item("faces", owned(py, faces)?)?;
+    if let Some(a) = joined(&mut prims, n, |p| p.normals.take()) {
+        d.set_item("normals", owned(py, a)?)?;
     }
-    if let Some(a) = joined(&prims, n, |p| p.uvs.as_ref())? {
-        d.set_item("uvs", a.into_pyarray(py))?;
+    if let Some(a) = joined(&mut prims, n, |p| p.uvs.take()) {
+        d.set_item("uvs", owned(py, a)?)?;
     }
-    if let Some(a) = joined(&prims, n, |p| p.colors.as_ref())? {
+    if let Some(a) = joined(&mut prims, n, |p| p.colors.take()) {
         // Stored as bytes in every format that has colours: back to them exactly.
-        let bytes = a.mapv(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
-        d.set_item("colors", bytes.into_pyarray(py))?;
+        let bytes: Vec<[u8; 4]> = a
+            .iter()
+            .map(|c| c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8))
+            .collect();
+        d.set_item("colors", owned(py, bytes)?)?;
     }
-    if let (Some(j), Some(w)) = (
-        joined(&prims, n, |p| p.joints.as_ref())?,
-        joined(&prims, n, |p| p.weights.as_ref())?,
-    ) {
-        d.set_item("joints", j.into_pyarray(py))?;
-        d.set_item("weights", w.into_pyarray(py))?;
+    let joints = joined(&mut prims, n, |p| p.joints.take());
+    let weights = joined(&mut prims, n, |p| p.weights.take());
+    if let (Some(j), Some(w)) = (joints, weights) {
+        d.set_item("joints", owned(py, j)?)?;
+        d.set_item("weights", owned(py, w)?)?;
     }
     if let Some(s) = &scene.skeleton {
         let bones = PyList::empty(py);
