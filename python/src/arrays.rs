@@ -78,3 +78,60 @@ pub(crate) fn owned<T: numpy::Element, const K: usize>(
     let n = rows.len();
     rows.into_flattened().into_pyarray(py).reshape([n, K])
 }
+
+/// Where a format's vertex record keeps what a `Mesh` has per vertex.
+pub(crate) struct VertexFields<V> {
+    pub(crate) position: fn(&mut V, [f32; 3]),
+    pub(crate) normal: fn(&mut V, [f32; 3]),
+    pub(crate) uv: fn(&mut V, [f32; 2]),
+    pub(crate) color: fn(&mut V, [u8; 4]),
+}
+
+/// The vertices with a `Mesh`'s edited arrays: `positions` (their count is the new
+/// vertex count; vertices added are `new`), then `normals`, `uvs` and `colors` where
+/// `arrays` has them, one row per position.
+pub(crate) fn set_vertices<V: Clone>(
+    vertices: &mut Vec<V>,
+    new: V,
+    positions: &[[f32; 3]],
+    arrays: &Bound<'_, PyDict>,
+    fields: &VertexFields<V>,
+) -> PyResult<()> {
+    let n = positions.len();
+    vertices.resize(n, new);
+    for (v, &p) in vertices.iter_mut().zip(positions) {
+        (fields.position)(v, p);
+    }
+    fn each<V, T: Element + Copy + Default, const C: usize>(
+        vertices: &mut [V],
+        arrays: &Bound<'_, PyDict>,
+        key: &str,
+        set: fn(&mut V, [T; C]),
+    ) -> PyResult<()> {
+        if let Some(rows) = rows_of::<T, C>(arrays, key)? {
+            per_vertex(rows.len(), vertices.len(), key)?;
+            for (v, x) in vertices.iter_mut().zip(rows) {
+                set(v, x);
+            }
+        }
+        Ok(())
+    }
+    each(vertices, arrays, "normals", fields.normal)?;
+    each(vertices, arrays, "uvs", fields.uv)?;
+    each(vertices, arrays, "colors", fields.color)
+}
+
+/// Vertex positions and triangles.
+pub(crate) type Geometry = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+
+/// The positions and faces of an edited `Mesh` (faces checked against the positions).
+pub(crate) fn geometry(arrays: &Bound<'_, PyDict>) -> PyResult<Geometry> {
+    let positions =
+        rows_of::<f32, 3>(arrays, "positions")?.ok_or_else(|| value_error("positions: missing"))?;
+    let faces = rows_of::<u32, 3>(arrays, "faces")?.ok_or_else(|| value_error("faces: missing"))?;
+    let n = positions.len();
+    if let Some(bad) = faces.iter().flatten().find(|&&i| i as usize >= n) {
+        return Err(value_error(format!("faces: index {bad} for {n} vertices")));
+    }
+    Ok((positions, faces))
+}

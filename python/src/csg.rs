@@ -15,22 +15,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{per_vertex, rows_of, table, value_error};
-
-/// Vertex positions and triangles.
-type Geometry = (Vec<[f32; 3]>, Vec<[u32; 3]>);
-
-/// The positions and faces every edit gives.
-fn positions_and_faces(arrays: &Bound<'_, PyDict>) -> PyResult<Geometry> {
-    let positions =
-        rows_of::<f32, 3>(arrays, "positions")?.ok_or_else(|| value_error("positions: missing"))?;
-    let faces = rows_of::<u32, 3>(arrays, "faces")?.ok_or_else(|| value_error("faces: missing"))?;
-    let n = positions.len();
-    if let Some(bad) = faces.iter().flatten().find(|&&i| i as usize >= n) {
-        return Err(value_error(format!("faces: index {bad} for {n} vertices")));
-    }
-    Ok((positions, faces))
-}
+use crate::arrays::{geometry, set_vertices, table, value_error, VertexFields};
 
 /// This CSGPHS with the edited hulls, or `None` when nothing changed.
 ///
@@ -42,7 +27,7 @@ pub(crate) fn csgphs_with(
     limits: &Limits,
 ) -> PyResult<Option<Csgphs>> {
     let mut model = CsgMesh::from_csgphs(file, limits).map_err(value_error)?;
-    let (positions, faces) = positions_and_faces(arrays)?;
+    let (positions, faces) = geometry(arrays)?;
     let counts: Vec<usize> = model.hulls.iter().map(|h| h.positions.len()).collect();
     let total: usize = counts.iter().sum();
     let counts = match counts.len() {
@@ -107,37 +92,19 @@ pub(crate) fn csgphs_with(
 /// changed. New vertices take the attributes of none (zero normal, white, NormalId 0).
 pub(crate) fn csgmdl_with(file: &CsgMdl, arrays: &Bound<'_, PyDict>) -> PyResult<Option<CsgMdl>> {
     let mut model = UnionMesh::from_blob(file).map_err(value_error)?;
-    let (positions, faces) = positions_and_faces(arrays)?;
-    let n = positions.len();
+    let (positions, faces) = geometry(arrays)?;
     let before = model.clone();
-    model.vertices.resize(
-        n,
-        UnionVertex {
-            color: [255; 4],
-            ..UnionVertex::default()
-        },
-    );
-    for (v, p) in model.vertices.iter_mut().zip(&positions) {
-        v.position = *p;
-    }
-    if let Some(normals) = rows_of::<f32, 3>(arrays, "normals")? {
-        per_vertex(normals.len(), n, "normals")?;
-        for (v, x) in model.vertices.iter_mut().zip(normals) {
-            v.normal = x;
-        }
-    }
-    if let Some(uvs) = rows_of::<f32, 2>(arrays, "uvs")? {
-        per_vertex(uvs.len(), n, "uvs")?;
-        for (v, x) in model.vertices.iter_mut().zip(uvs) {
-            v.uv = x;
-        }
-    }
-    if let Some(colors) = rows_of::<u8, 4>(arrays, "colors")? {
-        per_vertex(colors.len(), n, "colors")?;
-        for (v, x) in model.vertices.iter_mut().zip(colors) {
-            v.color = x;
-        }
-    }
+    let fields = VertexFields::<UnionVertex> {
+        position: |v, x| v.position = x,
+        normal: |v, x| v.normal = x,
+        uv: |v, x| v.uv = x,
+        color: |v, x| v.color = x,
+    };
+    let new = UnionVertex {
+        color: [255; 4],
+        ..UnionVertex::default()
+    };
+    set_vertices(&mut model.vertices, new, &positions, arrays, &fields)?;
     if model.triangles != faces {
         model.triangles = faces;
     }

@@ -8,7 +8,9 @@ use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::arrays::{owned, per_vertex, rows_of, value_error};
+use crate::arrays::{
+    geometry, owned, per_vertex, rows_of, set_vertices, value_error, VertexFields,
+};
 
 /// Level `lod`'s face range, or the error naming the levels there are.
 fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
@@ -119,13 +121,8 @@ pub(crate) fn facs_positions<'py>(
 /// Puts `arrays` (a `Mesh`'s, edited) into the model as level `lod`.
 pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) -> PyResult<()> {
     let range = lod_range(model, lod)?;
-    let positions =
-        rows_of::<f32, 3>(arrays, "positions")?.ok_or_else(|| value_error("positions: missing"))?;
-    let faces = rows_of::<u32, 3>(arrays, "faces")?.ok_or_else(|| value_error("faces: missing"))?;
+    let (positions, faces) = geometry(arrays)?;
     let n = positions.len();
-    if let Some(bad) = faces.iter().flatten().find(|&&i| i as usize >= n) {
-        return Err(value_error(format!("faces: index {bad} for {n} vertices")));
-    }
     let joints = rows_of::<u16, 4>(arrays, "joints")?;
     let weights = rows_of::<u8, 4>(arrays, "weights")?;
     let resized = n != model.vertices.len();
@@ -136,34 +133,17 @@ pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) ->
         )));
     }
     // A new vertex is white and has no tangent, as a vertex of a version without them.
-    model.vertices.resize(
-        n,
-        MeshVertex {
-            color: [255; 4],
-            ..MeshVertex::default()
-        },
-    );
-    for (v, p) in model.vertices.iter_mut().zip(&positions) {
-        v.position = *p;
-    }
-    if let Some(normals) = rows_of::<f32, 3>(arrays, "normals")? {
-        per_vertex(normals.len(), n, "normals")?;
-        for (v, x) in model.vertices.iter_mut().zip(normals) {
-            v.normal = x;
-        }
-    }
-    if let Some(uvs) = rows_of::<f32, 2>(arrays, "uvs")? {
-        per_vertex(uvs.len(), n, "uvs")?;
-        for (v, x) in model.vertices.iter_mut().zip(uvs) {
-            v.uv = x;
-        }
-    }
-    if let Some(colors) = rows_of::<u8, 4>(arrays, "colors")? {
-        per_vertex(colors.len(), n, "colors")?;
-        for (v, x) in model.vertices.iter_mut().zip(colors) {
-            v.color = x;
-        }
-    }
+    let new = MeshVertex {
+        color: [255; 4],
+        ..MeshVertex::default()
+    };
+    let fields = VertexFields::<MeshVertex> {
+        position: |v, x| v.position = x,
+        normal: |v, x| v.normal = x,
+        uv: |v, x| v.uv = x,
+        color: |v, x| v.color = x,
+    };
+    set_vertices(&mut model.vertices, new, &positions, arrays, &fields)?;
     match (joints, weights) {
         (Some(j), Some(w)) => {
             per_vertex(j.len(), n, "joints")?;
