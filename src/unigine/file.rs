@@ -182,6 +182,11 @@ impl MeshFile for UnigineAnim {
         Err(MeshFile::target(self, &target.to_string()).unwrap_err())
     }
 
+    /// Item by item (`super::scene_losses::anim_losses`).
+    fn scene_losses(&self, _: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        Ok(super::scene_losses::anim_losses(self))
+    }
+
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
         crate::file::contract::one_level(options)?;
         let mut scene = super::scene::anim_to_scene(self, &options.name)?;

@@ -9,7 +9,7 @@
 //! ([`crate::scene::carry`]).
 
 use super::raw::mesh::ClassicMesh;
-use super::{MeshBody, UnigineMesh};
+use super::{MeshBody, UnigineAnim, UnigineMesh};
 use crate::error::{Limits, Result};
 use crate::loss::{Level, Loss, LossKind};
 
@@ -199,36 +199,146 @@ fn geometry(body: &ClassicMesh) -> Vec<Loss> {
     out
 }
 
-/// Embedded clips, or parts of them, that the scene's animations leave out.
+/// What [`clip_losses`] needs of a clip.
+struct ClipFacts<'a> {
+    name: String,
+    bones: &'a [i16],
+    frames: u32,
+    /// Whether any key stores a value.
+    stores: bool,
+    /// The flag byte (embedded and an10 clips).
+    flag: Option<u8>,
+}
+
+/// The embedded clips of a mesh.
 fn animations(body: &ClassicMesh) -> Vec<Loss> {
+    let clips: Vec<ClipFacts> = body
+        .animation_names
+        .iter()
+        .zip(&body.animations)
+        .map(|(name, a)| ClipFacts {
+            name: name.text(),
+            bones: &a.bones,
+            frames: a.frame_count,
+            stores: a.keys.iter().any(|k| {
+                let m = k.mask;
+                m.translation().contains(&true) || m.rotation() || m.scale().contains(&true)
+            }),
+            flag: Some(a.flag),
+        })
+        .collect();
+    clip_losses(&clips, body.bones.len())
+}
+
+/// What the scene of a `.anim` file (its skeleton and clips) leaves behind: an10's
+/// bounds and quantization boxes (re-laid: the values are decoded), and what
+/// [`clip_losses`] lists.
+pub(crate) fn anim_losses(anim: &UnigineAnim) -> Vec<Loss> {
+    use super::raw::anim::An11Key;
     let mut out = Vec::new();
-    let bones = body.bones.len();
+    let (clips, bones) = match anim {
+        UnigineAnim::An10(f) => {
+            out.push(
+                Loss::counted(
+                    LossKind::Layout,
+                    1,
+                    "the bounding box and sphere of the an10 file (the scene computes bounds \
+                     from what it holds)",
+                )
+                .at(Level::Relaid),
+            );
+            if !f.animations.is_empty() {
+                out.push(
+                    Loss::counted(
+                        LossKind::Layout,
+                        f.animations.len(),
+                        format!(
+                            "the translation and scale quantization boxes of {} clip(s) (the \
+                             scene holds the values they decode to)",
+                            f.animations.len()
+                        ),
+                    )
+                    .at(Level::Relaid),
+                );
+            }
+            let clips = f
+                .names
+                .iter()
+                .zip(&f.animations)
+                .map(|(name, a)| ClipFacts {
+                    name: name.text(),
+                    bones: &a.bones,
+                    frames: a.frame_count,
+                    stores: a.keys.iter().any(|k| {
+                        let m = k.mask;
+                        m.translation().contains(&true) || m.rotation() || m.scale().contains(&true)
+                    }),
+                    flag: Some(a.flag),
+                })
+                .collect::<Vec<_>>();
+            (clips, f.bones.len())
+        }
+        UnigineAnim::An11(f) => {
+            let a = &f.animation;
+            let all = An11Key::POSITION | An11Key::ROTATION | An11Key::SCALE;
+            let clip = ClipFacts {
+                name: String::new(),
+                bones: &a.bones,
+                frames: a.frame_count,
+                stores: a.keys.iter().any(|k| k.mask & all != 0),
+                flag: None,
+            };
+            (vec![clip], f.bones.len())
+        }
+    };
+    out.extend(clip_losses(&clips, bones));
+    out
+}
+
+/// Clips, or parts of them, that the scene's animations leave out, and how their keys
+/// were laid out (re-laid: the scene has a value per frame).
+fn clip_losses(clips: &[ClipFacts], bones: usize) -> Vec<Loss> {
+    let mut out = Vec::new();
     let (mut dropped_clips, mut dropped_slots) = (Vec::new(), 0usize);
-    for (name, a) in body.animation_names.iter().zip(&body.animations) {
+    for c in clips {
         let mut seen = std::collections::HashSet::new();
-        let exported = a
+        let exported = c
             .bones
             .iter()
             .filter(|&&b| usize::try_from(b).is_ok_and(|b| b < bones) && seen.insert(b))
             .count();
-        let stores = a.keys.iter().any(|k| {
-            k.mask.translation().contains(&true)
-                || k.mask.rotation()
-                || k.mask.scale().contains(&true)
-        });
-        if a.frame_count == 0 || exported == 0 || !stores {
-            dropped_clips.push(name.text());
+        if c.frames == 0 || exported == 0 || !c.stores {
+            dropped_clips.push(if c.name.is_empty() {
+                "unnamed".to_string()
+            } else {
+                c.name.clone()
+            });
         } else {
-            dropped_slots += a.bones.len() - exported;
+            dropped_slots += c.bones.len() - exported;
         }
+    }
+    let kept = clips.len() - dropped_clips.len();
+    if kept > 0 {
+        out.push(
+            Loss::counted(
+                LossKind::UnigineAnimations,
+                kept,
+                format!(
+                    "which components each key of {kept} clip(s) stores (the scene holds \
+                     every value at every frame, {} frames a second)",
+                    crate::scene::FRAME_RATE
+                ),
+            )
+            .at(Level::Relaid),
+        );
     }
     if !dropped_clips.is_empty() {
         out.push(Loss::counted(
             LossKind::UnigineAnimations,
             dropped_clips.len(),
             format!(
-                "{} embedded animation(s) with no frame, no bone of the skeleton or no \
-                 stored value ({})",
+                "{} animation(s) with no frame, no bone of the skeleton or no stored value \
+                 ({})",
                 dropped_clips.len(),
                 dropped_clips.join(", ")
             ),
@@ -244,23 +354,16 @@ fn animations(body: &ClassicMesh) -> Vec<Loss> {
             ),
         ));
     }
-    let flags = body
-        .animations
+    let flags = clips
         .iter()
-        .filter(|a| a.flag != super::raw::anim::KeyMask::ALL)
+        .filter(|c| c.flag.is_some_and(|f| f != super::raw::anim::KeyMask::ALL))
         .count();
     if flags > 0 {
-        out.push(
-            Loss::counted(
-                LossKind::UnigineAnimations,
-                flags,
-                format!(
-                    "the flag byte of {flags} embedded animation(s) (not 0x7f; meaning \
-                     unknown)"
-                ),
-            )
-            .at(Level::Lost),
-        );
+        out.push(Loss::counted(
+            LossKind::UnigineAnimations,
+            flags,
+            format!("the flag byte of {flags} clip(s) (not 0x7f; meaning unknown)"),
+        ));
     }
     out
 }
