@@ -219,7 +219,7 @@ fn index_ranges_are_levels_of_detail() {
         let gltf = |args: &[&str]| -> serde_json::Value {
             let out = dir.path().join("u.gltf");
             let mut a: Vec<&std::ffi::OsStr> = vec!["export".as_ref()];
-            a.extend(args.iter().map(|x| std::ffi::OsStr::new(x)));
+            a.extend(args.iter().map(std::ffi::OsStr::new));
             a.extend([path.as_os_str(), out.as_os_str()]);
             let o = run(&a);
             assert!(o.status.success(), "{name} {args:?}: {o:?}");

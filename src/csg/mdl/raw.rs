@@ -456,7 +456,7 @@ impl CsgMdl {
                 m.extra
                     .as_ref()
                     .and_then(|e| marker_ranges(&e.values, n))
-                    .unwrap_or_else(|| vec![0..n])
+                    .unwrap_or_else(|| std::iter::once(0..n).collect())
             }
             MdlBody::Packed(m) if m.ranges.len() >= 2 => m
                 .ranges
@@ -466,7 +466,7 @@ impl CsgMdl {
                     _ => 0..0,
                 })
                 .collect(),
-            MdlBody::Packed(m) => vec![0..m.index_count as usize],
+            MdlBody::Packed(m) => std::iter::once(0..m.index_count as usize).collect(),
         }
     }
 
