@@ -210,21 +210,36 @@ struct ClipFacts<'a> {
     flag: Option<u8>,
 }
 
+impl<'a> ClipFacts<'a> {
+    /// An embedded or an10 clip, from its keys' masks.
+    fn of(
+        name: String,
+        bones: &'a [i16],
+        frames: u32,
+        mut masks: impl Iterator<Item = super::raw::anim::KeyMask>,
+        flag: u8,
+    ) -> ClipFacts<'a> {
+        ClipFacts {
+            name,
+            bones,
+            frames,
+            stores: masks.any(|m| {
+                m.translation().contains(&true) || m.rotation() || m.scale().contains(&true)
+            }),
+            flag: Some(flag),
+        }
+    }
+}
+
 /// The embedded clips of a mesh.
 fn animations(body: &ClassicMesh) -> Vec<Loss> {
     let clips: Vec<ClipFacts> = body
         .animation_names
         .iter()
         .zip(&body.animations)
-        .map(|(name, a)| ClipFacts {
-            name: name.text(),
-            bones: &a.bones,
-            frames: a.frame_count,
-            stores: a.keys.iter().any(|k| {
-                let m = k.mask;
-                m.translation().contains(&true) || m.rotation() || m.scale().contains(&true)
-            }),
-            flag: Some(a.flag),
+        .map(|(name, a)| {
+            let masks = a.keys.iter().map(|k| k.mask);
+            ClipFacts::of(name.text(), &a.bones, a.frame_count, masks, a.flag)
         })
         .collect();
     clip_losses(&clips, body.bones.len())
@@ -265,15 +280,9 @@ pub(crate) fn anim_losses(anim: &UnigineAnim) -> Vec<Loss> {
                 .names
                 .iter()
                 .zip(&f.animations)
-                .map(|(name, a)| ClipFacts {
-                    name: name.text(),
-                    bones: &a.bones,
-                    frames: a.frame_count,
-                    stores: a.keys.iter().any(|k| {
-                        let m = k.mask;
-                        m.translation().contains(&true) || m.rotation() || m.scale().contains(&true)
-                    }),
-                    flag: Some(a.flag),
+                .map(|(name, a)| {
+                    let masks = a.keys.iter().map(|k| k.mask);
+                    ClipFacts::of(name.text(), &a.bones, a.frame_count, masks, a.flag)
                 })
                 .collect::<Vec<_>>();
             (clips, f.bones.len())
