@@ -292,16 +292,50 @@ fn every_blob_converts_to_every_version() {
         let Ok(source) = UnionMesh::read(&bytes) else {
             continue; // CSGK
         };
-        let (_, _, vertices, faces) = independent(&bytes);
+        let (_, _, vertices, _) = independent(&bytes);
+        // rbx_mesh reads every index of versions 2 and 4 and version 5's first range:
+        // the triangles (LOD 0) but in version 4, which holds every range's.
+        let every = source
+            .stored
+            .ranges
+            .as_ref()
+            .map_or(source.triangles.len(), |(corners, _)| corners.len() / 3);
         for v in [2u32, 4, 5] {
             let (out, losses) = source.convert(v).unwrap();
             let (format, version, nv, nf) = independent(&out);
+            let faces = if v == 4 {
+                every
+            } else {
+                source.triangles.len()
+            };
             assert_eq!(
                 (format, version, nv, nf),
                 ("csgmdl", Some(v), vertices, faces),
                 "{} → {v}",
                 path.display()
             );
+            // The levels of detail go with the triangles to 4 and 5, and are reported
+            // dropped to 2.
+            let lods = losses
+                .iter()
+                .any(|l| l.kind == meshcodec::loss::LossKind::Lods);
+            assert_eq!(
+                lods,
+                v == 2 && every > source.triangles.len(),
+                "{} → {v}: {losses:?}",
+                path.display()
+            );
+            if v != 2 {
+                assert_eq!(
+                    UnionMesh::read(&out)
+                        .unwrap()
+                        .stored
+                        .ranges
+                        .map(|r| r.0.len() / 3)
+                        .unwrap_or(source.triangles.len()),
+                    every
+                );
+            }
             let back = UnionMesh::read(&out).unwrap();
             assert_eq!(back.triangles, source.triangles);
             for (a, b) in source.vertices.iter().zip(&back.vertices) {

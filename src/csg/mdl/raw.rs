@@ -258,7 +258,7 @@ pub struct MeshV5 {
     range_count: u8,
     /// Positions in the corner stream where its ranges start and end: the mesh's own
     /// triangles are `ranges[0]..ranges[1]`; further ranges are more index lists
-    /// (levels of detail, most likely; `docs/csgmdl.md`).
+    /// (coarser levels of detail; `docs/csgmdl.md`).
     #[br(count = u64::from(range_count))]
     pub ranges: Records<u32>,
     /// Bytes after the ranges (none in the real file), kept.
