@@ -5,13 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use meshcodec::loss::Loss;
-use meshcodec::{AnyFile, ConvertOptions, CoreMesh, Format, Limits, MeshFile, Prepared, Target};
+use meshcodec::{
+    AnyFile, ConvertOptions, CoreMesh, ExtraFile, Format, Limits, MeshFile, Prepared, Target,
+};
 
 use super::batch::{self, fields, finish, Entry, Report, Status};
 use super::failure::{fail, invalid_value, usage_error, Failure};
 use super::input::load;
 use super::losses::{self, print_losses, refuse_losses};
-use super::output::{make_parent, stream};
+use super::output::{beside, make_parent, stream, write_beside};
 use super::Context;
 
 /// Rewrite a file byte-identically, or as another version or format (--to).
@@ -107,6 +109,8 @@ struct Conversion {
     to: String,
     to_format: Format,
     losses: Vec<Loss>,
+    /// Files to write beside OUT (a UNIGINE ms13/ms14 target's `.anim` files).
+    beside: Vec<ExtraFile>,
 }
 
 /// Converts one opened file as `how` says; a lossy conversion is refused (an error
@@ -129,6 +133,7 @@ fn convert_file(
             from_format,
             to_format: from_format,
             losses: Vec::new(),
+            beside: Vec::new(),
         });
     };
     let options = ConvertOptions {
@@ -139,6 +144,8 @@ fn convert_file(
         .or_else(|| file.target(to).ok());
     let mut c =
         meshcodec::convert_prepared(file, to, &options, limits).map_err(|e| fail(input, e))?;
+    // Written beside OUT, so no longer reported as left out.
+    let beside = c.take_beside();
     let shown = target
         .as_ref()
         .map_or_else(|| to.to_string(), ToString::to_string);
@@ -150,7 +157,26 @@ fn convert_file(
         from_format,
         to: shown,
         to_format: target.map_or(from_format, |t| t.format()),
+        beside,
     })
+}
+
+/// Writes a conversion: OUT, then the files beside it; the bytes of OUT, and the path
+/// and content (`animation "Walk"`) of each file beside.
+fn write_conversion(
+    c: &mut Conversion,
+    output: &Path,
+) -> Result<(u64, Vec<(PathBuf, String)>), Failure> {
+    let placed = beside(output, std::mem::take(&mut c.beside))?;
+    let written = c.payload.write(output)?;
+    write_beside(&placed)?;
+    let beside = placed.into_iter().map(|(path, e)| (path, e.what)).collect();
+    Ok((written, beside))
+}
+
+/// The line of a file written beside OUT.
+fn beside_line((path, what): &(PathBuf, String)) -> String {
+    format!("{what} written beside it, in {}", path.display())
 }
 
 fn convert(
@@ -169,9 +195,12 @@ fn convert(
             }
         }
     }
-    let c = convert_file(input, file, how, limits)?;
+    let mut c = convert_file(input, file, how, limits)?;
     print_losses(input, &c.losses);
-    c.payload.write(output)?;
+    let (_, beside) = write_conversion(&mut c, output)?;
+    for b in &beside {
+        eprintln!("meshcodec: {}: {}", output.display(), beside_line(b));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -205,14 +234,14 @@ fn convert_batch(
         let output = out_dir.join(&input.rel);
         let done = (|| {
             let file = load(path, &cx.limits)?;
-            let c = convert_file(path, file, how, &cx.limits)?;
+            let mut c = convert_file(path, file, how, &cx.limits)?;
             make_parent(&output)?;
-            let written = c.payload.write(&output)?;
-            Ok((c, written))
+            let (written, beside) = write_conversion(&mut c, &output)?;
+            Ok((c, written, beside))
         })();
         match done {
             Err(f) => Report::of_failure(path, &f),
-            Ok((c, written)) => {
+            Ok((c, written, beside)) => {
                 let mut text = format!(
                     "converted {} -> {} ({} to {}, {} bytes)",
                     path.display(),
@@ -224,6 +253,9 @@ fn convert_batch(
                 for l in &c.losses {
                     text.push_str(&format!("\n  {}", losses::line(l)));
                 }
+                for b in &beside {
+                    text.push_str(&format!("\n  {}", beside_line(b)));
+                }
                 let lossless = c.losses.is_empty();
                 let json = fields([
                     ("output", output.to_string_lossy().into()),
@@ -234,6 +266,15 @@ fn convert_batch(
                     ("bytes", written.into()),
                     ("lossless", lossless.into()),
                     ("losses", losses::json(&c.losses)),
+                    (
+                        "beside",
+                        beside
+                            .iter()
+                            .map(|(p, what)| {
+                                serde_json::json!({"path": p.to_string_lossy(), "what": what})
+                            })
+                            .collect(),
+                    ),
                 ]);
                 Report {
                     status: Status::Ok,

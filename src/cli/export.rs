@@ -32,8 +32,9 @@ pub struct Args {
     /// Output file: .gltf, .glb or .obj.
     #[arg(value_parser = interchange_path)]
     output: PathBuf,
-    /// FileMesh: the level of detail to export (0, the default, is full detail), or
-    /// `all` for every level, one glTF mesh (OBJ object) each.
+    /// FileMesh and union graphics (CSGMDL: its index ranges): the level of detail to
+    /// export (0, the default, is full detail), or `all` for every level, one glTF mesh
+    /// (OBJ object) each.
     #[arg(long, value_name = "N|all", default_value = "0", value_parser = lod_choice)]
     lod: Lod,
     /// Write positions, normals and transforms in the source's own axes (UNIGINE:

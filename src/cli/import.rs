@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use meshcodec::scene::{self, Scene};
-use meshcodec::{ConvertOptions, CoreMesh, ExtraFile, Limits, Target};
+use meshcodec::{ConvertOptions, CoreMesh, Limits, Target};
 
 use super::convert::parse_coremesh;
 use super::export::{extension, interchange_path};
 use super::failure::{fail, Failure};
 use super::input::read_file;
 use super::losses::check_losses;
-use super::output::write_output;
+use super::output::{beside, write_beside, write_output};
 use super::Context;
 
 /// Import a glTF 2.0 or OBJ file as a FileMesh, CSGPHS, CSGMDL, UNIGINE or STF file.
@@ -112,26 +112,9 @@ fn import(
         .map_err(|e| fail(input, e))?;
     check_losses(input, from, &target.to_string(), &c.losses, allow_lossy)?;
     // Files beside OUT (UNIGINE .anim): OUT's path without its extension, then the suffix.
-    let stem = output.with_extension("");
-    let extra: Vec<(PathBuf, ExtraFile)> = extra
-        .into_iter()
-        .map(|e| {
-            let mut path = stem.clone().into_os_string();
-            path.push(&e.suffix);
-            (PathBuf::from(path), e)
-        })
-        .collect();
-    if extra.iter().any(|(path, _)| path == output) {
-        return Err(fail(
-            output,
-            "the animation file would have the mesh's own name: give OUT another extension \
-             (.mesh)",
-        ));
-    }
+    let extra = beside(output, extra)?;
     write_output(output, &c.bytes)?;
-    for (path, e) in &extra {
-        write_output(path, &e.bytes)?;
-    }
+    write_beside(&extra)?;
     let also: String = extra
         .iter()
         .map(|(path, e)| format!("; {} in {}", e.what, path.display()))

@@ -1,7 +1,9 @@
 //! Writing output files atomically: a temporary file beside OUT, renamed into place once
 //! complete (`meshcodec::output`), so OUT is untouched on any failure.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use meshcodec::ExtraFile;
 
 use super::failure::{fail, Failure};
 
@@ -57,4 +59,34 @@ pub fn make_parent(output: &Path) -> Result<(), Failure> {
             .map_err(|e| fail(parent, format!("cannot create the folder: {e}"))),
         None => Ok(()),
     }
+}
+
+/// Where the files an import or conversion writes beside OUT go (UNIGINE `.anim`):
+/// OUT's path without its extension, then each file's suffix. Refused when one would
+/// be OUT itself.
+pub fn beside(output: &Path, files: Vec<ExtraFile>) -> Result<Vec<(PathBuf, ExtraFile)>, Failure> {
+    let stem = output.with_extension("");
+    let placed: Vec<(PathBuf, ExtraFile)> = files
+        .into_iter()
+        .map(|e| {
+            let mut path = stem.clone().into_os_string();
+            path.push(&e.suffix);
+            (PathBuf::from(path), e)
+        })
+        .collect();
+    if placed.iter().any(|(path, _)| path == output) {
+        return Err(fail(
+            output,
+            "the animation file would have the mesh's own name: give OUT another extension \
+             (.mesh)",
+        ));
+    }
+    Ok(placed)
+}
+
+/// Writes the files beside OUT ([`beside`]), each atomically.
+pub fn write_beside(placed: &[(PathBuf, ExtraFile)]) -> Result<(), Failure> {
+    placed
+        .iter()
+        .try_for_each(|(path, e)| write_output(path, &e.bytes))
 }

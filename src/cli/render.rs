@@ -30,7 +30,8 @@ pub struct Args {
     /// The picture's width and height in pixels (16 to 4096).
     #[arg(long, value_name = "N", default_value = "256")]
     size: u32,
-    /// FileMesh: the level of detail to draw (0, the default, is full detail).
+    /// FileMesh and union graphics (CSGMDL): the level of detail to draw (0, the
+    /// default, is full detail).
     #[arg(long, value_name = "N", default_value = "0")]
     lod: usize,
     /// Background colour as RRGGBB or RRGGBBAA hex (default: transparent).

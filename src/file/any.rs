@@ -281,6 +281,10 @@ pub fn import_scene(
     // has a place for them.
     let carries = carries(target);
     let mut losses = scene.uncarried(&carries, &target.to_string());
+    // Only UNIGINE names its surfaces (after their materials).
+    if target.format() != Format::UnigineMesh {
+        losses.extend(scene.unnamed(carries.lods, &target.to_string()));
+    }
     if !carries.lods {
         scene.meshes.retain(|m| m.lod == 0);
     }
@@ -359,6 +363,10 @@ pub fn convert_to(
 /// into the output without being built whole in memory. The file is given away as it
 /// is converted ([`MeshFile::into_prepared`], [`MeshFile::into_scene_and_losses`],
 /// [`import_scene`]), so the source, its model and the target are never held at once.
+///
+/// A UNIGINE ms13 or ms14 target keeps animations in `.anim` files beside the mesh (the
+/// source's embedded ones, or the scene's): [`Prepared::take_beside`] gives them to
+/// write; until taken, the report names them as not written.
 pub fn convert_prepared(
     file: AnyFile,
     to: &str,
@@ -375,10 +383,9 @@ pub fn convert_prepared(
     // Another format: through the scene, and what it leaves behind, from one decoding
     // of the file, which is dropped before the import.
     let (scene, mut losses) = file.into_scene_and_losses(&ExportOptions::default(), limits)?;
-    let (mut prepared, extra) = import_scene(scene, &target, options)?;
-    prepared
-        .losses
-        .extend(unwritten_animations(&extra, &target));
+    let (prepared, extra) = import_scene(scene, &target, options)?;
+    let unwritten = unwritten_animations(&extra, &target);
+    let mut prepared = prepared.with_beside(extra, unwritten);
     losses.append(&mut prepared.losses);
     prepared.losses = losses;
     Ok(prepared)

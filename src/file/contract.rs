@@ -196,10 +196,13 @@ pub(crate) fn usage(msg: String) -> Error {
     Error::new("", ErrorKind::Invalid(msg))
 }
 
-/// Refuses export options that pick a level of detail: only FileMesh has several.
+/// Refuses export options that pick a level of detail: only FileMesh and CSGMDL have
+/// several.
 pub(crate) fn one_level(options: &ExportOptions) -> Result<()> {
     if options.lod != 0 {
-        return Err(usage("--lod applies to FileMesh only".to_string()));
+        return Err(usage(
+            "--lod applies to FileMesh and CSGMDL union graphics only".to_string(),
+        ));
     }
     Ok(())
 }
@@ -214,11 +217,11 @@ pub struct ConvertOptions {
 /// Options of [`MeshFile::to_scene`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExportOptions {
-    /// FileMesh: the level of detail (0, the default, is full detail). Other formats
-    /// have one and refuse any other value.
+    /// FileMesh and CSGMDL (whose index ranges are its levels): the level of detail (0,
+    /// the default, is full detail). Other formats have one and refuse any other value.
     pub lod: usize,
-    /// FileMesh: every level of detail, one mesh each (`lod` is then ignored). Other
-    /// formats have one level and ignore it.
+    /// FileMesh and CSGMDL: every level of detail, one mesh each (`lod` is then
+    /// ignored). Other formats have one level and ignore it.
     pub all_lods: bool,
     /// The name of the exported mesh (the file name, without its extension).
     pub name: String,
@@ -249,6 +252,10 @@ pub struct Prepared {
     /// One line on what is written (`FileMesh 4.01, 9 vertices, 6 faces`).
     pub summary: String,
     body: PreparedBody,
+    /// Files to write beside the output ([`Prepared::take_beside`]).
+    beside: Vec<ExtraFile>,
+    /// The lines of [`Prepared::losses`] that say the files beside are not written.
+    unwritten: Vec<Loss>,
 }
 
 /// What a [`Prepared`] writes.
@@ -284,6 +291,8 @@ impl Prepared {
             losses: c.losses,
             summary: c.summary,
             body: PreparedBody::Bytes(c.bytes),
+            beside: Vec::new(),
+            unwritten: Vec::new(),
         }
     }
 
@@ -294,7 +303,40 @@ impl Prepared {
             losses,
             summary,
             body: PreparedBody::Later(body),
+            beside: Vec::new(),
+            unwritten: Vec::new(),
         }
+    }
+
+    /// Adds files to write beside the output (none: nothing changes), and the line that
+    /// says they are not written: it stays in [`Prepared::losses`] until they are taken
+    /// ([`Prepared::take_beside`]), so a caller that writes the output only is told.
+    pub(crate) fn with_beside(
+        mut self,
+        files: Vec<ExtraFile>,
+        unwritten: Option<Loss>,
+    ) -> Prepared {
+        if files.is_empty() {
+            return self;
+        }
+        self.beside.extend(files);
+        if let Some(l) = unwritten {
+            if !self.losses.contains(&l) {
+                self.losses.push(l.clone());
+            }
+            self.unwritten.push(l);
+        }
+        self
+    }
+
+    /// The files to write beside the output (a UNIGINE ms13 or ms14 target's `.anim`
+    /// files, one per animation the source embeds or the scene holds), taken: the
+    /// caller writes them, so the lines of [`Prepared::losses`] that said they were not
+    /// written leave it. Empty for every other conversion.
+    pub fn take_beside(&mut self) -> Vec<ExtraFile> {
+        let unwritten = std::mem::take(&mut self.unwritten);
+        self.losses.retain(|l| !unwritten.contains(l));
+        std::mem::take(&mut self.beside)
     }
 
     /// Writes the converted file into `out` (in pieces, where its format writes so: FileMesh, text included, UNIGINE, STF).
@@ -335,12 +377,14 @@ impl std::fmt::Debug for Prepared {
             .field("losses", &self.losses)
             .field("summary", &self.summary)
             .field("body", &body)
+            .field("beside", &self.beside.len())
             .finish()
     }
 }
 
-/// A file that an import writes beside its output: a UNIGINE `.anim` file per animation
-/// of a scene imported as ms13 or ms14.
+/// A file that an import or conversion writes beside its output: a UNIGINE `.anim` file
+/// per animation of a scene imported as ms13 or ms14, or embedded in an ms10–ms12 mesh
+/// converted to ms13 or ms14.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExtraFile {
     /// What follows the output's path without its extension: `.anim` for a scene's only

@@ -198,6 +198,34 @@ impl Scene {
     }
 }
 
+impl Scene {
+    /// The names and materials of the primitives that have one (a UNIGINE surface's
+    /// name, a glTF material's), for a target with no place for them (`target` names
+    /// it): re-laid, since the geometry they label is kept (one line, or none).
+    pub(crate) fn unnamed(&self, carries_lods: bool, target: &str) -> Option<Loss> {
+        let names: Vec<&str> = self
+            .meshes
+            .iter()
+            .filter(|m| carries_lods || m.lod == 0)
+            .flat_map(|m| &m.primitives)
+            .filter_map(|p| p.material.as_deref())
+            .collect();
+        (!names.is_empty()).then(|| {
+            Loss::counted(
+                LossKind::NotImported,
+                names.len(),
+                format!(
+                    "the names and materials of {} primitive(s) ({}): {target} has no place \
+                     for them",
+                    names.len(),
+                    names.join(", ")
+                ),
+            )
+            .at(crate::loss::Level::Relaid)
+        })
+    }
+}
+
 /// Joints whose bind pose (in the world) has a scale other than 1.
 fn scaled_joints(s: &super::Skeleton) -> usize {
     let local: Vec<_> = s.joints.iter().map(super::skin::local_matrix).collect();

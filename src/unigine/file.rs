@@ -81,6 +81,19 @@ impl MeshFile for UnigineMesh {
             return Ok(Prepared::later(Box::new(self), Vec::new(), summary));
         }
         let losses = self.losses(v)?;
+        // ms13 and ms14 embed no animations: those of the source go beside, as an11
+        // files (the line saying ms13 cannot embed them stays until they are taken).
+        let (beside, unwritten) = if !v.embeds_animations() && self.version.embeds_animations() {
+            let body = self.classic_view(limits)?;
+            let files = beside_files(&super::convert::anim::an11_files(&body))?;
+            let unwritten = losses
+                .iter()
+                .find(|l| l.kind == crate::loss::LossKind::UnigineAnimations)
+                .cloned();
+            (files, unwritten)
+        } else {
+            (Vec::new(), None)
+        };
         if v == MeshVersion::Ms14 && self.version != MeshVersion::Ms10 {
             let body = self.into_classic(limits)?;
             let bytes = super::raw::ms14::Ms14Mesh::write_classic(body, None)?;
@@ -88,18 +101,25 @@ impl MeshFile for UnigineMesh {
                 bytes,
                 losses,
                 summary,
-            }));
+            })
+            .with_beside(beside, unwritten));
         }
-        Ok(Prepared::later(
-            Box::new(self.to_version(v)?),
-            losses,
-            summary,
-        ))
+        Ok(
+            Prepared::later(Box::new(self.to_version(v)?), losses, summary)
+                .with_beside(beside, unwritten),
+        )
     }
 
     /// The mesh copied, then turned as [`MeshFile::into_scene`] turns it.
     fn to_scene(&self, options: &ExportOptions, limits: &Limits) -> Result<Scene> {
         self.clone().into_scene(options, limits)
+    }
+
+    /// Item by item: bounds and ms14's spatial trees (re-laid: derived), tangent frames,
+    /// how vertices share positions, lightmap settings, and whatever the scene's
+    /// surfaces, skin and animations leave out (`super::scene_losses`).
+    fn scene_losses(&self, limits: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        super::scene_losses::scene_losses(self, limits)
     }
 
     /// The scene of a mesh given away (see [`super::scene::mesh_to_scene`]): an
@@ -160,6 +180,11 @@ impl MeshFile for UnigineAnim {
 
     fn convert(&self, target: &Target, _: &ConvertOptions, _: &Limits) -> Result<Converted> {
         Err(MeshFile::target(self, &target.to_string()).unwrap_err())
+    }
+
+    /// Item by item (`super::scene_losses::anim_losses`).
+    fn scene_losses(&self, _: &Limits) -> Result<Vec<crate::loss::Loss>> {
+        Ok(super::scene_losses::anim_losses(self))
     }
 
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
@@ -272,6 +297,29 @@ fn written(
         losses,
         counts,
     } = imported;
+    let extra = beside_files(&animations)?;
+    let embedded = if counts.embedded_animations == 0 {
+        String::new()
+    } else {
+        format!(", {} embedded animation(s)", counts.embedded_animations)
+    };
+    let summary = format!(
+        "UNIGINE mesh {version}, {} surface(s), {} vertices, {} triangles, {} bone(s){embedded}",
+        counts.surfaces, counts.vertices, counts.faces, counts.bones
+    );
+    Ok((
+        Converted {
+            bytes,
+            losses,
+            summary,
+        },
+        extra,
+    ))
+}
+
+/// The `.anim` files of `animations` as [`ExtraFile`]s, named as
+/// [`ExtraFile::suffix`] says.
+fn beside_files(animations: &[(String, UnigineAnim)]) -> Result<Vec<ExtraFile>> {
     let mut extra = Vec::new();
     let mut taken = std::collections::HashSet::new();
     let several = animations.len() > 1;
@@ -305,21 +353,5 @@ fn written(
             bytes: anim.write()?,
         });
     }
-    let embedded = if counts.embedded_animations == 0 {
-        String::new()
-    } else {
-        format!(", {} embedded animation(s)", counts.embedded_animations)
-    };
-    let summary = format!(
-        "UNIGINE mesh {version}, {} surface(s), {} vertices, {} triangles, {} bone(s){embedded}",
-        counts.surfaces, counts.vertices, counts.faces, counts.bones
-    );
-    Ok((
-        Converted {
-            bytes,
-            losses,
-            summary,
-        },
-        extra,
-    ))
+    Ok(extra)
 }

@@ -6,7 +6,8 @@
 //! - [`raw`]: every structure of the files, byte-exact ([`UnigineMesh`], [`UnigineAnim`]);
 //! - this module: `info` summaries and conversion between mesh versions, with the loss
 //!   report;
-//! - [`scene`]: meshes and animations to the export scene;
+//! - [`scene`]: meshes and animations to the export scene (and `scene_losses`: what it
+//!   leaves behind, item by item);
 //! - [`import`]: a scene to a mesh (ms10–ms14) and `.anim` files.
 
 pub mod convert;
@@ -14,6 +15,7 @@ pub mod file;
 pub mod import;
 pub mod raw;
 pub mod scene;
+mod scene_losses;
 
 #[cfg(test)]
 mod info_tests;

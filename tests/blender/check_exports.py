@@ -3,7 +3,8 @@
     blender -b --factory-startup --python tests/blender/check_exports.py -- MANIFEST.json
 
 MANIFEST.json lists exports and what Blender must show after importing each with its
-own glTF importer: vertex, triangle, bone, shape-key and action counts, and the bounding
+own glTF importer: vertex, triangle, bone, shape-key and action counts (and, where an
+entry has "objects", the number of mesh objects), and the bounding
 box of the mesh vertices in Blender's world (+Z up). The expected box is the source
 file's own numbers turned to Blender's axes, so a model that lies on its back fails.
 
@@ -36,6 +37,7 @@ def imported(path):
                 lo[k] = min(lo[k], w[k])
                 hi[k] = max(hi[k], w[k])
     return {
+        "objects": len(meshes),
         "vertices": sum(len(o.data.vertices) for o in meshes),
         "triangles": sum(len(p.vertices) - 2 for o in meshes for p in o.data.polygons),
         "bones": sum(len(a.data.bones) for a in armatures),
@@ -60,8 +62,8 @@ def main():
             print(f"FAIL {e['name']}: import raised {err!r}", flush=True)
             continue
         wrong = []
-        for key in ("vertices", "triangles", "bones", "shape_keys", "actions"):
-            if got[key] != e[key]:
+        for key in ("objects", "vertices", "triangles", "bones", "shape_keys", "actions"):
+            if key in e and got[key] != e[key]:
                 wrong.append(f"{key} {got[key]} (expected {e[key]})")
         if e["bbox_min"] is not None:
             if got["bbox"] is None:

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod anim_beside;
 mod batch;
 mod cli;
 mod loss_reports;

@@ -72,7 +72,25 @@ fn every_blob_round_trips_and_agrees_with_rbx_mesh() {
             path.display()
         );
         assert_eq!(j["vertices"], vertices, "{}", path.display());
-        assert_eq!(j["faces"], faces, "{}", path.display());
+        // `faces` is LOD 0, the first index range: rbx_mesh reads version 5's first
+        // range and every index of versions 2 and 4, so it counts every range there.
+        if format == "csgmdl" {
+            let lods: Vec<u64> = j["lod_faces"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect();
+            assert_eq!(j["faces"], lods[0], "{}", path.display());
+            let counted = if version == Some(5) {
+                lods[0]
+            } else {
+                lods.iter().sum()
+            };
+            assert_eq!(counted as usize, faces, "{}", path.display());
+        } else {
+            assert_eq!(j["faces"], faces, "{}", path.display());
+        }
         versions.insert(format!("{format} {version:?}"));
     }
     if common::corpus().is_some() {
@@ -166,6 +184,102 @@ fn version_5_corners_decode_and_encode_as_roblox_writes_them() {
     );
 }
 
+/// Every index range is a level of detail: version 4's list after the mesh, when it is
+/// range markers (the real blob's `[0, 1050, 1152]`: 350 triangles, then 34 coarser
+/// ones over the same box), and version 5's markers. `info` counts the triangles of each
+/// range, `export` writes LOD 0 only (the other ranges named as dropped), `--lod N` one
+/// range and `--lod all` each as its own mesh, `NAME LOD k`; a list that is not range
+/// markers (the fixture's `[7, 8, 9]`) leaves one range.
+#[test]
+fn index_ranges_are_levels_of_detail() {
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::fixture_dir("csgmdl");
+    let mut cases = vec![
+        (fixtures.join("csgmdl5-quad-lod.bin"), vec![2u64, 1]),
+        (fixtures.join("csgmdl4-quad-extra.bin"), vec![2]),
+        (fixtures.join("csgmdl2-quad.bin"), vec![2]),
+    ];
+    if let Some(c) = common::corpus() {
+        cases.push((c.join("csgmdl/csgmdl4-4500696697.bin"), vec![350, 34]));
+        cases.push((
+            c.join("csgmdl/csgmdl5-13626979828.bin"),
+            vec![1342, 670, 336, 276],
+        ));
+        cases.push((c.join("csgmdl/csgmdl2-385416572.bin"), vec![48]));
+    }
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
+    for (path, lods) in cases {
+        let name = path.display().to_string();
+        let o = run(&["info".as_ref(), "--json".as_ref(), path.as_os_str()]);
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(j["lod_faces"], serde_json::json!(lods), "{name}");
+        assert_eq!(j["faces"], lods[0], "{name}");
+        let gltf = |args: &[&str]| -> serde_json::Value {
+            let out = dir.path().join("u.gltf");
+            let mut a: Vec<&std::ffi::OsStr> = vec!["export".as_ref()];
+            a.extend(args.iter().map(std::ffi::OsStr::new));
+            a.extend([path.as_os_str(), out.as_os_str()]);
+            let o = run(&a);
+            assert!(o.status.success(), "{name} {args:?}: {o:?}");
+            let report = String::from_utf8_lossy(&o.stderr).to_string();
+            let mut g: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+            g["report"] = report.into();
+            g
+        };
+        // Triangles of each glTF mesh (one primitive each): index count / 3.
+        let triangles = |g: &serde_json::Value| -> Vec<u64> {
+            g["meshes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    let a = m["primitives"][0]["indices"].as_u64().unwrap() as usize;
+                    g["accessors"][a]["count"].as_u64().unwrap() / 3
+                })
+                .collect()
+        };
+        let g = gltf(&[]);
+        assert_eq!(triangles(&g), [lods[0]], "{name}");
+        let report = g["report"].as_str().unwrap();
+        assert!(!report.contains("data beyond"), "{report}");
+        assert_eq!(
+            report.contains("other index range"),
+            lods.len() > 1,
+            "{name}: {report}"
+        );
+        let g = gltf(&["--lod", "all"]);
+        assert_eq!(triangles(&g), lods, "{name}");
+        let names: Vec<&str> = g["meshes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names.last().unwrap().rsplit(' ').next(),
+            Some(&*(lods.len() - 1).to_string())
+        );
+        assert!(!g["report"].as_str().unwrap().contains("other index range"));
+        if lods.len() > 1 {
+            assert_eq!(triangles(&gltf(&["--lod", "1"])), [lods[1]], "{name}");
+        }
+        let out = dir.path().join("u.gltf");
+        let beyond = lods.len().to_string();
+        let o = run(&[
+            "export".as_ref(),
+            "--lod".as_ref(),
+            beyond.as_ref(),
+            path.as_os_str(),
+            out.as_os_str(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {o:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("no LOD"));
+    }
+}
+
 /// Every blob converts to every other version (`--allow-lossy`) into a blob that
 /// `rbx_mesh` parses with the same triangle and vertex counts; the report names what
 /// was lost; converting back to the source version and to itself keeps the values.
@@ -178,16 +292,50 @@ fn every_blob_converts_to_every_version() {
         let Ok(source) = UnionMesh::read(&bytes) else {
             continue; // CSGK
         };
-        let (_, _, vertices, faces) = independent(&bytes);
+        let (_, _, vertices, _) = independent(&bytes);
+        // rbx_mesh reads every index of versions 2 and 4 and version 5's first range:
+        // the triangles (LOD 0) but in version 4, which holds every range's.
+        let every = source
+            .stored
+            .ranges
+            .as_ref()
+            .map_or(source.triangles.len(), |(corners, _)| corners.len() / 3);
         for v in [2u32, 4, 5] {
             let (out, losses) = source.convert(v).unwrap();
             let (format, version, nv, nf) = independent(&out);
+            let faces = if v == 4 {
+                every
+            } else {
+                source.triangles.len()
+            };
             assert_eq!(
                 (format, version, nv, nf),
                 ("csgmdl", Some(v), vertices, faces),
                 "{} → {v}",
                 path.display()
             );
+            // The levels of detail go with the triangles to 4 and 5, and are reported
+            // dropped to 2.
+            let lods = losses
+                .iter()
+                .any(|l| l.kind == meshcodec::loss::LossKind::Lods);
+            assert_eq!(
+                lods,
+                v == 2 && every > source.triangles.len(),
+                "{} → {v}: {losses:?}",
+                path.display()
+            );
+            if v != 2 {
+                assert_eq!(
+                    UnionMesh::read(&out)
+                        .unwrap()
+                        .stored
+                        .ranges
+                        .map(|r| r.0.len() / 3)
+                        .unwrap_or(source.triangles.len()),
+                    every
+                );
+            }
             let back = UnionMesh::read(&out).unwrap();
             assert_eq!(back.triangles, source.triangles);
             for (a, b) in source.vertices.iter().zip(&back.vertices) {

@@ -395,3 +395,97 @@ fn unigine_surfaces_survive_a_blender_round_trip() {
         assert_eq!(a.triangles.len(), b.triangles.len(), "{}", a.name);
     }
 }
+
+/// Union graphics levels of detail reach Blender apart: the CSGMDL 4 blob in the corpus
+/// lists `[0, 1050, 1152]` after its mesh, 350 triangles then 34 coarser ones over the
+/// same box. `export` writes LOD 0 alone, so Blender imports its triangles without the
+/// coarse copy drawn through them (all 384 in one mesh gave Blender more triangles than
+/// LOD 0 has); `export --lod all` gives Blender two objects, `NAME LOD 0` and `LOD 1`.
+#[test]
+fn union_levels_of_detail_reach_blender_apart() {
+    let Some(blender) = blender() else { return };
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let src = corpus.join("csgmdl/csgmdl4-4500696697.bin");
+    let bytes = std::fs::read(&src).unwrap();
+    let file = open(&bytes).unwrap();
+    let limits = Limits::default();
+    let lod0 = file.to_scene(&ExportOptions::default(), &limits).unwrap();
+    let all = file
+        .to_scene(
+            &ExportOptions {
+                all_lods: true,
+                ..ExportOptions::default()
+            },
+            &limits,
+        )
+        .unwrap();
+    let tris = |s: &Scene| -> Vec<usize> {
+        s.meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.triangles.len())
+            .collect()
+    };
+    assert_eq!(tris(&lod0), [350]);
+    assert_eq!(tris(&all), [350, 34]);
+    // What Blender kept of the whole index list as one mesh, against LOD 0 alone.
+    let blob = meshcodec::csg::mdl::CsgMdl::read(&bytes).unwrap();
+    let meshcodec::csg::mdl::raw::MdlBody::Plain(m) = &blob.body else {
+        panic!("version 4 is plain")
+    };
+    let corners: Vec<[u32; 3]> = m
+        .indices
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect();
+    let kept_lod0 = kept_triangles(&corners[..350]);
+    assert!(kept_triangles(&corners) > kept_lod0);
+    let bin = env!("CARGO_BIN_EXE_meshcodec");
+    let dir = tempfile::tempdir().unwrap();
+    let mut manifest = Vec::new();
+    for (args, scene, objects) in [(&[][..], &lod0, 1), (&["--lod", "all"][..], &all, 2)] {
+        let glb = dir.path().join(format!("union-{objects}.glb"));
+        let o = Command::new(bin)
+            .arg("export")
+            .args(args)
+            .arg(&src)
+            .arg(&glb)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let prims = || scene.meshes.iter().flat_map(|m| &m.primitives);
+        let bbox = blender_box(scene);
+        manifest.push(serde_json::json!({
+            "name": format!("csgmdl4 {args:?}"),
+            "glb": glb,
+            "objects": objects,
+            "vertices": prims().map(|p| p.positions.len()).sum::<usize>(),
+            "triangles": prims().map(|p| kept_triangles(&p.triangles)).sum::<usize>(),
+            "bones": 0,
+            "shape_keys": 0,
+            "actions": 0,
+            "bbox_min": bbox.map(|b| b.0),
+            "bbox_max": bbox.map(|b| b.1),
+        }));
+    }
+    assert_eq!(manifest[0]["triangles"], kept_lod0);
+    let list = dir.path().join("manifest.json");
+    std::fs::write(&list, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/check_exports.py");
+    let out = Command::new(&blender)
+        .args(["-b", "--factory-startup", "--python"])
+        .arg(&script)
+        .arg("--")
+        .arg(&list)
+        .output()
+        .expect("run Blender");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().filter(|l| l.starts_with("OK ")).count() == 2 && text.contains("DONE 2"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("Blender imported LOD 0 of the union ({kept_lod0} triangles) without LOD 1");
+}

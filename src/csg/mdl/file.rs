@@ -18,7 +18,10 @@ struct MdlInfo {
     format: &'static str,
     version: u32,
     vertices: usize,
+    /// The triangles of LOD 0 (the first index range).
     faces: usize,
+    /// The triangles of each index range, LOD 0 first.
+    lod_faces: Vec<usize>,
     /// Version 4: the values of the list after the mesh.
     #[serde(skip_serializing_if = "Option::is_none")]
     extra_values: Option<usize>,
@@ -52,21 +55,41 @@ impl MeshFile for CsgMdl {
             MdlBody::Plain(m) => (m.extra.as_ref().map(|e| e.values.len()), None, None),
             MdlBody::Packed(m) => (None, Some(m.faces.len()), Some(m.ranges.len())),
         };
+        let lod_faces = self.range_faces();
         let info = MdlInfo {
             format: "csgmdl",
             version: self.header.version,
             vertices,
             faces,
+            lod_faces: lod_faces.clone(),
             extra_values: extra,
             face_stream_bytes: stream,
             range_markers: tail,
         };
         let mut text = format!(
-            "format:     CSGMDL {} (union graphics)\nvertices:   {vertices}\nfaces:      {faces}\n",
+            "format:     CSGMDL {} (union graphics)\nvertices:   {vertices}\nfaces:      {faces} (LOD 0)\n",
             self.header.version
         );
+        if lod_faces.len() > 1 {
+            let each: Vec<String> = lod_faces.iter().map(ToString::to_string).collect();
+            text.push_str(&format!(
+                "lods:       {} index ranges, triangles {} (LOD 0 first)\n",
+                lod_faces.len(),
+                each.join(", ")
+            ));
+        }
         if let Some(n) = extra {
-            text.push_str(&format!("extra list: {n} values after the mesh\n"));
+            let markers = match &self.body {
+                MdlBody::Plain(m) if lod_faces.len() > 1 => m
+                    .extra
+                    .as_ref()
+                    .map(|e| format!(": the range markers {:?}", e.values.to_vec())),
+                _ => None,
+            };
+            text.push_str(&format!(
+                "extra list: {n} values after the mesh{}\n",
+                markers.unwrap_or_default()
+            ));
         }
         if let (Some(s), Some(t)) = (stream, tail) {
             text.push_str(&format!(
@@ -121,19 +144,88 @@ impl MeshFile for CsgMdl {
         })
     }
 
+    /// LOD 0 (the first index range), another (`lod`) or every range as a level of
+    /// detail (`all_lods`: one mesh each, named `NAME LOD k`, as FileMesh's).
     fn to_scene(&self, options: &ExportOptions, _: &Limits) -> Result<Scene> {
-        crate::file::contract::one_level(options)?;
-        match &self.body {
-            MdlBody::Plain(m) => Ok(scene_of(m, &options.name)),
-            MdlBody::Packed(m) => scene_of_v5(m, &options.name),
+        let (prim, corners) = match &self.body {
+            MdlBody::Plain(m) => (attributes_of(m), m.indices.to_vec()),
+            MdlBody::Packed(m) => (attributes_of_v5(m), m.corners().map_err(corner_error)?),
+        };
+        let ranges = self.index_ranges();
+        let picked: Vec<usize> = if options.all_lods {
+            (0..ranges.len()).collect()
+        } else if options.lod < ranges.len() {
+            vec![options.lod]
+        } else {
+            return Err(usage(format!(
+                "no LOD {}: the union has {} index range(s), LOD 0 to LOD {}",
+                options.lod,
+                ranges.len(),
+                ranges.len().saturating_sub(1)
+            )));
+        };
+        let mut meshes = Vec::with_capacity(picked.len());
+        for k in picked {
+            let range = ranges.get(k).cloned().unwrap_or(0..0);
+            let triangles = corners
+                .get(range.clone())
+                .ok_or_else(|| {
+                    corner_error(format!(
+                        "range {}..{} is outside the {} corners",
+                        range.start,
+                        range.end,
+                        corners.len()
+                    ))
+                })?
+                .chunks_exact(3)
+                .map(|t| [t.first(), t.get(1), t.get(2)].map(|i| i.copied().unwrap_or(0)))
+                .collect();
+            meshes.push(ExportMesh {
+                lod: k,
+                name: if options.all_lods {
+                    format!("{} LOD {k}", options.name)
+                } else {
+                    options.name.clone()
+                },
+                primitives: vec![Primitive {
+                    triangles,
+                    ..prim.clone()
+                }],
+            });
         }
+        let mut scene = Scene {
+            meshes,
+            ..Scene::default()
+        };
+        scene.prepare();
+        Ok(scene)
+    }
+
+    /// The scene holds positions, normals, UVs and colours of the exported ranges: the
+    /// other ranges (levels of detail), NormalIds, tangents, the hash, reserved vertex
+    /// bytes and a version 4 list that holds no range markers stay behind.
+    fn scene_losses(&self, _: &Limits) -> Result<Vec<Loss>> {
+        Ok(super::losses::scene_losses(self, &ExportOptions::default()))
+    }
+
+    fn into_scene_and_losses(
+        self,
+        options: &ExportOptions,
+        limits: &Limits,
+    ) -> Result<(Scene, Vec<Loss>)> {
+        let mut scene = self.to_scene(options, limits)?;
+        // The vertices left out are counted in the losses, with the ranges that use them.
+        scene
+            .notes
+            .retain(|n| n.kind != crate::scene::NoteKind::UnusedVertices);
+        Ok((scene, super::losses::scene_losses(&self, options)))
     }
 }
 
-/// Versions 2 and 4 as a scene: one primitive, every vertex attribute the scene holds.
-fn scene_of(m: &MeshV2, name: &str) -> Scene {
+/// Versions 2 and 4's vertex attributes as a primitive (without triangles).
+fn attributes_of(m: &MeshV2) -> Primitive {
     let v = &m.vertices;
-    let prim = Primitive {
+    Primitive {
         name: "union".into(),
         positions: v.iter().map(|x| x.position).collect(),
         normals: Some(v.iter().map(|x| x.normal).collect()),
@@ -143,23 +235,8 @@ fn scene_of(m: &MeshV2, name: &str) -> Scene {
                 .map(|x| x.color.map(|c| f32::from(c) / 255.0))
                 .collect(),
         ),
-        triangles: m
-            .indices
-            .chunks_exact(3)
-            .map(|t| [t.first(), t.get(1), t.get(2)].map(|i| i.copied().unwrap_or(0)))
-            .collect(),
         ..Primitive::default()
-    };
-    let mut scene = Scene {
-        meshes: vec![ExportMesh {
-            lod: 0,
-            name: name.to_string(),
-            primitives: vec![prim],
-        }],
-        ..Scene::default()
-    };
-    scene.prepare();
-    scene
+    }
 }
 
 fn corner_error(e: String) -> crate::Error {
@@ -169,11 +246,11 @@ fn corner_error(e: String) -> crate::Error {
     )
 }
 
-/// Version 5 as a scene: the first range's triangles over the attributes.
-fn scene_of_v5(m: &super::raw::MeshV5, name: &str) -> Result<Scene> {
+/// Version 5's vertex attributes as a primitive (without triangles).
+fn attributes_of_v5(m: &super::raw::MeshV5) -> Primitive {
     let n = m.positions.values.len();
     let normals = m.normals.vectors().filter(|v| v.len() == n);
-    let prim = Primitive {
+    Primitive {
         name: "union".into(),
         positions: m.positions.values.to_vec(),
         normals,
@@ -185,19 +262,8 @@ fn scene_of_v5(m: &super::raw::MeshV5, name: &str) -> Result<Scene> {
                 .map(|c| c.map(|x| f32::from(x) / 255.0))
                 .collect()
         }),
-        triangles: m.triangles().map_err(corner_error)?,
         ..Primitive::default()
-    };
-    let mut scene = Scene {
-        meshes: vec![ExportMesh {
-            lod: 0,
-            name: name.to_string(),
-            primitives: vec![prim],
-        }],
-        ..Scene::default()
-    };
-    scene.prepare();
-    Ok(scene)
+    }
 }
 
 #[derive(Serialize)]

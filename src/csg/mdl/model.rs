@@ -1,11 +1,13 @@
 //! One union mesh, whatever the CSGMDL version, and writing any version from it.
 //!
 //! The model holds what every version stores per vertex (position, normal, colour,
-//! NormalId, UV, tangent) and the mesh's triangles, and carries what only some versions
-//! store so that a blob written back in its own version keeps its bytes: the 32-byte
-//! hash and the per-vertex reserved bytes (2, 4), version 4's list after the mesh,
-//! version 5's quantized normal and tangent bytes (reused while they still decode to
-//! the model's vectors) and its further index ranges.
+//! NormalId, UV, tangent) and the mesh's triangles (LOD 0, its first index range), and
+//! carries what only some versions store so that a blob written back in its own version
+//! keeps its bytes: the 32-byte hash and the per-vertex reserved bytes (2, 4), version
+//! 4's list after the mesh, version 5's quantized normal and tangent bytes (reused while
+//! they still decode to the model's vectors) and the further index ranges (levels of
+//! detail: version 5's, and version 4's when its list is range markers), which versions
+//! 4 and 5 both hold and version 2 does not.
 //!
 //! The loss report of a conversion is found by doing it: the target is written, read
 //! back into a model, and compared with the source, value by value (bits for floats),
@@ -47,7 +49,9 @@ pub struct UnionStored {
     pub extra: Option<Vec<u32>>,
     /// Version 5: the quantized normals and tangents as stored.
     pub quantized: Option<(Quantized, Quantized)>,
-    /// Version 5: every corner of the stream and the range markers.
+    /// Every corner of every index range and the range markers: version 5's stream and
+    /// markers, version 4's index list and the list after it when that is range
+    /// markers ([`CsgMdl::index_ranges`]).
     pub ranges: Option<(Vec<u32>, Vec<u32>)>,
 }
 
@@ -56,7 +60,7 @@ pub struct UnionStored {
 pub struct UnionMesh {
     /// The vertices.
     pub vertices: Vec<UnionVertex>,
-    /// The mesh's triangles (version 5: its first index range).
+    /// The mesh's triangles: its first index range (LOD 0).
     pub triangles: Vec<[u32; 3]>,
     /// What the source stored beyond these values.
     pub stored: UnionStored,
@@ -101,6 +105,16 @@ impl UnionMesh {
     pub fn from_blob(blob: &CsgMdl) -> Result<UnionMesh> {
         match &blob.body {
             MdlBody::Plain(m) => {
+                // A list of range markers after the mesh: the triangles are the first
+                // range, the others carried with the markers.
+                let ranges = blob.index_ranges();
+                let (triangles, ranges) = match (ranges.first(), &m.extra) {
+                    (Some(first), Some(e)) if ranges.len() > 1 => (
+                        triples(m.indices.get(first.clone()).unwrap_or_default()),
+                        Some((m.indices.to_vec(), e.values.to_vec())),
+                    ),
+                    _ => (triples(&m.indices), None),
+                };
                 let zero = [0u8; 16];
                 let reserved = m
                     .vertices
@@ -125,11 +139,12 @@ impl UnionMesh {
                             tangent: v.tangent,
                         })
                         .collect(),
-                    triangles: triples(&m.indices),
+                    triangles,
                     stored: UnionStored {
                         hash: Some(m.hash),
                         reserved,
                         extra: m.extra.as_ref().map(|e| e.values.to_vec()),
+                        ranges,
                         ..UnionStored::default()
                     },
                 })
@@ -194,9 +209,20 @@ impl UnionMesh {
             return Err(invalid(format!("corner {t} of {n} vertices")));
         }
         let indices: Vec<u32> = self.triangles.iter().flatten().copied().collect();
+        // Further ranges carried while the first one is still the triangles.
+        let carried = self.carried_ranges(&indices);
         let body = match version {
             2 | 4 => {
                 let reserved = self.stored.reserved.as_ref().filter(|r| r.len() == n);
+                // Version 4 holds further ranges as its list of markers; version 2 has no
+                // place for them.
+                let (indices, extra) = match (version, carried) {
+                    (4, Some((corners, markers))) => (
+                        corners.clone(),
+                        Some(self.stored.extra.clone().unwrap_or_else(|| markers.clone())),
+                    ),
+                    _ => (indices, self.stored.extra.clone()),
+                };
                 MdlBody::Plain(MeshV2 {
                     hash: self.stored.hash.unwrap_or([0; 32]),
                     vertex_size: 84,
@@ -222,7 +248,7 @@ impl UnionMesh {
                         .collect(),
                     indices: indices.into(),
                     extra: (version == 4).then(|| CountedU32 {
-                        values: self.stored.extra.clone().unwrap_or_default().into(),
+                        values: extra.unwrap_or_default().into(),
                     }),
                 })
             }
@@ -242,17 +268,9 @@ impl UnionMesh {
                 let q = self.stored.quantized.as_ref();
                 let normals = keep(q.map(|q| &q.0), &normals);
                 let tangents = keep(q.map(|q| &q.1), &tangents);
-                // Further ranges carried while the first one is still the triangles.
-                let (corners, ranges) = match &self.stored.ranges {
-                    Some((corners, ranges))
-                        if ranges.len() >= 2
-                            && ranges.first() == Some(&0)
-                            && corners.get(..indices.len()) == Some(&indices[..])
-                            && ranges.get(1).map(|&r| r as usize) == Some(indices.len()) =>
-                    {
-                        (corners.clone(), ranges.clone())
-                    }
-                    _ => {
+                let (corners, ranges) = match carried {
+                    Some((corners, ranges)) => (corners.clone(), ranges.clone()),
+                    None => {
                         let end = u32::try_from(indices.len())
                             .map_err(|_| invalid("too many corners".into()))?;
                         (indices.clone(), vec![0, end])
@@ -295,6 +313,19 @@ impl UnionMesh {
         Ok(CsgMdl {
             header: MdlHeader { version },
             body,
+        })
+    }
+
+    /// The stored ranges while their first is still the triangles (`indices`) and the
+    /// markers rise from 0 to the last corner.
+    fn carried_ranges(&self, indices: &[u32]) -> Option<&(Vec<u32>, Vec<u32>)> {
+        self.stored.ranges.as_ref().filter(|(corners, ranges)| {
+            ranges.len() >= 2
+                && ranges.first() == Some(&0)
+                && corners.get(..indices.len()) == Some(indices)
+                && ranges.get(1).map(|&r| r as usize) == Some(indices.len())
+                && ranges.last().map(|&r| r as usize) == Some(corners.len())
+                && ranges.windows(2).all(|w| matches!(w, [a, b] if a <= b))
         })
     }
 
@@ -364,7 +395,11 @@ impl UnionMesh {
                 "reserved vertex bytes that are not zero".into(),
             );
         }
+        // A list that is the range markers goes with the ranges (reported below).
+        let markers = self.stored.ranges.as_ref().map(|(_, r)| r);
         match (&self.stored.extra, &back.stored.extra) {
+            (Some(e), _) if markers == Some(e) => {}
+            (None, Some(b)) if markers == Some(b) => {}
             (Some(e), b) if b.as_ref() != Some(e) => lose(
                 LossKind::Layout,
                 format!("version 4's list after the mesh ({} values)", e.len()),
@@ -382,7 +417,7 @@ impl UnionMesh {
                 lose(
                     LossKind::Lods,
                     format!(
-                        "{} further index ranges after the mesh's own (levels of detail, most likely)",
+                        "{} further index ranges after the mesh's own (coarser levels of detail; version {version} has no place for them)",
                         ranges.len().saturating_sub(2)
                     ),
                 );

@@ -258,7 +258,7 @@ pub struct MeshV5 {
     range_count: u8,
     /// Positions in the corner stream where its ranges start and end: the mesh's own
     /// triangles are `ranges[0]..ranges[1]`; further ranges are more index lists
-    /// (levels of detail, most likely; `docs/csgmdl.md`).
+    /// (coarser levels of detail; `docs/csgmdl.md`).
     #[br(count = u64::from(range_count))]
     pub ranges: Records<u32>,
     /// Bytes after the ranges (none in the real file), kept.
@@ -432,19 +432,70 @@ impl CsgMdl {
         write_all(&[], self, 4096, ())
     }
 
-    /// Vertex and triangle counts.
+    /// Vertex and triangle counts: the triangles of the first index range (LOD 0,
+    /// [`CsgMdl::index_ranges`]).
     pub fn counts(&self) -> (usize, usize) {
+        let vertices = match &self.body {
+            MdlBody::Plain(m) => m.vertices.len(),
+            MdlBody::Packed(m) => m.positions.values.len(),
+        };
+        (vertices, self.range_faces().first().copied().unwrap_or(0))
+    }
+
+    /// The index ranges of the blob, as positions in its index list (versions 2, 4) or
+    /// corner stream (version 5), the mesh's own first (LOD 0), then the coarser levels
+    /// of detail. Version 5: between consecutive range markers (every corner without
+    /// two). Version 4: between the values of the list after the mesh when they are
+    /// range markers (0 first, rising, multiples of 3, the index count last: the real
+    /// blob's `[0, 1050, 1152]`); any other list, and version 2, give one range of every
+    /// index. `docs/csgmdl.md` has the evidence.
+    pub fn index_ranges(&self) -> Vec<std::ops::Range<usize>> {
         match &self.body {
-            MdlBody::Plain(m) => (m.vertices.len(), m.indices.len() / 3),
-            MdlBody::Packed(m) => {
-                let main = match (m.ranges.first(), m.ranges.get(1)) {
-                    (Some(&a), Some(&b)) => b.saturating_sub(a),
-                    _ => m.index_count,
-                };
-                (m.positions.values.len(), main as usize / 3)
+            MdlBody::Plain(m) => {
+                let n = m.indices.len();
+                m.extra
+                    .as_ref()
+                    .and_then(|e| marker_ranges(&e.values, n))
+                    .unwrap_or_else(|| std::iter::once(0..n).collect())
             }
+            MdlBody::Packed(m) if m.ranges.len() >= 2 => m
+                .ranges
+                .windows(2)
+                .map(|w| match w {
+                    [a, b] => *a as usize..*b as usize,
+                    _ => 0..0,
+                })
+                .collect(),
+            MdlBody::Packed(m) => std::iter::once(0..m.index_count as usize).collect(),
         }
     }
+
+    /// The triangles of each index range ([`CsgMdl::index_ranges`]), LOD 0 first.
+    pub fn range_faces(&self) -> Vec<usize> {
+        self.index_ranges()
+            .iter()
+            .map(|r| r.end.saturating_sub(r.start) / 3)
+            .collect()
+    }
+}
+
+/// The ranges between `markers` when they are range markers over `total` indices: at
+/// least two, 0 first, `total` last, rising, each a multiple of 3.
+fn marker_ranges(markers: &[u32], total: usize) -> Option<Vec<std::ops::Range<usize>>> {
+    let m: Vec<usize> = markers.iter().map(|&x| x as usize).collect();
+    let ok = m.len() >= 2
+        && m.first() == Some(&0)
+        && m.last() == Some(&total)
+        && m.iter().all(|x| x % 3 == 0)
+        && m.windows(2).all(|w| matches!(w, [a, b] if a < b));
+    ok.then(|| {
+        m.windows(2)
+            .map(|w| match w {
+                [a, b] => *a..*b,
+                _ => 0..0,
+            })
+            .collect()
+    })
 }
 
 impl CsgK {
