@@ -6,7 +6,8 @@
 //!
 //! Per file, the best of `N` runs (5 by default) of:
 //! - `open + Mesh::from_file`: what the package does (`meshcodec::open`, then the model
-//!   of the opened file, its positions and level-0 faces in hand);
+//!   of the opened file, its positions and level-0 faces in hand, joints and weights,
+//!   bone names and the FACS poses);
 //! - `Mesh::read`: the shortest way a Rust program gets the same arrays (other formats:
 //!   `to_scene`, as the package does for them);
 //! - `copy`: the input's bytes copied into a new buffer, the floor.
@@ -36,7 +37,7 @@ fn package_work(bytes: &[u8]) -> usize {
         AnyFile::FileMesh(f) => {
             let mesh = Mesh::from_file_with_limits(f, &limits).expect("model");
             let lod0 = mesh.lods.lod0(mesh.faces.len());
-            mesh.vertices.len() + mesh.faces.get(lod0).map_or(0, <[_]>::len)
+            mesh.vertices.len() + mesh.faces.get(lod0).map_or(0, <[_]>::len) + rest(&mesh)
         }
         other => {
             let options = ExportOptions {
@@ -54,12 +55,36 @@ fn package_work(bytes: &[u8]) -> usize {
     }
 }
 
+/// What `mesh()` gives beside the arrays: joints and weights (skinning resolved to
+/// bones), bone names, the FACS poses as one table.
+fn rest(mesh: &Mesh) -> usize {
+    let skins = mesh.skinning.as_ref().map_or(&[][..], |s| s.as_slice());
+    let joints: Vec<[u16; 4]> = skins.iter().map(|k| k.influences.map(|i| i.bone)).collect();
+    let weights: Vec<[u8; 4]> = skins
+        .iter()
+        .map(|k| k.influences.map(|i| i.weight))
+        .collect();
+    let names: Vec<String> = mesh.skeleton.iter().map(|b| b.name.clone()).collect();
+    let poses: Vec<[f32; 6]> = mesh
+        .facs
+        .iter()
+        .flat_map(|f| &f.poses)
+        .flatten()
+        .map(|p| {
+            let [x, y, z] = p.position;
+            let [a, b, c] = p.rotation;
+            [x, y, z, a, b, c]
+        })
+        .collect();
+    joints.len() + weights.len() + names.len() + poses.len()
+}
+
 /// The shortest way to the same arrays.
 fn direct_work(bytes: &[u8]) -> usize {
     match Mesh::read(bytes) {
         Ok(mesh) => {
             let lod0 = mesh.lods.lod0(mesh.faces.len());
-            mesh.vertices.len() + mesh.faces.get(lod0).map_or(0, <[_]>::len)
+            mesh.vertices.len() + mesh.faces.get(lod0).map_or(0, <[_]>::len) + rest(&mesh)
         }
         Err(_) => package_work(bytes),
     }
