@@ -261,11 +261,14 @@ impl NativeFile {
             // The numbers as stored: no turn to glTF's axes.
             keep_axes: true,
         };
-        if lod != 0 {
+        if lod != 0 && !matches!(self.file, AnyFile::Csgmdl(_)) {
             return Err(value_error(format!(
-                "level of detail: no LOD {lod}: only FileMesh has levels of detail"
+                "level of detail: no LOD {lod}: only FileMesh and union graphics have \
+                 levels of detail"
             )));
         }
+        // A union's further levels (index ranges) come through the scene, with the
+        // vertices that level uses.
         let scene = py
             .detach(|| self.file.to_scene(&options, &self.limits))
             .map_err(|e| format_error(py, &e))?;
@@ -308,7 +311,8 @@ impl NativeFile {
         };
         if lod != 0 && !matches!(self.file, AnyFile::FileMesh(_)) {
             return Err(value_error(format!(
-                "level of detail: no LOD {lod}: only FileMesh has levels of detail"
+                "level of detail: with_mesh edits LOD 0 of {} files (LOD {lod} given)",
+                self.file.format().name()
             )));
         }
         let f = match &self.file {

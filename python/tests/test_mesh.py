@@ -142,3 +142,22 @@ def test_level_0_arrays_equal_an_independent_reader(path) -> None:
         if key in want:
             np.testing.assert_array_equal(getattr(got, key), want[key], err_msg=key)
     np.testing.assert_array_equal(got.faces, want["faces"])
+
+
+def test_union_levels_of_detail_are_its_index_ranges() -> None:
+    from conftest import corpus_files, fixture_files
+
+    seen = 0
+    for p in fixture_files() + corpus_files():
+        try:
+            f = meshcodec.open(p)
+        except meshcodec.FormatError:
+            continue
+        if f.format != "csgmdl":
+            continue
+        counts = f.info()["lod_faces"]
+        assert [len(f.mesh(k).faces) for k in range(len(counts))] == counts, p.name
+        with pytest.raises(ValueError, match=f"no LOD {len(counts)}"):
+            f.mesh(len(counts))
+        seen += len(counts) > 1
+    assert seen > 0 or corpus() is None
