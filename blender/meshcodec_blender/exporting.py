@@ -1,0 +1,191 @@
+"""Export: the selection written as a target format and version by one of three
+routes, each read back: an untouched import as its file's own bytes; a FileMesh whose
+vertices were only moved, edited in place (``File.with_mesh``); anything else through
+Blender's glTF exporter and ``meshcodec.import_file``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import uuid
+from typing import Any, List, Optional, Sequence
+
+import bpy
+
+from .axes import from_blender, numpy_bool, to_blender
+from .checks import (MAX_INFLUENCES, ReadBackError, SkinInfluences, deforming_armature, excess_influences,
+                     expected_counts, file_triangles, read_back)
+from .geometry import all_but_positions, blender_positions, geometry_hash
+from .tags import PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_SHA, PROP_VERSION, is_helper
+
+
+def _target_of(objects: Sequence[Any], to: str) -> str:
+    """The ``--to`` for an export: the asked one, or the source's, or FileMesh 4.00."""
+    if to != "SOURCE":
+        return to
+    for o in objects:
+        if PROP_FORMAT in o and PROP_VERSION in o:
+            fmt, version = o[PROP_FORMAT], o[PROP_VERSION]
+            prefix = {"filemesh": "filemesh", "csgphs": "csgphs", "csgmdl": "csgmdl",
+                      "unigine-mesh": "unigine", "stf": "stf"}.get(fmt)
+            if prefix == "stf":
+                return "stf"
+            if prefix:
+                return f"{prefix}:{version}"
+    return "4.00"
+
+
+def _untouched_source(objects: Sequence[Any], target: str) -> Optional[bytes]:
+    """The source file's bytes when every object comes unchanged from one file (still
+    as it was) and the target is that file's own format and version; else None."""
+    paths = {o.get(PROP_PATH) for o in objects}
+    if len(paths) != 1 or None in paths:
+        return None
+    o = objects[0]
+    if target not in (_target_of(objects, "SOURCE"), o.get(PROP_VERSION)):
+        return None
+    if geometry_hash(objects) != o.get(PROP_GEOMETRY) or not os.path.isfile(o[PROP_PATH]):
+        return None
+    data = open(o[PROP_PATH], "rb").read()
+    return data if hashlib.sha256(data).hexdigest() == o.get(PROP_SHA) else None
+
+
+def with_companions(objects: Sequence[Any]) -> List[Any]:
+    """The selected ``objects`` with what goes with them: an object of an every-LOD
+    collection brings the rest of its collection (every level), a CSGPHS object its
+    hulls' wire copies."""
+    out: List[Any] = []
+    for o in objects:
+        out.append(o)
+        if o.get(PROP_LOD) is not None:
+            for c in o.users_collection:
+                out += [x for x in c.objects if x.get(PROP_PATH) == o.get(PROP_PATH)]
+        out += [c for c in o.children if is_helper(c)]
+    return list(dict.fromkeys(out))
+
+
+def export_objects(objects: Sequence[Any], target: str) -> List[Any]:
+    """What the glTF route writes of ``objects`` (see :func:`with_companions`): for a
+    CSGPHS target, the hulls' wire copies stand in for their parent (one hull each);
+    for other targets they are left out and the parent's geometry is written."""
+    hull_target = target.startswith("csgphs")
+    out: List[Any] = []
+    for o in objects:
+        hulls = [c for c in o.children if is_helper(c)]
+        if is_helper(o):
+            if hull_target:
+                out.append(o)
+        elif not (hull_target and hulls):
+            out.append(o)
+    return list(dict.fromkeys(out))
+
+
+def _filemesh_version(target: str) -> Optional[str]:
+    """The FileMesh version a ``to`` names ("5.00" for "5.00" or "filemesh:5.00"), or None."""
+    version = target.split(":", 1)[1] if target.startswith("filemesh:") else target
+    return version if re.fullmatch(r"\d\.\d\d", version) else None
+
+
+def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> Optional[Any]:
+    """The source FileMesh with the vertices moved in Blender written into it
+    (``File.with_mesh``), converted to ``target`` when that is another FileMesh version;
+    None unless one object, imported alone from a FileMesh still as it was, is exported
+    with only its vertex positions changed (faces, UVs, colours and vertex groups as
+    imported). Everything else of the file (FACS, skinning, bones, other levels, normals,
+    its layout) is carried over; vertices that did not move keep their exact numbers."""
+    import meshcodec
+    import numpy as np
+
+    version = _filemesh_version(target)
+    meshes = [o for o in objects if o.type == "MESH" and not is_helper(o)]
+    if version is None or len(meshes) != 1:
+        return None
+    o = meshes[0]
+    if o.get(PROP_FORMAT) != "filemesh" or o.get(PROP_REST) is None or not os.path.isfile(o[PROP_PATH]):
+        return None
+    data = open(o[PROP_PATH], "rb").read()
+    if hashlib.sha256(data).hexdigest() != o.get(PROP_SHA) or all_but_positions(o) != o[PROP_REST]:
+        return None
+    f = meshcodec.open(data)
+    m = f.mesh(int(o[PROP_LEVEL]))
+    used = np.unique(m.faces)
+    if len(used) != len(o.data.vertices):
+        return None
+    world = np.array(o.matrix_world, dtype=np.float64)
+    co = blender_positions(o) @ world[:3, :3].T + world[:3, 3]
+    rest = to_blender(m.positions[used], "filemesh")
+    size = max(1.0, float(np.abs(rest).max(initial=0.0)))
+    moved = np.abs(co - rest).max(axis=1) > 1e-6 * size
+    positions = np.array(m.positions, dtype=np.float32)
+    positions[used[moved]] = from_blender(co[moved])
+    m.positions = positions
+    g = f.with_mesh(m)
+    if version != f.version:
+        g = g.convert(version, allow_lossy=allow_lossy)
+    return g
+
+
+def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOURCE",
+                allow_lossy: bool = False) -> List[str]:
+    """Writes ``objects`` to ``path`` as ``to``; returns the report's lines.
+
+    Raises meshcodec.LossyConversion when the target loses data, and SkinInfluences
+    for vertices with more than 4 bone influences, unless ``allow_lossy``; ReadBackError
+    when the written file does not read back as what was exported (the file is then
+    left as written, for a look)."""
+    import meshcodec
+
+    numpy_bool()
+    objects = with_companions(objects)
+    target = _target_of(objects, to)
+    original = _untouched_source(objects, target)
+    if original is not None:
+        # Written as the package writes: atomically, the file's own bytes.
+        meshcodec.open(original).save(path)
+        if open(path, "rb").read() != original:
+            raise ReadBackError(f"{path}: the bytes read back are not the file's")
+        return []
+    edited = edited_in_place(objects, target, allow_lossy)
+    if edited is not None:
+        edited.save(path)
+        if open(path, "rb").read() != edited.to_bytes():
+            raise ReadBackError(f"{path}: the bytes read back are not those written")
+        written = meshcodec.open(path)
+        if file_triangles(written) != file_triangles(edited) or len(written.mesh().bones) != len(edited.mesh().bones):
+            raise ReadBackError(f"{path}: does not read back as the edited file")
+        return list(edited.losses)
+    objects = export_objects(objects, target)
+    lines: List[str] = []
+    count, most = excess_influences(objects)
+    if count:
+        line = (f"skin: {count} vertices have more than {MAX_INFLUENCES} bone influences (up to {most}); "
+                f"the {MAX_INFLUENCES} heaviest of each are kept")
+        if not allow_lossy:
+            raise SkinInfluences(f"the export would lose data (allow losses to write it anyway): {line}")
+        lines.append(line)
+    triangles, bones = expected_counts(objects)
+    names = {}
+    token = uuid.uuid4().hex[:8]
+    try:
+        for o in objects:
+            if o.get(PROP_LOD) is not None:
+                # The library takes a mesh's LOD from a node name ending in "LOD k".
+                names[o] = o.name
+                o.name = f"{token} LOD {int(o[PROP_LOD])}"
+        with tempfile.TemporaryDirectory() as tmp:
+            glb = os.path.join(tmp, "export.glb")
+            for o in context.view_layer.objects:
+                o.select_set(o in objects or o in {deforming_armature(x) for x in objects})
+            facs = any(o.get(PROP_FACS) for o in objects)
+            bpy.ops.export_scene.gltf(filepath=glb, export_format="GLB", use_selection=True,
+                                      export_morph=not facs, export_all_influences=False)
+            f = meshcodec.import_file(glb, target, allow_lossy=allow_lossy)
+    finally:
+        for o, name in names.items():
+            o.name = name
+    f.save(path)
+    lines += f.losses
+    read_back(path, triangles, bones, lines)
+    return lines

@@ -1,0 +1,84 @@
+"""Hashes and vertex maps of Blender mesh objects: whether an object is still as
+imported (its geometry, or everything but its positions), its vertex positions, and
+which file vertex each of its vertices is."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    import bpy
+
+
+def geometry_hash(objects: Iterable["bpy.types.Object"]) -> str:
+    """A hash of the objects' vertex positions and faces (world space)."""
+    h = hashlib.sha256()
+    for o in sorted(objects, key=lambda o: o.name):
+        if o.type != "MESH":
+            continue
+        m = o.matrix_world
+        for v in o.data.vertices:
+            h.update(repr(tuple(round(x, 6) for x in (m @ v.co))).encode())
+        for p in o.data.polygons:
+            h.update(repr(tuple(p.vertices)).encode())
+    return h.hexdigest()
+
+
+def blender_positions(o: "bpy.types.Object") -> Any:
+    """The mesh's vertex positions (object space, basis shape), (N, 3) float64."""
+    import numpy as np
+
+    co = np.empty(len(o.data.vertices) * 3, dtype=np.float32)
+    o.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3).astype(np.float64)
+
+
+def all_but_positions(o: "bpy.types.Object") -> str:
+    """A hash of a mesh object's faces, UVs, colours and vertex groups (not positions)."""
+    import numpy as np
+
+    h = hashlib.sha256()
+    mesh = o.data
+    loops = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", loops)
+    starts = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    h.update(loops.tobytes() + starts.tobytes())
+    for layer in mesh.uv_layers:
+        uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+        layer.data.foreach_get("uv", uv)
+        h.update(layer.name.encode() + uv.tobytes())
+    for layer in getattr(mesh, "color_attributes", None) or getattr(mesh, "vertex_colors", []):
+        col = np.empty(len(layer.data) * 4, dtype=np.float32)
+        layer.data.foreach_get("color", col)
+        h.update(layer.name.encode() + col.tobytes())
+    h.update(repr([g.name for g in o.vertex_groups]).encode())
+    for v in mesh.vertices:
+        h.update(repr([(g.group, round(g.weight, 6)) for g in v.groups]).encode())
+    return h.hexdigest()
+
+
+def vertex_map(o: "bpy.types.Object", file_positions: Any, faces: Any) -> Any:
+    """For each of the object's vertices, the index of the file vertex it is.
+
+    Blender's glTF importer keeps, in order, the vertices the primitive's triangles use
+    (``numpy.unique`` of the indices), and the glTF export writes the file's vertices in
+    order, leaving out those the level's faces do not use: so Blender's vertex k is the
+    k-th vertex ``faces`` uses. That order is checked against the positions
+    (``file_positions``, already where Blender puts them); where it does not hold (a
+    changed importer), each vertex is matched to the nearest file vertex instead."""
+    import numpy as np
+
+    co = blender_positions(o)
+    used = np.unique(np.asarray(faces, dtype=np.int64))
+    size = max(1.0, float(np.abs(file_positions).max())) if len(file_positions) else 1.0
+    if len(used) == len(co) and np.abs(file_positions[used] - co).max(initial=0.0) <= 1e-5 * size:
+        return used
+    from mathutils.kdtree import KDTree
+
+    tree = KDTree(len(used))
+    for i in used.tolist():
+        tree.insert(file_positions[i], i)
+    tree.balance()
+    return np.array([tree.find(c)[1] for c in co], dtype=np.int64)
