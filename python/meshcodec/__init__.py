@@ -66,11 +66,14 @@ class Mesh:
     (no axis turned).
 
     A FileMesh gives every vertex of the file (the level's faces index them), its
-    ``weights`` as stored (uint8, summing to 255), ``bones`` as dicts of ``name``,
-    ``parent``, ``position`` and ``rotation`` (the bone's CFrame: a row-major 3x3),
+    ``weights`` as stored (uint8, summing to 255), the skeleton as arrays (``bone_names``,
+    ``bone_parents`` int32 with -1 for a root, ``bone_positions`` (B, 3) and
+    ``bone_rotations`` (B, 9): each bone's CFrame, row-major) and as ``bones``, dicts of
+    ``name``, ``parent``, ``position`` and ``rotation`` made when first asked,
     ``lod_ranges`` (the face range of each level) and, with FACS data, ``facs_controls``
-    (control names), ``facs_face_bones`` (the bones they drive), ``facs_correctives``
-    (each corrective's control indices: two- then three-pose) and ``facs_poses``
+    (control names), ``facs_face_bones`` (the bones they drive), ``facs_two_pose`` (K, 2)
+    and ``facs_three_pose`` (K, 3) (each corrective's controls; ``facs_correctives`` as
+    one list) and ``facs_poses``
     ((columns, face bones, 6) float32: each control's then each corrective's offset of each
     face bone at full weight, position xyz then rotation xyz in degrees; see
     :meth:`File.facs_positions` for the vertices). Other formats give the level's
@@ -93,10 +96,8 @@ class Mesh:
     colors: Optional[np.ndarray]
     joints: Optional[np.ndarray]
     weights: Optional[np.ndarray]
-    bones: List[Dict[str, Any]]
     facs_controls: Optional[List[str]]
     facs_face_bones: Optional[List[str]]
-    facs_correctives: Optional[List[List[int]]]
     facs_poses: Optional[np.ndarray]
 
     def __init__(self, arrays: Dict[str, Any]):
@@ -118,13 +119,54 @@ class Mesh:
         self.colors = arrays.get("colors")
         self.joints = arrays.get("joints")
         self.weights = arrays.get("weights")
-        self.bones = arrays.get("bones", [])
+        self._bones: Optional[List[Dict[str, Any]]] = arrays.get("bones")
+        self.bone_names: List[str] = arrays.get("bone_names", [])
+        self.bone_parents: Optional[np.ndarray] = arrays.get("bone_parents")
+        self.bone_positions: Optional[np.ndarray] = arrays.get("bone_positions")
+        self.bone_rotations: Optional[np.ndarray] = arrays.get("bone_rotations")
         self.lod_ranges: List[Any] = arrays.get("lod_ranges", [(0, len(self.faces))])
         self.facs_controls = arrays.get("facs_controls")
         self.facs_face_bones = arrays.get("facs_face_bones")
-        self.facs_correctives = arrays.get("facs_correctives")
+        self.facs_two_pose: Optional[np.ndarray] = arrays.get("facs_two_pose")
+        self.facs_three_pose: Optional[np.ndarray] = arrays.get("facs_three_pose")
         self.facs_poses = arrays.get("facs_poses")
         self.lod: int = arrays.get("lod", 0)
+
+    @property
+    def bones(self) -> List[Dict[str, Any]]:
+        """The skeleton, a dict per bone (made when first asked; a FileMesh's are also the
+        arrays ``bone_names``, ``bone_parents`` (-1 for a root), ``bone_positions`` (B, 3)
+        and ``bone_rotations`` (B, 9))."""
+        if self._bones is None:
+            parents = self.bone_parents if self.bone_parents is not None else []
+            self._bones = [
+                {
+                    "name": name,
+                    "parent": None if parent < 0 else int(parent),
+                    "position": [float(x) for x in position],
+                    "rotation": [float(x) for x in rotation],
+                }
+                for name, parent, position, rotation in zip(
+                    self.bone_names,
+                    parents,
+                    self.bone_positions if self.bone_positions is not None else [],
+                    self.bone_rotations if self.bone_rotations is not None else [],
+                )
+            ]
+        return self._bones
+
+    @bones.setter
+    def bones(self, value: List[Dict[str, Any]]) -> None:
+        self._bones = value
+
+    @property
+    def facs_correctives(self) -> Optional[List[List[int]]]:
+        """Each FACS corrective's control indices, two-pose then three-pose (the arrays
+        ``facs_two_pose`` (K, 2) and ``facs_three_pose`` (K, 3) uint16); ``None`` without
+        FACS."""
+        if self.facs_two_pose is None or self.facs_three_pose is None:
+            return None
+        return self.facs_two_pose.tolist() + self.facs_three_pose.tolist()
 
     def arrays(self) -> Dict[str, Any]:
         """The arrays, by name (``None`` for those the mesh has not)."""

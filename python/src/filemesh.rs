@@ -6,7 +6,7 @@ use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 use crate::arrays::{
     geometry, owned, per_vertex, rows_of, set_vertices, value_error, VertexFields,
@@ -57,26 +57,27 @@ pub(crate) fn mesh_dict(
         d.set_item("joints", owned(py, j)?)?;
         d.set_item("weights", owned(py, w)?)?;
     }
-    let bones = PyList::empty(py);
-    for b in &model.skeleton {
-        let x = PyDict::new(py);
-        x.set_item("name", &b.name)?;
-        x.set_item("parent", b.parent)?;
-        x.set_item("position", b.position.to_vec())?;
-        x.set_item("rotation", b.rotation.to_vec())?;
-        bones.append(x)?;
-    }
-    d.set_item("bones", bones)?;
+    // The skeleton as arrays (`Mesh.bones` makes its dicts when asked).
+    let names: Vec<&str> = model.skeleton.iter().map(|b| b.name.as_str()).collect();
+    d.set_item("bone_names", names)?;
+    let parents: Vec<i32> = model
+        .skeleton
+        .iter()
+        .map(|b| b.parent.map_or(-1, i32::from))
+        .collect();
+    d.set_item("bone_parents", parents.into_pyarray(py))?;
+    let positions: Vec<[f32; 3]> = model.skeleton.iter().map(|b| b.position).collect();
+    d.set_item("bone_positions", owned(py, positions)?)?;
+    let rotations: Vec<[f32; 9]> = model.skeleton.iter().map(|b| b.rotation).collect();
+    d.set_item("bone_rotations", owned(py, rotations)?)?;
     if let Some(f) = &model.facs {
-        d.set_item("facs_controls", f.control_names.clone())?;
-        d.set_item("facs_face_bones", f.face_bone_names.clone())?;
-        let correctives: Vec<Vec<u16>> = f
-            .two_pose_correctives
-            .iter()
-            .map(|c| c.to_vec())
-            .chain(f.three_pose_correctives.iter().map(|c| c.to_vec()))
-            .collect();
-        d.set_item("facs_correctives", correctives)?;
+        d.set_item("facs_controls", &f.control_names)?;
+        d.set_item("facs_face_bones", &f.face_bone_names)?;
+        d.set_item("facs_two_pose", owned(py, f.two_pose_correctives.clone())?)?;
+        d.set_item(
+            "facs_three_pose",
+            owned(py, f.three_pose_correctives.clone())?,
+        )?;
         let columns = f.poses.len();
         let bones = f.face_bone_names.len();
         let poses: Vec<[f32; 6]> = f
