@@ -274,6 +274,8 @@
 //! # Ok::<(), meshcodec::Error>(())
 //! ```
 #![forbid(unsafe_code)]
+// docs.rs builds with every feature and marks what needs one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Indexing into input is how panics sneak in: the library uses checked access.
 #![warn(clippy::indexing_slicing)]
 
@@ -298,6 +300,9 @@ pub mod output;
 pub mod render;
 pub mod scene;
 pub mod stf;
+#[cfg(feature = "proptest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proptest")))]
+pub mod strategy;
 pub mod unigine;
 
 pub use error::{Error, ErrorKind, Limits, Result};
