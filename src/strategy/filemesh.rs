@@ -385,10 +385,7 @@ pub fn raw(version: Version, s: Size) -> BoxedStrategy<FileMesh> {
 
 /// A raw binary FileMesh of any version from 2.00 to 7.00.
 pub fn any_raw(s: Size) -> BoxedStrategy<FileMesh> {
-    let binary: Vec<Version> = Version::ALL
-        .into_iter()
-        .filter(|v| !v.is_text())
-        .collect();
+    let binary: Vec<Version> = Version::ALL.into_iter().filter(|v| !v.is_text()).collect();
     proptest::sample::select(binary)
         .prop_flat_map(move |v| raw(v, s))
         .boxed()
@@ -456,7 +453,8 @@ pub fn text_format() -> impl Strategy<Value = TextFormat> {
 /// A text mesh (1.00, 1.01) in any print style: write it with
 /// [`FileMeshV1::write`] under either version.
 pub fn text(s: Size) -> impl Strategy<Value = FileMeshV1> {
-    (text_faces(s), text_format()).prop_map(|(faces, format)| FileMeshV1::with_format(faces, format))
+    (text_faces(s), text_format())
+        .prop_map(|(faces, format)| FileMeshV1::with_format(faces, format))
 }
 
 // ---- Draco geometry ---------------------------------------------------------------
@@ -507,7 +505,9 @@ pub fn draco_geometry(
 
 // ---- the model -------------------------------------------------------------------------
 
-fn finite() -> impl Strategy<Value = f32> {
+/// The finite values the model's generators use: any in ±1000, zeros of both signs,
+/// a tiny and a big one.
+pub fn finite() -> impl Strategy<Value = f32> {
     prop_oneof![
         -1000.0f32..1000.0,
         Just(0.0),
@@ -517,7 +517,8 @@ fn finite() -> impl Strategy<Value = f32> {
     ]
 }
 
-fn unit() -> impl Strategy<Value = f32> {
+/// Values in −1..1 (normal components).
+pub fn unit() -> impl Strategy<Value = f32> {
     -1.0f32..1.0
 }
 
@@ -621,9 +622,7 @@ pub fn mesh(s: Size) -> impl Strategy<Value = Mesh> {
                             skin.iter()
                                 .map(|s| {
                                     let mut vs = VertexSkin::default();
-                                    for (slot, &(bone, weight)) in
-                                        vs.influences.iter_mut().zip(s)
-                                    {
+                                    for (slot, &(bone, weight)) in vs.influences.iter_mut().zip(s) {
                                         *slot = if weight == 0 {
                                             Influence::default()
                                         } else {

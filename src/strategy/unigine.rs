@@ -239,102 +239,103 @@ pub fn classic_mesh(v: MeshVersion, s: Size) -> impl Strategy<Value = UnigineMes
 pub fn anim(version: &str, s: Size) -> BoxedStrategy<UnigineAnim> {
     let bones = move || proptest::collection::vec((name(), any::<i16>()), 0..s.n(4));
     match version {
-        "an10" =>
-        (bones(), bounds()).prop_flat_map(|(bones, b)| {
-            let nb = bones.len();
-            let clip = (
-                proptest::collection::vec(any::<i16>(), 0..4),
-                proptest::array::uniform6(float()),
-                proptest::array::uniform6(float()),
-                any::<u8>(),
-                0u32..4,
-            )
-                .prop_flat_map(|(idx, tb, sb, flag, frames)| {
-                    let n = idx.len() * frames as usize;
-                    proptest::collection::vec(key(any::<u16>()), n).prop_map(move |keys| {
-                        An10Animation {
-                            bones: idx.clone().into(),
-                            translation_box: QuantBox {
-                                min: [tb[0], tb[1], tb[2]],
-                                size: [tb[3], tb[4], tb[5]],
-                            },
-                            scale_box: QuantBox {
-                                min: [sb[0], sb[1], sb[2]],
-                                size: [sb[3], sb[4], sb[5]],
-                            },
-                            flag,
-                            frame_count: frames,
-                            keys,
-                        }
-                    })
-                });
-            (
-                Just((bones, b)),
-                proptest::collection::vec(transform(), nb),
-                proptest::collection::vec((name(), clip), 0..3),
-            )
-                .prop_map(|((bones, bounds), bind_pose, clips)| {
-                    let (names, animations) = clips.into_iter().unzip();
-                    UnigineAnim::An10(An10File {
-                        bounds,
-                        bones: bones
-                            .into_iter()
-                            .map(|(name, parent)| Bone { name, parent })
-                            .collect(),
-                        names,
-                        bind_pose: bind_pose.into(),
-                        animations,
-                    })
-                })
-        }).boxed(),
-        "an11" => bones().prop_flat_map(|bones| {
-            let nb = bones.len();
-            let an11_key = || {
-                (
-                    0u8..8,
-                    proptest::array::uniform3(float()),
-                    proptest::array::uniform4(float()),
-                    proptest::array::uniform3(float()),
+        "an10" => (bones(), bounds())
+            .prop_flat_map(|(bones, b)| {
+                let nb = bones.len();
+                let clip = (
+                    proptest::collection::vec(any::<i16>(), 0..4),
+                    proptest::array::uniform6(float()),
+                    proptest::array::uniform6(float()),
+                    any::<u8>(),
+                    0u32..4,
                 )
-                    .prop_map(|(mask, p, r, s)| An11Key {
-                        mask,
-                        position: if mask & 1 != 0 { p } else { [0.0; 3] },
-                        rotation: if mask & 2 != 0 { r } else { [0.0; 4] },
-                        scale: if mask & 4 != 0 { s } else { [0.0; 3] },
+                    .prop_flat_map(|(idx, tb, sb, flag, frames)| {
+                        let n = idx.len() * frames as usize;
+                        proptest::collection::vec(key(any::<u16>()), n).prop_map(move |keys| {
+                            An10Animation {
+                                bones: idx.clone().into(),
+                                translation_box: QuantBox {
+                                    min: [tb[0], tb[1], tb[2]],
+                                    size: [tb[3], tb[4], tb[5]],
+                                },
+                                scale_box: QuantBox {
+                                    min: [sb[0], sb[1], sb[2]],
+                                    size: [sb[3], sb[4], sb[5]],
+                                },
+                                flag,
+                                frame_count: frames,
+                                keys,
+                            }
+                        })
+                    });
+                (
+                    Just((bones, b)),
+                    proptest::collection::vec(transform(), nb),
+                    proptest::collection::vec((name(), clip), 0..3),
+                )
+                    .prop_map(|((bones, bounds), bind_pose, clips)| {
+                        let (names, animations) = clips.into_iter().unzip();
+                        UnigineAnim::An10(An10File {
+                            bounds,
+                            bones: bones
+                                .into_iter()
+                                .map(|(name, parent)| Bone { name, parent })
+                                .collect(),
+                            names,
+                            bind_pose: bind_pose.into(),
+                            animations,
+                        })
                     })
-            };
-            let clip = (proptest::collection::vec(any::<i16>(), 0..4), 0u32..4).prop_flat_map(
-                move |(idx, frames)| {
-                    proptest::collection::vec(an11_key(), idx.len() * frames as usize).prop_map(
-                        move |keys| An11Animation {
-                            bones: idx.clone().into(),
-                            frame_count: frames,
-                            keys,
-                        },
+            })
+            .boxed(),
+        "an11" => {
+            bones()
+                .prop_flat_map(|bones| {
+                    let nb = bones.len();
+                    let an11_key = || {
+                        (
+                            0u8..8,
+                            proptest::array::uniform3(float()),
+                            proptest::array::uniform4(float()),
+                            proptest::array::uniform3(float()),
+                        )
+                            .prop_map(|(mask, p, r, s)| An11Key {
+                                mask,
+                                position: if mask & 1 != 0 { p } else { [0.0; 3] },
+                                rotation: if mask & 2 != 0 { r } else { [0.0; 4] },
+                                scale: if mask & 4 != 0 { s } else { [0.0; 3] },
+                            })
+                    };
+                    let clip = (proptest::collection::vec(any::<i16>(), 0..4), 0u32..4)
+                        .prop_flat_map(move |(idx, frames)| {
+                            proptest::collection::vec(an11_key(), idx.len() * frames as usize)
+                                .prop_map(move |keys| An11Animation {
+                                    bones: idx.clone().into(),
+                                    frame_count: frames,
+                                    keys,
+                                })
+                        });
+                    (
+                        Just(bones),
+                        proptest::collection::vec(transform(), nb),
+                        clip,
                     )
-                },
-            );
-            (
-                Just(bones),
-                proptest::collection::vec(transform(), nb),
-                clip,
-            )
-                .prop_map(|(bones, bind_pose, animation)| {
-                    UnigineAnim::An11(An11File {
-                        bones: bones
-                            .into_iter()
-                            .map(|(name, parent)| Bone { name, parent })
-                            .collect(),
-                        bind_pose: bind_pose.into(),
-                        animation,
-                    })
+                        .prop_map(|(bones, bind_pose, animation)| {
+                            UnigineAnim::An11(An11File {
+                                bones: bones
+                                    .into_iter()
+                                    .map(|(name, parent)| Bone { name, parent })
+                                    .collect(),
+                                bind_pose: bind_pose.into(),
+                                animation,
+                            })
+                        })
                 })
-        })
-        .boxed(),
+                .boxed()
+        }
         v => panic!("strategy::unigine::anim: {v} is not an animation version (an10, an11)"),
     }
 }
-
 
 /// An ms14 mesh whose blocks hold arbitrary bytes: the raw layer keeps them as they are
 /// ([`mesh`] gives ms14 meshes whose blocks decode).
@@ -407,7 +408,6 @@ pub fn ms14_raw(s: Size) -> impl Strategy<Value = UnigineMesh> {
             }
         })
 }
-
 
 /// A mesh of `version`: the ms10–ms13 layout ([`classic_mesh`]), or ms14 built from one
 /// (`Ms14Mesh::from_classic`: LZ4 blocks and spatial trees that decode).

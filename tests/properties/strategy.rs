@@ -15,7 +15,12 @@ fn round_trip(bytes: &[u8]) -> Result<(String, String), TestCaseError> {
     let back = file
         .write()
         .map_err(|e| TestCaseError::fail(format!("write: {e}")))?;
-    prop_assert!(back == bytes, "{:?} {} written back differs", file.format(), file.version_name());
+    prop_assert!(
+        back == bytes,
+        "{:?} {} written back differs",
+        file.format(),
+        file.version_name()
+    );
     Ok((file.format().name().to_string(), file.version_name()))
 }
 
