@@ -27,13 +27,17 @@
 //!
 //! proptest! {
 //!     #![proptest_config(ProptestConfig::with_cases(64))]
+//!     # /*
 //!     #[test]
+//!     # */
 //!     fn every_file_writes_back(bytes in meshcodec::strategy::any_file()) {
 //!         let file = open(&bytes).unwrap();
 //!         prop_assert_eq!(file.write().unwrap(), bytes);
 //!     }
 //!
+//!     # /*
 //!     #[test]
+//!     # */
 //!     fn my_exporter_takes_any_5_00_mesh(bytes in meshcodec::strategy::filemesh("5.00")) {
 //!         let scene = open(&bytes).unwrap().to_scene(&Default::default(), &Default::default());
 //!         // … your exporter here; a raw file's contents may not make a scene.

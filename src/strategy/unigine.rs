@@ -3,7 +3,7 @@
 //! them (LZ4 blocks that decode) or with blocks of any bytes; animations of both layouts.
 //!
 //! ```
-//! use crate::unigine::{MeshVersion, UnigineMesh};
+//! use meshcodec::unigine::{MeshVersion, UnigineMesh};
 //! use meshcodec::strategy::{unigine, Size};
 //! use proptest::prelude::*;
 //! use proptest::test_runner::TestRunner;
