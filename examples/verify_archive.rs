@@ -78,7 +78,6 @@ fn main() {
     let limits = Limits {
         max_input_bytes: 512 << 20,
         max_decoded_bytes: 1 << 30,
-        ..Limits::default()
     };
     let mut failed = 0;
     for path in paths {

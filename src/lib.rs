@@ -273,6 +273,35 @@
 //! assert!(text.starts_with(b"version 1.00"));
 //! # Ok::<(), meshcodec::Error>(())
 //! ```
+//!
+//! # Property-test your own code
+//!
+//! With the feature `proptest`, `meshcodec::strategy` makes
+//! valid files of every format and version (and the models and scenes behind them, and
+//! damaged copies) for a downstream crate's own property tests; `strategy` lists what
+//! each function covers.
+//!
+//! ```
+//! use meshcodec::{open, MeshFile};
+//! use proptest::prelude::*;
+//! use proptest::test_runner::{Config, TestRunner};
+//!
+//! let mut runner = TestRunner::new(Config::with_cases(32));
+//! runner.run(&meshcodec::strategy::any_file(), |bytes| {
+//!     let file = open(&bytes).unwrap(); // every generated file opens …
+//!     prop_assert_eq!(file.write().unwrap(), bytes); // … and is written back exactly
+//!     Ok(())
+//! }).unwrap();
+//! ```
+//!
+//! # Examples, a job each
+//!
+//! `examples/` holds programs CI runs on the fixtures and the corpus:
+//! `downgrade_folder` (every 4.00+ FileMesh of a folder as 2.00 for an old client, with
+//! its losses), `scale_mesh` (edit and write back, keeping everything else),
+//! `verify_archive` (an archive checked, one JSON line per file), `union_to_gltf`
+//! (CSGMDL graphics and CSGPHS hulls as binary glTF), `proptest_your_code` (the above
+//! for your own function; `--features proptest`), `open_all` and `big_files`.
 #![forbid(unsafe_code)]
 // docs.rs builds with every feature and marks what needs one.
 #![cfg_attr(docsrs, feature(doc_cfg))]

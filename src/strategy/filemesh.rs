@@ -373,7 +373,7 @@ fn mesh_v6(version: Version, s: Size) -> BoxedStrategy<FileMesh> {
 ///
 /// # Panics
 ///
-/// For a text version (1.00, 1.01: see [`text`]).
+/// For a text version (1.00, 1.01: see [`text()`]).
 pub fn raw(version: Version, s: Size) -> BoxedStrategy<FileMesh> {
     match version {
         v if v.is_chunked() => mesh_v6(v, s),

@@ -123,7 +123,7 @@ impl Size {
         }
     }
 
-    /// [`filemesh`] at this size.
+    /// [`filemesh()`] at this size.
     pub fn filemesh(self, version: &str) -> BoxedStrategy<Vec<u8>> {
         let v = version
             .parse()
@@ -228,7 +228,7 @@ pub fn any_file() -> BoxedStrategy<Vec<u8>> {
 
 /// Roblox FileMesh files of `version` (`"1.00"` … `"7.00"`): raw values of any bits
 /// and meshes the model writes, with skinning, FACS, LODs, HSR visibility, Draco or
-/// COREMESH v1, chunks in any order and chunks unknown ([`filemesh`]).
+/// COREMESH v1, chunks in any order and chunks unknown ([`mod@filemesh`]).
 ///
 /// # Panics
 ///
