@@ -379,4 +379,26 @@ pub use file::{
     open_reader_with, open_with_limits, scene_summary, AnyFile, ConvertOptions, Converted,
     CoreMesh, ExportOptions, ExtraFile, Format, MeshFile, Prepared, Summary, Target,
 };
-pub use io::{Arrays, Counted, Owned, PlainRecord, Records, Spare};
+pub use io::Spare;
+// The array machinery, at the root for code written before `records` (hidden there).
+#[doc(hidden)]
+pub use io::{Arrays, Counted, Owned, PlainRecord, Records};
+
+/// The arrays the raw layouts are made of: [`Records`], a counted
+/// array read and written in bulk (it dereferences to a `Vec`); the holders a layout is
+/// generic over ([`Owned`] in memory, or in place in the caller's
+/// bytes); and [`Spare`] arrays of earlier files to read the next into.
+///
+/// ```
+/// use meshcodec::filemesh::raw::{Body, FileMesh};
+/// use meshcodec::records::Records;
+///
+/// let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v4.01-bones.mesh"));
+/// let Body::V4(body) = FileMesh::read(bytes)?.body else { unreachable!() };
+/// let faces: &Records<_> = &body.faces;
+/// assert!(!faces.is_empty()); // a Vec's methods, through Deref
+/// # Ok::<(), meshcodec::Error>(())
+/// ```
+pub mod records {
+    pub use crate::io::{Arrays, Counted, Owned, PlainRecord, Records, Spare};
+}
