@@ -2,6 +2,26 @@
 //!
 //! binrw's own error type is an implementation detail: every failure is turned into an
 //! [`Error`] that says where in the input it happened, what was being read, and why.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::{open, open_with_limits, ErrorKind, Limits};
+//!
+//! // Not a mesh file at all.
+//! let err = open(b"hello").unwrap_err();
+//! assert!(matches!(err.kind(), ErrorKind::UnknownFormat), "{err}");
+//!
+//! // A cut-short file: the error names where reading stopped.
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v4.01-bones.mesh"));
+//! let err = open(&bytes[..100]).unwrap_err();
+//! assert!(err.offset().is_some(), "{err}");
+//! println!("{err}"); // at byte …, reading …: …
+//!
+//! // Limits refuse big input before reading it.
+//! let small = Limits { max_input_bytes: 64, ..Limits::default() };
+//! assert!(matches!(open_with_limits(bytes, &small).unwrap_err().kind(), ErrorKind::LimitExceeded { .. }));
+//! ```
 
 use std::borrow::Cow;
 use std::fmt;

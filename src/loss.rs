@@ -10,6 +10,21 @@
 //! for or rebuilds from the same data (defaults of absent fields, chunk order, offsets
 //! recomputed, an encoding chosen anew), which is listed but needs no permission. A
 //! conversion is lossless, and reversible byte for byte, only when its report is empty.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::loss::{any_lost, Level, LossKind};
+//! use meshcodec::{convert_to, open, Limits};
+//!
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v5.00-facs.mesh"));
+//! let out = convert_to(&open(bytes)?, "4.00", &Default::default(), &Limits::default())?;
+//! assert!(any_lost(&out.losses));
+//! let facs = out.losses.iter().find(|l| l.kind == LossKind::Facs).unwrap();
+//! assert_eq!(facs.level, Level::Lost);
+//! println!("{facs}"); // the line `meshcodec convert` prints
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 use std::fmt;
 

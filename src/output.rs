@@ -15,6 +15,23 @@
 //! - A new file (no previous one at the target) is not synced before the rename: a
 //!   killed process still never leaves part of it under the target's name, but after a
 //!   crash of the machine it may be empty or missing, as any freshly written file can be.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::output::write_atomically;
+//!
+//! let dir = std::env::temp_dir().join(format!("meshcodec-output-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let target = dir.join("out.mesh");
+//! write_atomically(&target, b"first")?;
+//! write_atomically(&target, b"second")?; // replaces it whole, or not at all
+//! assert_eq!(std::fs::read(&target)?, b"second");
+//! // Nothing is left beside it.
+//! assert_eq!(std::fs::read_dir(&dir)?.count(), 1);
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

@@ -59,6 +59,19 @@
 //! times what real files need, so their pictures do not change; raise it for trusted
 //! input. Memory is the image (at most 2048 or 4096 pixels square) and 32 bytes a
 //! triangle, whatever the coordinates.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::render::{render_png, RenderOptions};
+//! use meshcodec::{open, Limits, MeshFile};
+//!
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/unigine/ms14-static-box.mesh"));
+//! let scene = open(bytes)?.to_scene(&Default::default(), &Limits::default())?;
+//! let png = render_png(&scene, &RenderOptions { size: 32, ..Default::default() })?;
+//! assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Transform};
 

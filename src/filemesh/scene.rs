@@ -1,5 +1,18 @@
 //! A FileMesh model to and from the format-neutral [`Scene`] (glTF,
 //! OBJ export and import).
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::filemesh::{scene, Mesh};
+//!
+//! let mesh = Mesh::read(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v4.01-bones.mesh")))?;
+//! let s = scene::to_scene(mesh.clone(), "rig", 0)?; // LOD 0, skin and skeleton
+//! assert!(s.skeleton.is_some());
+//! let back = scene::from_scene(&s)?; // and back to a model
+//! assert_eq!(back.skeleton.len(), mesh.skeleton.len());
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::scene::import::bad;

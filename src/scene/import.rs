@@ -28,6 +28,18 @@
 //! (`KHR_draco_mesh_compression`), this file (primitives), `transform` and `place` (the
 //! node trees), `skins` (skeleton and animations), `unread` (what is not imported) and
 //! `obj` (OBJ). `json` holds the error and the checked JSON access they all use.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::{open, scene, Limits, MeshFile};
+//!
+//! let s = open(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/csgmdl/csgmdl5-quad-lod.bin")))?.to_scene(&Default::default(), &Limits::default())?;
+//! let glb = scene::gltf::to_glb(&s)?;
+//! let back = scene::import::read_gltf(&glb, None)?;
+//! assert_eq!(back.meshes[0].primitives[0].triangles, s.meshes[0].primitives[0].triangles);
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 use std::collections::HashMap;
 use std::path::Path;

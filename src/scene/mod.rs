@@ -25,6 +25,24 @@
 //! vertices its triangles use (in their original order), values that are not finite are
 //! replaced (0; 1 for a scale) and zero normals become (0, 0, 1). What that changed is
 //! listed, with counts, in [`Scene::notes`] ([`ExportNote`]); the CLI prints the notes.
+//!
+//! # Example
+//!
+//! A scene from any file, looked at and written as glTF; the same scene read back:
+//!
+//! ```
+//! use meshcodec::{open, scene, Limits, MeshFile};
+//!
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/unigine/ms11-skinned.mesh"));
+//! let s = open(bytes)?.to_scene(&Default::default(), &Limits::default())?;
+//! assert_eq!(s.up, scene::axes::UpAxis::Y); // turned to glTF's +Y up
+//! let primitive = &s.meshes[0].primitives[0];
+//! assert!(primitive.joints.is_some() && s.skeleton.is_some());
+//! let glb = scene::gltf::to_glb(&s)?;
+//! let back = scene::import::read_gltf(&glb, None)?;
+//! assert_eq!(back.meshes[0].primitives[0].positions.len(), primitive.positions.len());
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 pub mod axes;
 pub(crate) mod carry;

@@ -12,6 +12,19 @@
 //! left out, as in the glTF export. OBJ has no skins and no morph targets: the skeleton,
 //! the primitives' joints and weights, and their morph targets are ignored (the base
 //! shape is written).
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::{open, scene::obj, Limits, MeshFile};
+//!
+//! let s = open(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v4.01-bones.mesh")))?.to_scene(&Default::default(), &Limits::default())?;
+//! let text = obj::to_obj(&s)?;
+//! let faces = text.lines().filter(|l| l.starts_with("f ")).count();
+//! assert_eq!(faces, s.meshes[0].primitives.iter().map(|p| p.triangles.len()).sum::<usize>());
+//! assert!(!obj::losses(&s).is_empty()); // OBJ has no skin
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 use std::fmt::Write as _;
 use std::io::Write;

@@ -10,6 +10,23 @@
 //!   keeping the rest of the document;
 //! - [`import`]: a new file from a scene (its meshes built as sources of the writer);
 //! - [`file`](mod@file): STF through the front door.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::stf::{StfContainer, StfMesh};
+//! use meshcodec::Limits;
+//!
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/stf/two-meshes.stf"));
+//! let file = StfContainer::read(bytes)?;
+//! assert_eq!(file.write()?, bytes); // byte-exact
+//! let info = file.info()?;
+//! assert_eq!(info.meshes, 2);
+//! println!("{} buffers, {} vertices", info.buffers, info.vertices);
+//! # let _: Option<StfMesh> = None;
+//! # let _ = Limits::default();
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 pub mod file;
 pub mod import;

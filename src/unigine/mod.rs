@@ -9,6 +9,25 @@
 //! - [`scene`]: meshes and animations to the export scene (and `scene_losses`: what it
 //!   leaves behind, item by item);
 //! - [`import`]: a scene to a mesh (ms10–ms14) and `.anim` files.
+//!
+//! # Example
+//!
+//! Read a mesh, see what it holds, and convert it to ms14 (LZ4 blocks, spatial trees):
+//!
+//! ```
+//! use meshcodec::unigine::{MeshVersion, UnigineMesh};
+//! use meshcodec::{convert_to, open, Limits};
+//!
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/unigine/ms13-static-quad.mesh"));
+//! let mesh = UnigineMesh::read(bytes)?;
+//! assert_eq!(mesh.version, MeshVersion::Ms13);
+//! let info = mesh.info(&Limits::default())?;
+//! assert_eq!(info.surfaces, 1);
+//!
+//! let ms14 = convert_to(&open(bytes)?, "ms14", &Default::default(), &Limits::default())?;
+//! assert_eq!(UnigineMesh::read(&ms14.bytes)?.version, MeshVersion::Ms14);
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 pub mod convert;
 pub mod file;

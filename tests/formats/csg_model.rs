@@ -11,6 +11,8 @@ use meshcodec::csg::phs::edgebreaker::{decode_hull, encode_hull, BitReader, BitW
 use meshcodec::csg::phs::model::{CsgHull, CsgLayout, CsgMesh, CSGPHS_VERSIONS};
 use meshcodec::csg::phs::raw::{Compressed, CsgBody, Csgphs, PhysicsInfo, RawHulls, V8Payload};
 use meshcodec::loss::LossKind;
+use meshcodec::strategy::csg::{model, physics, triangulation};
+use meshcodec::strategy::Size;
 use meshcodec::Limits;
 use proptest::prelude::*;
 
@@ -533,45 +535,6 @@ fn v7_through_v8_keeps_surfaces_and_physics() {
     }
 }
 
-/// A random genus-0 triangulation: a tetrahedron grown by face splits (1 → 3) and
-/// randomised by edge flips that keep it a simple closed surface.
-fn triangulation(ops: &[(u8, u16)]) -> (usize, Vec<[u32; 3]>) {
-    let mut tris: Vec<[u32; 3]> = vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]];
-    let mut n = 4u32;
-    for &(op, pick) in ops {
-        let i = pick as usize % tris.len();
-        if op % 3 == 0 {
-            let [a, b, c] = tris[i];
-            tris[i] = [a, b, n];
-            tris.push([b, c, n]);
-            tris.push([c, a, n]);
-            n += 1;
-        } else {
-            // Flip the edge (a, b) of triangle i with its neighbour (b, a, d).
-            let k = usize::from(op) % 3;
-            let t = tris[i];
-            let (a, b, c) = (t[k], t[(k + 1) % 3], t[(k + 2) % 3]);
-            let Some(j) = tris
-                .iter()
-                .position(|u| (0..3).any(|m| u[m] == b && u[(m + 1) % 3] == a))
-            else {
-                continue;
-            };
-            let u = tris[j];
-            let m = (0..3).find(|&m| u[m] == b).unwrap();
-            let d = u[(m + 2) % 3];
-            let exists = tris.iter().any(|t| t.contains(&c) && t.contains(&d));
-            let degree = |v: u32| tris.iter().filter(|t| t.contains(&v)).count();
-            if c == d || exists || degree(a) <= 3 || degree(b) <= 3 {
-                continue;
-            }
-            tris[i] = [c, a, d];
-            tris[j] = [d, b, c];
-        }
-    }
-    (n as usize, tris)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -668,51 +631,6 @@ fn damaged_v8_payloads_never_panic_or_hang() {
     assert!(refused > 0);
 }
 
-fn junk_hull() -> impl Strategy<Value = CsgHull> {
-    // Anything at all: open, non-manifold, degenerate or empty hulls.
-    (
-        1usize..8,
-        proptest::collection::vec(any::<[u8; 3]>(), 0..10),
-    )
-        .prop_map(|(n, t)| {
-            let positions = (0..n).map(|i| [i as f32, 0.5, -(i as f32)]).collect();
-            let triangles = t
-                .iter()
-                .map(|t| t.map(|v| u32::from(v) % n as u32))
-                .collect();
-            CsgHull::new(positions, triangles)
-        })
-}
-
-fn closed_hull() -> impl Strategy<Value = CsgHull> {
-    (
-        proptest::collection::vec((any::<u8>(), any::<u16>()), 0..40),
-        any::<i8>(),
-    )
-        .prop_map(|(ops, shift)| {
-            let (n, triangles) = triangulation(&ops);
-            let positions = (0..n)
-                .map(|i| [i as f32 + f32::from(shift), (i % 7) as f32, 0.25 * i as f32])
-                .collect();
-            CsgHull::new(positions, triangles)
-        })
-}
-
-fn model() -> impl Strategy<Value = CsgMesh> {
-    (
-        proptest::collection::vec(prop_oneof![3 => closed_hull(), 1 => junk_hull()], 0..5),
-        proptest::option::of(any::<u8>()),
-        any::<bool>(),
-    )
-        .prop_map(|(hulls, geometry_type, block)| CsgMesh {
-            block: block && hulls.is_empty(),
-            geometry_type,
-            physics: None,
-            hulls,
-            layout: CsgLayout::default(),
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -720,7 +638,7 @@ proptest! {
     /// every surface, codes the closed hulls and stores the rest raw (first); reading a v8
     /// payload back and writing it again is byte-exact.
     #[test]
-    fn models_survive_every_version(m in model()) {
+    fn models_survive_every_version(m in model(Size::default())) {
         for target in CSGPHS_VERSIONS {
             let raw = m.to_csgphs(target).unwrap();
             let bytes = raw.write().unwrap();
@@ -877,14 +795,6 @@ fn source() -> impl Strategy<Value = Source> {
     ]
 }
 
-fn any_physics() -> impl Strategy<Value = PhysicsInfo> {
-    (any::<u32>(), any::<[u32; 3]>(), any::<[u32; 6]>()).prop_map(|(v, c, i)| PhysicsInfo {
-        volume: f32::from_bits(v),
-        center_of_gravity: c.map(f32::from_bits),
-        inertia: i.map(f32::from_bits),
-    })
-}
-
 /// Physics info for a model: none, any bits, or what its hulls give, exactly or but for
 /// the lowest bit of one value (as Roblox's own rounding differs from ours).
 #[derive(Clone, Debug)]
@@ -897,7 +807,7 @@ enum PhysicsChoice {
 fn physics_choice() -> impl Strategy<Value = PhysicsChoice> {
     prop_oneof![
         Just(PhysicsChoice::None),
-        any_physics().prop_map(PhysicsChoice::Any),
+        physics().prop_map(PhysicsChoice::Any),
         proptest::option::of(0usize..10).prop_map(PhysicsChoice::Computed),
     ]
 }
@@ -926,7 +836,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         6 => Just(Edit::None),
         2 => any::<usize>().prop_map(Edit::MoveVertex),
         1 => any::<usize>().prop_map(Edit::NanVertex),
-        1 => any_physics().prop_map(Edit::SetPhysics),
+        1 => physics().prop_map(Edit::SetPhysics),
         1 => Just(Edit::ClearPhysics),
         1 => proptest::option::of(0u8..4).prop_map(Edit::SetGeometryType),
         1 => any::<usize>().prop_map(Edit::Preamble),
@@ -1018,7 +928,7 @@ fn loss_report_lists_something_exactly_when_the_round_trip_differs() {
     use std::cell::RefCell;
     let seen: RefCell<HashMap<LossKind, usize>> = RefCell::default();
     let counts = RefCell::new((0usize, 0usize));
-    let strategy = (model(), physics_choice(), source(), edit());
+    let strategy = (model(Size::default()), physics_choice(), source(), edit());
     let mut runner = TestRunner::new(Config {
         cases: 1000,
         ..Config::default()

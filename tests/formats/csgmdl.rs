@@ -403,44 +403,12 @@ fn import_and_cross_format_conversion_into_union_graphics() {
 }
 
 mod properties {
-    use meshcodec::csg::mdl::model::{normal_id_of, UnionVertex};
     use meshcodec::csg::mdl::{CsgMdl, UnionMesh};
     use proptest::prelude::*;
 
-    fn unit() -> impl Strategy<Value = [f32; 3]> {
-        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0).prop_map(|(x, y, z)| {
-            let l = (x * x + y * y + z * z).sqrt().max(1e-3);
-            [x / l, y / l, z / l]
-        })
-    }
-
+    /// From `meshcodec::strategy`, the generators downstream crates use.
     fn mesh() -> impl Strategy<Value = UnionMesh> {
-        (1usize..40).prop_flat_map(|n| {
-            let vertex = (
-                any::<[f32; 3]>(),
-                unit(),
-                any::<[u8; 4]>(),
-                any::<[f32; 2]>(),
-                unit(),
-            )
-                .prop_map(|(p, nrm, c, uv, t)| UnionVertex {
-                    position: p.map(|x| if x.is_finite() { x } else { 0.0 }),
-                    normal: nrm,
-                    color: c,
-                    normal_id: normal_id_of(nrm),
-                    uv: uv.map(|x| if x.is_finite() { x } else { 0.0 }),
-                    tangent: t,
-                });
-            (
-                proptest::collection::vec(vertex, n),
-                proptest::collection::vec([0..n as u32, 0..n as u32, 0..n as u32], 0..60),
-            )
-                .prop_map(|(vertices, triangles)| UnionMesh {
-                    vertices,
-                    triangles,
-                    ..UnionMesh::default()
-                })
-        })
+        meshcodec::strategy::csg::union_mesh(meshcodec::strategy::Size::default())
     }
 
     proptest! {

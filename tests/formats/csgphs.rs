@@ -3,9 +3,7 @@
 
 use crate::common;
 
-use meshcodec::csg::phs::raw::{
-    Compressed, CsgBody, Csgphs, Hull, HullList, PhysicsHulls, PhysicsInfo, TypedPhysicsHulls,
-};
+use meshcodec::csg::phs::raw::{Compressed, CsgBody, Csgphs};
 use meshcodec::{ErrorKind, Limits};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -194,63 +192,10 @@ fn damaged_blobs_never_panic() {
     assert_eq!(e.offset(), Some(14));
 }
 
-fn hull() -> impl Strategy<Value = Hull> {
-    (
-        vec(any::<u8>(), 0..20),
-        vec(any::<u8>(), 0..20),
-        vec(any::<u32>().prop_map(f32::from_bits), 0..12),
-        vec(any::<u32>(), 0..12),
-    )
-        .prop_map(|(preamble1, preamble2, vertices, indices)| Hull {
-            preamble1: preamble1.into(),
-            preamble2: preamble2.into(),
-            vertices: vertices.into(),
-            indices: indices.into(),
-        })
-}
-
-fn physics() -> impl Strategy<Value = PhysicsInfo> {
-    (any::<u32>(), any::<[u32; 3]>(), any::<[u32; 6]>()).prop_map(|(v, c, i)| PhysicsInfo {
-        volume: f32::from_bits(v),
-        center_of_gravity: c.map(f32::from_bits),
-        inertia: i.map(f32::from_bits),
-    })
-}
-
+/// A raw blob of any version, from `meshcodec::strategy` (the generators downstream
+/// crates use).
 fn blob() -> impl Strategy<Value = Csgphs> {
-    let hulls = || vec(hull(), 0..4).prop_map(|hulls| HullList { hulls });
-    prop_oneof![
-        vec(any::<u8>(), 0..6).prop_map(|trailing| Csgphs {
-            version: 0,
-            body: CsgBody::Block { trailing }
-        }),
-        (prop_oneof![Just(3u32), Just(5)], hulls()).prop_map(|(version, h)| Csgphs {
-            version,
-            body: CsgBody::Hulls(h)
-        }),
-        (physics(), hulls()).prop_map(|(physics, hulls)| Csgphs {
-            version: 6,
-            body: CsgBody::Physics(PhysicsHulls { physics, hulls })
-        }),
-        (any::<u8>(), physics(), hulls()).prop_map(|(geometry_type, physics, hulls)| Csgphs {
-            version: 7,
-            body: CsgBody::Typed(TypedPhysicsHulls {
-                geometry_type,
-                physics,
-                hulls
-            })
-        }),
-        (any::<u8>(), any::<u8>(), vec(any::<u8>(), 0..30)).prop_map(
-            |(geometry_type, reserved, frame)| Csgphs {
-                version: 8,
-                body: CsgBody::Compressed(Compressed {
-                    geometry_type,
-                    reserved,
-                    frame
-                })
-            }
-        ),
-    ]
+    meshcodec::strategy::csg::any_raw(meshcodec::strategy::Size::default())
 }
 
 proptest! {

@@ -20,6 +20,7 @@ use std::process::Command;
 
 use meshcodec::codec::draco::{self, decode, encode, normal_tolerance};
 use meshcodec::filemesh::raw::{Face, Vertex};
+use meshcodec::strategy::filemesh::draco_geometry;
 use meshcodec::{ErrorKind, Limits};
 use proptest::prelude::*;
 
@@ -676,57 +677,17 @@ fn grid(rows: u32, cols: u32) -> (Vec<Vertex>, Vec<Face>) {
     (vertices, faces)
 }
 
-fn any_f32() -> impl Strategy<Value = f32> {
-    // Every bit pattern: NaNs, infinities, subnormals, −0.
-    any::<u32>().prop_map(f32::from_bits)
-}
-
-fn normal_component() -> impl Strategy<Value = f32> {
-    prop_oneof![
-        -1.0f32..=1.0,
-        Just(0.0f32),
-        Just(-0.0f32),
-        Just(1.0f32),
-        Just(-1.0f32)
-    ]
-}
-
-fn any_vertex() -> impl Strategy<Value = Vertex> {
-    (
-        [any_f32(), any_f32(), any_f32()],
-        [normal_component(), normal_component(), normal_component()],
-        [any_f32(), any_f32()],
-        any::<[u8; 4]>(),
-        any::<[u8; 4]>(),
-    )
-        .prop_map(|(position, normal, uv, tangent, color)| Vertex {
-            position,
-            normal,
-            uv,
-            tangent,
-            color,
-        })
-}
+// From `meshcodec::strategy::filemesh`, the generators downstream crates use.
 
 /// Vertices, and faces over them (degenerate and repeated faces included; some
 /// vertices may be used by no face).
 fn any_mesh() -> impl Strategy<Value = (Vec<Vertex>, Vec<Face>)> {
-    prop::collection::vec(any_vertex(), 1..80).prop_flat_map(|vertices| {
-        let n = vertices.len() as u32;
-        let faces = prop::collection::vec([0..n, 0..n, 0..n], 0..120)
-            .prop_map(|f| f.into_iter().map(|indices| Face { indices }).collect());
-        (Just(vertices), faces)
-    })
+    draco_geometry(1..80, 0..120)
 }
 
 /// Like `any_mesh`, with over 255 points: the 16-bit connectivity path.
 fn bigger_mesh() -> impl Strategy<Value = (Vec<Vertex>, Vec<Face>)> {
-    prop::collection::vec(any_vertex(), 256..700).prop_flat_map(|vertices| {
-        let n = vertices.len() as u32;
-        let faces = prop::collection::vec([0..n, 0..n, 0..n], 1..300)
-            .prop_map(|f| f.into_iter().map(|indices| Face { indices }).collect());
-        (Just(vertices), faces)
-    })
+    draco_geometry(256..700, 1..300)
 }
 
 fn check_round_trip(vertices: &[Vertex], faces: &[Face]) -> Result<(), TestCaseError> {

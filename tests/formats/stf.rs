@@ -457,12 +457,8 @@ proptest! {
 
     #[test]
     fn any_container_write_read_write(
-        major in any::<u32>(), minor in any::<u32>(),
-        json in proptest::collection::vec(any::<u8>(), 0..64),
-        buffers in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..5),
-        trailing in proptest::collection::vec(any::<u8>(), 0..3),
+        c in meshcodec::strategy::stf::container(meshcodec::strategy::Size::default()),
     ) {
-        let c = StfContainer { version_major: major, version_minor: minor, json: json.into(), buffers, trailing };
         let bytes = c.write().unwrap();
         let again = StfContainer::read(&bytes).unwrap();
         prop_assert_eq!(&again, &c);

@@ -9,6 +9,8 @@ use meshcodec::filemesh::raw::text::{
     ExponentDigits, FileMeshV1, LineEnding, TextFormat, TokenOverride, VertexV1,
 };
 use meshcodec::filemesh::raw::Version;
+use meshcodec::strategy::filemesh::{text_faces, text_format};
+use meshcodec::strategy::Size;
 use meshcodec::ErrorKind;
 use proptest::prelude::*;
 
@@ -698,59 +700,9 @@ fn damaged_bytes_never_panic() {
 // Properties
 // ---------------------------------------------------------------------------
 
-/// Finite f32 values of every kind: any bits, small integers, tiny and huge magnitudes.
-fn finite_f32() -> BoxedStrategy<f32> {
-    let magnitude = prop_oneof![
-        any::<u32>().prop_map(f32::from_bits),
-        (-1000i32..1000).prop_map(|i| i as f32 / 8.0),
-        (0u32..0x0080_0000).prop_map(f32::from_bits), // subnormals
-        (0x7F00_0000u32..0x7F80_0000).prop_map(f32::from_bits), // near f32::MAX
-        (0x0080_0000u32..0x0100_0000).prop_map(f32::from_bits), // near f32::MIN_POSITIVE
-        Just(0.0f32),
-    ];
-    (magnitude, any::<bool>())
-        .prop_map(|(x, neg)| {
-            let x = if x.is_finite() { x } else { 1.0 };
-            if neg {
-                -x
-            } else {
-                x
-            }
-        })
-        .boxed()
-}
-
-fn vertex() -> BoxedStrategy<VertexV1> {
-    prop::array::uniform9(finite_f32())
-        .prop_map(|a| VertexV1 {
-            position: [a[0], a[1], a[2]],
-            normal: [a[3], a[4], a[5]],
-            uvw: [a[6], a[7], a[8]],
-        })
-        .boxed()
-}
-
+// From `meshcodec::strategy::filemesh`, the generators downstream crates use.
 fn faces() -> impl Strategy<Value = Vec<[VertexV1; 3]>> {
-    prop::collection::vec(prop::array::uniform3(vertex()), 0..12)
-}
-
-fn any_format() -> impl Strategy<Value = TextFormat> {
-    (any::<bool>(), any::<bool>(), any::<bool>(), 1u8..=17).prop_map(|(crlf, nl, e3, p)| {
-        TextFormat {
-            line_ending: if crlf {
-                LineEnding::CrLf
-            } else {
-                LineEnding::Lf
-            },
-            final_newline: nl,
-            precision: p,
-            exponent_digits: if e3 {
-                ExponentDigits::Three
-            } else {
-                ExponentDigits::Two
-            },
-        }
-    })
+    text_faces(Size::default())
 }
 
 /// The numbers of a written data line, as text.
@@ -815,7 +767,7 @@ proptest! {
     }
 
     #[test]
-    fn any_format_write_read_write_is_identical(faces in faces(), format in any_format()) {
+    fn any_format_write_read_write_is_identical(faces in faces(), format in text_format()) {
         let first = FileMeshV1::with_format(faces, format).write(Version::V1_00).unwrap();
         let back = FileMeshV1::read(&first, Version::V1_00).unwrap();
         prop_assert_eq!(back.format.line_ending, format.line_ending);

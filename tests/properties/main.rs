@@ -9,3 +9,4 @@ mod common;
 
 mod proptest_model;
 mod proptest_raw;
+mod strategy;

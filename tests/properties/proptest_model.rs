@@ -5,188 +5,15 @@ use crate::common;
 
 use meshcodec::codec::draco;
 use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
-use meshcodec::filemesh::model::{
-    BonePose, FacsRig, Influence, Lods, MatrixEncoding, Mesh, MeshBone, MeshVertex, Tangent,
-    VertexSkin,
-};
+use meshcodec::filemesh::model::{FacsRig, MatrixEncoding, Mesh, MeshBone, MeshVertex};
 use meshcodec::filemesh::raw::Face;
 use meshcodec::filemesh::raw::Version;
+use meshcodec::strategy::{filemesh as strategy, Size};
 use meshcodec::Limits;
-use proptest::collection::vec;
 use proptest::prelude::*;
 
-fn finite() -> impl Strategy<Value = f32> {
-    prop_oneof![
-        -1000.0f32..1000.0,
-        Just(0.0),
-        Just(-0.0),
-        Just(1.0e-7),
-        Just(123456.79)
-    ]
-}
-
-fn unit() -> impl Strategy<Value = f32> {
-    -1.0f32..1.0
-}
-
-/// Mostly finite, sometimes NaN or ±∞ (real files have them).
-fn any_value(finite: impl Strategy<Value = f32> + 'static) -> impl Strategy<Value = f32> {
-    prop_oneof![
-        20 => finite,
-        1 => prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(f32::NEG_INFINITY)],
-    ]
-}
-
-fn vertex() -> impl Strategy<Value = MeshVertex> {
-    (
-        [
-            any_value(finite()),
-            any_value(finite()),
-            any_value(finite()),
-        ],
-        [any_value(unit()), any_value(unit()), any_value(unit())],
-        [any_value(finite()), any_value(finite())],
-        any::<[u8; 4]>(),
-        prop_oneof![Just([255u8; 4]), any::<[u8; 4]>()],
-    )
-        .prop_map(|(position, normal, uv, t, color)| MeshVertex {
-            position,
-            normal,
-            uv,
-            tangent_bytes: Tangent::to_bytes(Tangent::from_bytes(t)),
-            color,
-        })
-}
-
-/// A mesh whose every vertex is used by a LOD 0 face (the writer lays out one subset
-/// per LOD over the vertices its faces use).
 fn mesh() -> impl Strategy<Value = Mesh> {
-    (
-        3usize..10,
-        0usize..4,
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_flat_map(|(n, nbones, skinned, with_facs, with_hsr)| {
-            let nbones = if skinned { nbones.max(1) } else { 0 };
-            (
-                vec(vertex(), n),
-                vec([0..n as u32, 0..n as u32, 0..n as u32], 0..6),
-                (any::<u16>(), any::<u8>(), 0u8..3),
-                vec(
-                    (
-                        any::<[bool; 2]>(),
-                        any::<f32>().prop_map(|x| x.abs() % 100.0),
-                        [finite(), finite(), finite()],
-                    ),
-                    nbones,
-                ),
-                vec(vec((0..nbones.max(1) as u16, any::<u8>()), 4), n),
-                if with_facs {
-                    facs().prop_map(Some).boxed()
-                } else {
-                    Just(None).boxed()
-                },
-                Just(with_hsr),
-            )
-                .prop_map(
-                    move |(
-                        vertices,
-                        extra,
-                        (lod_type, hq, lod_style),
-                        bones,
-                        skin,
-                        facs,
-                        with_hsr,
-                    )| {
-                        // Cover every vertex, then add arbitrary faces.
-                        let mut faces: Vec<[u32; 3]> =
-                            (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
-                        faces.extend(extra);
-                        let nf = faces.len() as u32;
-                        let offsets = match lod_style {
-                            0 => vec![],
-                            1 => vec![0, 0],
-                            _ => vec![0, nf],
-                        };
-                        let skeleton = bones
-                            .iter()
-                            .enumerate()
-                            .map(|(i, (p, culling, position))| MeshBone {
-                                name: format!("Bone{i}"),
-                                parent: i.checked_sub(1).filter(|_| p[0]).map(|x| x as u16),
-                                lod_parent: (p[1] && i > 0).then_some(0),
-                                culling: *culling,
-                                rotation: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
-                                position: *position,
-                            })
-                            .collect();
-                        let skinning = (nbones > 0).then(|| {
-                            skin.iter()
-                                .map(|s| {
-                                    let mut vs = VertexSkin::default();
-                                    for (slot, &(bone, weight)) in s.iter().enumerate() {
-                                        vs.influences[slot] = if weight == 0 {
-                                            Influence::default()
-                                        } else {
-                                            Influence { bone, weight }
-                                        };
-                                    }
-                                    vs
-                                })
-                                .collect()
-                        });
-                        let hsr = with_hsr.then(|| (0..nf).map(|i| i % 3 == 1).collect());
-                        Mesh {
-                            vertices,
-                            faces,
-                            lods: Lods {
-                                lod_type,
-                                num_high_quality_lods: hq,
-                                offsets,
-                            },
-                            skeleton,
-                            skinning,
-                            facs,
-                            hsr_always_visible: hsr,
-                            ..Mesh::default()
-                        }
-                    },
-                )
-        })
-}
-
-fn facs() -> impl Strategy<Value = FacsRig> {
-    (1usize..3, 1usize..4, any::<[bool; 6]>()).prop_flat_map(|(bones, controls, raw)| {
-        let cols = controls + 1;
-        vec(
-            vec(
-                (
-                    [finite(), finite(), finite()],
-                    [finite(), finite(), finite()],
-                ),
-                bones,
-            ),
-            cols,
-        )
-        .prop_map(move |poses| FacsRig {
-            face_bone_names: (0..bones).map(|i| format!("Face{i}")).collect(),
-            control_names: (0..controls).map(|i| format!("c_{i}")).collect(),
-            two_pose_correctives: vec![[0, (controls - 1) as u16]],
-            three_pose_correctives: vec![],
-            poses: poses
-                .into_iter()
-                .map(|c| {
-                    c.into_iter()
-                        .map(|(position, rotation)| BonePose { position, rotation })
-                        .collect()
-                })
-                .collect(),
-            // Only raw matrices compare exactly; quantized ones are checked separately.
-            encodings: raw.map(|_| MatrixEncoding::Raw),
-        })
-    })
+    strategy::mesh(Size::default())
 }
 
 proptest! {
@@ -273,7 +100,7 @@ proptest! {
     }
     /// Quantized FACS matrices: values come back within one quantization step.
     #[test]
-    fn quantized_facs_within_one_step(rig in facs()) {
+    fn quantized_facs_within_one_step(rig in strategy::facs()) {
         let mut rig = rig;
         rig.encodings = [MatrixEncoding::Quantized; 6];
         let mesh = Mesh {
@@ -410,11 +237,11 @@ enum Edit {
 fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         3 => Just(Edit::None),
-        1 => (any::<usize>(), finite()).prop_map(|(i, x)| Edit::Position(i, x)),
-        1 => (any::<usize>(), unit()).prop_map(|(i, x)| Edit::Normal(i, x)),
+        1 => (any::<usize>(), strategy::finite()).prop_map(|(i, x)| Edit::Position(i, x)),
+        1 => (any::<usize>(), strategy::unit()).prop_map(|(i, x)| Edit::Normal(i, x)),
         1 => (any::<usize>(), any::<u8>()).prop_map(|(i, x)| Edit::Color(i, x)),
         1 => any::<usize>().prop_map(Edit::Weight),
-        1 => (any::<usize>(), finite()).prop_map(|(i, x)| Edit::FacsValue(i, x)),
+        1 => (any::<usize>(), strategy::finite()).prop_map(|(i, x)| Edit::FacsValue(i, x)),
         1 => Just(Edit::DropHsr),
         1 => any::<u16>().prop_map(Edit::Lods),
     ]

@@ -16,6 +16,24 @@
 //!
 //! Writing a model as any version, and the loss report of a conversion, are in
 //! [`convert`].
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::filemesh::{Mesh, Version};
+//!
+//! let mesh = Mesh::read(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/chunked/v7.00-draco-grid-272.mesh")))?; // Draco decoded
+//! assert_eq!(mesh.stored.version, Some(Version::V7_00));
+//! let lod0 = &mesh.faces[mesh.lods.lod0(mesh.faces.len())];
+//! assert!(!lod0.is_empty());
+//! // Down to 4.00: what 4.00 cannot hold is in the report.
+//! let v4 = mesh.convert(Version::V4_00)?;
+//! for loss in &v4.losses {
+//!     println!("{loss}");
+//! }
+//! assert_eq!(Mesh::read(&v4.file.write()?)?.vertices.len(), mesh.vertices.len());
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 pub mod convert;
 pub mod facs_eval;

@@ -3,6 +3,22 @@
 //! [`FileMesh::read`] parses the version line once, then reads the body of that version
 //! ([`FileMeshV2`] for 2.00/3.0x, [`FileMeshV4`] for 4.0x/5.00). [`FileMesh::write`]
 //! gives back the same bytes for an unmodified file.
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::filemesh::raw::{Body, FileMesh, Version};
+//!
+//! let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/filemesh/v5.00-facs.mesh"));
+//! let mut mesh = FileMesh::read(bytes)?;
+//! assert_eq!(mesh.version, Version::V5_00);
+//! let Body::V4(body) = &mut mesh.body else { unreachable!() };
+//! assert_eq!(body.bones.len(), 4);
+//! body.vertices[0].color = [255, 0, 0, 255]; // edit a record in place
+//! let written = mesh.write()?;
+//! assert_eq!(written.len(), bytes.len()); // the same layout, one vertex's colour changed
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 pub mod chunks;
 pub mod facs;

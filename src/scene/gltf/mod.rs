@@ -62,6 +62,20 @@
 //! The writer's files: this one (the `.gltf` and `.glb` containers, laid out in a first
 //! pass and streamed in a second), `layout` (the document and its buffer), `sink`
 //! (where the buffer's bytes go) and `base64` (the `.gltf`'s data URI).
+//!
+//! # Example
+//!
+//! ```
+//! use meshcodec::{open, scene::gltf, Limits, MeshFile};
+//!
+//! let s = open(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/roundtrip-fixtures/unigine/ms12-morph.mesh")))?.to_scene(&Default::default(), &Limits::default())?;
+//! let glb = gltf::to_glb(&s)?;
+//! assert_eq!(&glb[..4], b"glTF");
+//! let json: serde_json::Value = serde_json::from_str(&gltf::to_gltf(&s)?).unwrap();
+//! assert_eq!(json["asset"]["version"], "2.0");
+//! assert!(gltf::losses(&s).is_empty()); // glTF holds all of this scene
+//! # Ok::<(), meshcodec::Error>(())
+//! ```
 
 mod base64;
 mod layout;
