@@ -32,10 +32,11 @@
 //! scene's: `stf_blender` turns V into `1 − V`).
 
 mod mesh;
+mod rig;
 
 use std::borrow::Cow;
 
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 
 use super::model::StfMesh;
 use super::raw::StfContainer;
@@ -98,19 +99,28 @@ fn skeleton(
     if scene.up != UpAxis::Y {
         scene.to_mut().to_y_up();
     }
-    let meshes: Vec<Cow<'_, ExportMesh>> = match scene {
-        Cow::Borrowed(s) => s
-            .meshes
-            .iter()
-            .filter(|m| m.lod == 0)
-            .map(Cow::Borrowed)
-            .collect(),
-        Cow::Owned(s) => s
-            .meshes
-            .into_iter()
-            .filter(|m| m.lod == 0)
-            .map(Cow::Owned)
-            .collect(),
+    let (meshes, rigging): (Vec<Cow<'_, ExportMesh>>, _) = match scene {
+        Cow::Borrowed(s) => (
+            s.meshes
+                .iter()
+                .filter(|m| m.lod == 0)
+                .map(Cow::Borrowed)
+                .collect(),
+            s.skeleton
+                .as_ref()
+                .map(|k| (Cow::Borrowed(k), Cow::Borrowed(s.animations.as_slice()))),
+        ),
+        Cow::Owned(s) => {
+            let animations = Cow::Owned(s.animations);
+            (
+                s.meshes
+                    .into_iter()
+                    .filter(|m| m.lod == 0)
+                    .map(Cow::Owned)
+                    .collect(),
+                s.skeleton.map(|k| (Cow::Owned(k), animations)),
+            )
+        }
     };
     if meshes.is_empty() {
         return Err(Error::new(
@@ -138,6 +148,19 @@ fn skeleton(
     let prefab_id = ids.next();
     let mut node_ids = Vec::new();
     let mut built = Vec::new();
+    // The armature (its node the prefab's first, so that it is imported before the
+    // meshes that name it) and the animations.
+    let (rig, animation_ids) = match &rigging {
+        Some((skeleton, animations)) => {
+            let rig = rig::armature(skeleton, "Armature", &mut ids, &mut resources);
+            node_ids.push(rig.node.clone());
+            let animation_ids = rig::animations(animations, &rig, &mut ids, &mut resources);
+            (Some(rig), animation_ids)
+        }
+        None => (None, Vec::new()),
+    };
+    drop(rigging);
+    let mut skin_buffers = Vec::new();
     for (k, m) in meshes.into_iter().enumerate() {
         let mesh_name = if m.name.is_empty() {
             format!("Mesh {k}")
@@ -156,29 +179,47 @@ fn skeleton(
                 "referenced_resources": [instance],
             }),
         );
-        resources.insert(
-            instance,
-            json!({
-                "type": "stf.instance.mesh",
-                "name": "",
-                "mesh": 0,
-                "referenced_resources": [mesh],
-            }),
-        );
-        resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
+        let mut narrow = build(m, mesh.clone(), mesh_name.clone())?;
+        let mut resource = Map::new();
+        resource.insert("type".into(), json!("stf.mesh"));
+        resource.insert("name".into(), json!(mesh_name));
+        let mut instance_json = json!({
+            "type": "stf.instance.mesh",
+            "name": "",
+            "mesh": 0,
+            "referenced_resources": [mesh],
+        });
+        if let (Some(rig), Some(skin)) = (&rig, narrow.take_skin()) {
+            resource.extend(rig::skin(rig, &skin, &mut ids, &mut skin_buffers));
+            if let Some(o) = instance_json.as_object_mut() {
+                o.insert("armature_instance".into(), json!(1));
+                o.insert("referenced_resources".into(), json!([mesh, rig.node]));
+            }
+        }
+        resources.insert(instance, instance_json);
+        resources.insert(mesh, Value::Object(resource));
         node_ids.push(node);
-        built.push(build(m, mesh, mesh_name)?);
+        built.push(narrow);
     }
+    let nodes = node_ids.len();
+    let animations = (nodes..nodes + animation_ids.len()).collect::<Vec<_>>();
+    node_ids.extend(animation_ids);
     resources.insert(
         prefab_id.clone(),
         json!({
             "type": "stf.prefab",
             "name": asset,
-            "root_nodes": (0..node_ids.len()).collect::<Vec<_>>(),
-            "animations": [],
+            "root_nodes": (0..nodes).collect::<Vec<_>>(),
+            "animations": animations,
             "referenced_resources": node_ids,
         }),
     );
+    let mut table = Map::new();
+    let mut buffers = Vec::with_capacity(skin_buffers.len());
+    for (k, (id, bytes)) in skin_buffers.into_iter().enumerate() {
+        table.insert(id, json!({"type": "stf.buffer.included", "index": k}));
+        buffers.push(bytes);
+    }
     let doc = json!({
         "stf": {
             "version": DOCUMENT_VERSION,
@@ -190,12 +231,13 @@ fn skeleton(
             "metric_multiplier": 1,
         },
         "resources": resources,
-        "buffers": {},
+        "buffers": table,
     });
     let json = serde_json::to_vec(&doc)
         .map_err(|e| Error::new("STF", ErrorKind::Inconsistent(e.to_string())))?;
     let skeleton = StfContainer {
         json: json.into(),
+        buffers,
         ..StfContainer::default()
     };
     Ok((skeleton, built))
