@@ -6,7 +6,9 @@
 //! `metric_multiplier`), a root `stf.prefab` whose `root_nodes` are one `stf.node` per
 //! mesh (identity `trs`, no children), each with an `stf.instance.mesh` naming its
 //! `stf.mesh`. Resource and buffer references are written in the new style (indices
-//! into `referenced_resources` / `referenced_buffers`).
+//! into `referenced_resources` / `referenced_buffers`). A scene with a skeleton also gets
+//! an armature (on a node of its own, the prefab's first), skin weights on its skinned
+//! meshes and its animations (`rig.rs`).
 //!
 //! Each scene mesh of level of detail 0 becomes one `stf.mesh`:
 //!
@@ -21,8 +23,11 @@
 //!   otherwise remove it and the per-corner data would no longer line up;
 //! - several primitives become material slots (`material_slots` all `null`, as the
 //!   scene has no materials) with `material_indices`;
-//! - a primitive without normals, a UV set or colours that another primitive of the
-//!   mesh has gets zero normals (Blender: "use the computed normal"), zero UVs and white;
+//! - a primitive without normals is faceted (glTF shades it flat): each triangle's
+//!   corners get splits of their own with the face normal;
+//! - a primitive without a UV set or colours that another primitive of the mesh has
+//!   gets zero UVs and white;
+//! - a split's skin (joints and weights) is part of what makes splits share a vertex;
 //! - morph targets become blendshapes (by position in the primitives' lists; name and
 //!   default weight from the first primitive that has it), with only the vertices that
 //!   move listed (`indices`) when that is smaller.
@@ -54,7 +59,7 @@ pub const DOCUMENT_VERSION: [u32; 2] = [0, 1];
 /// moved into the file's buffers, not copied (a caller that keeps its scene gives a
 /// clone).
 ///
-/// Skins, animations and meshes of other levels of detail are not written
+/// Meshes of other levels of detail and bind-pose scales are not written
 /// ([`crate::import`] reports them as losses). Errors: a scene that does not pass
 /// [`Scene::check`], or one without a mesh of level 0.
 pub fn from_scene(scene: Scene, name: &str) -> Result<StfContainer> {
