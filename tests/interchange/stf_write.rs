@@ -682,9 +682,23 @@ fn check_blender_requirements(c: &StfContainer) {
         assert_eq!(lens, [3, 4, 3]);
         assert!(node["children"].as_array().unwrap().is_empty());
         let (_, inst) = get(node, "instance");
+        if inst["type"] == "stf.instance.armature" {
+            // A skeleton's node comes first, so that meshes can name it.
+            assert_eq!(k, 0, "the armature's node is the prefab's first");
+            let (_, armature) = get(&inst, "armature");
+            assert_eq!(armature["type"], "stf.armature");
+            continue;
+        }
         assert_eq!(inst["type"], "stf.instance.mesh");
         let (_, mesh) = get(&inst, "mesh");
         assert_eq!(mesh["type"], "stf.mesh");
+        if mesh.get("armature").is_some() {
+            let (_, node) = get(&inst, "armature_instance");
+            let (_, armature_instance) = get(&node, "instance");
+            assert_eq!(armature_instance["type"], "stf.instance.armature");
+            let (_, armature) = get(&mesh, "armature");
+            assert_eq!(armature["type"], "stf.armature");
+        }
         check_mesh_for_blender(c, &doc, &mesh);
     }
 }
@@ -869,7 +883,8 @@ fn cli_imports_and_converts_into_stf() {
         .unwrap();
     assert!(out.status.success());
 
-    // A skinned mesh: the skeleton is a named loss, refused without --allow-lossy.
+    // A skinned mesh: the skeleton is carried (no loss names it); what the scene does not
+    // hold of the file is, refused without --allow-lossy.
     let skinned = common::fixture_dir("filemesh").join("v4.01-bones.mesh");
     let refused = dir.path().join("refused.stf");
     let out = bin()
@@ -881,7 +896,7 @@ fn cli_imports_and_converts_into_stf() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("skeleton") && err.contains("STF"), "{err}");
+    assert!(err.contains("LOD 1") && !err.contains("skeleton"), "{err}");
     assert!(!refused.exists());
 
     // STF to STF: meshes written back from the model.
