@@ -17,6 +17,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use meshcodec::scene::{ExportMesh, Joint, Primitive, Scene, Skeleton, UpAxis};
 use meshcodec::{open, ExportOptions, Limits, MeshFile};
 
 /// The Python with `bpy` and the add-ons' folder, or `None` (skipped) outside CI.
@@ -69,6 +70,53 @@ fn sources() -> Vec<PathBuf> {
     out
 }
 
+/// A hand-built scene whose joints do not stand in their bind pose (the bind pose is at
+/// the origin, the second joint stands one unit up and turned): STF gives the armature
+/// instance a `pose`, and the mesh must stand where glTF puts it.
+fn posed_scene() -> Scene {
+    let joint = |name: &str, parent, translation, rotation| Joint {
+        name: name.into(),
+        parent,
+        translation,
+        rotation,
+        ..Joint::default()
+    };
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    Scene {
+        meshes: vec![ExportMesh {
+            name: "posed".into(),
+            primitives: vec![Primitive {
+                name: "quad".into(),
+                positions: vec![
+                    [0.0, 0.0, 0.0],
+                    [1.0, 0.0, 0.0],
+                    [1.0, 1.0, 0.0],
+                    [0.0, 1.0, 0.0],
+                ],
+                normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
+                triangles: vec![[0, 1, 2], [0, 2, 3]],
+                joints: Some(vec![[0, 1, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]),
+                weights: Some(vec![
+                    [0.5, 0.5, 0.0, 0.0],
+                    [1.0, 0.0, 0.0, 0.0],
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.5, 0.5, 0.0, 0.0],
+                ]),
+                ..Primitive::default()
+            }],
+            lod: 0,
+        }],
+        skeleton: Some(Skeleton {
+            joints: vec![
+                joint("root", None, [0.0; 3], [0.0, 0.0, 0.0, 1.0]),
+                joint("up", Some(0), [0.0, 1.0, 0.0], [0.0, 0.0, h, h]),
+            ],
+        }),
+        up: UpAxis::Y,
+        ..Scene::default()
+    }
+}
+
 #[test]
 fn stf_blender_imports_armatures_skins_animations_and_flat_hulls() {
     let Some((python, addons)) = client() else {
@@ -78,6 +126,18 @@ fn stf_blender_imports_armatures_skins_animations_and_flat_hulls() {
     let limits = Limits::default();
     let mut manifest = Vec::new();
     let (mut skinned, mut animated, mut flat) = (0, 0, 0);
+    // The posed scene: its STF has a pose.
+    let posed = posed_scene();
+    posed.check().unwrap();
+    let c = meshcodec::import(&posed, &meshcodec::Target::Stf, &Default::default()).unwrap();
+    assert!(String::from_utf8_lossy(&c.bytes).contains("\"pose\""));
+    let (stf, glb) = (dir.path().join("posed.stf"), dir.path().join("posed.glb"));
+    std::fs::write(&stf, &c.bytes).unwrap();
+    std::fs::write(&glb, meshcodec::scene::gltf::to_glb(&posed).unwrap()).unwrap();
+    manifest.push(serde_json::json!({
+        "name": "posed (hand-built)", "stf": stf, "glb": glb,
+        "bones": 2, "vertex_groups": 2, "actions": 0, "deform": {},
+    }));
     for path in sources() {
         let file = open(&std::fs::read(&path).unwrap()).unwrap();
         let scene = file.to_scene(&ExportOptions::default(), &limits).unwrap();
