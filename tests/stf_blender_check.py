@@ -254,6 +254,11 @@ def check_mesh(m, buffer, layout):
         mi = uints(buffer(m, m["material_indices"]), mw)
         if len(mi) < len(faces):
             fail("fewer material indices than faces")
+    if layout and "sharp_face_indices" in m:
+        # mesh_import.py: polygons[i].use_smooth = False, indices_width bytes each. (Not
+        # checked on their files: a rewritten mesh keeps their sharp faces as written.)
+        if any(i >= len(faces) for i in uints(buffer(m, m["sharp_face_indices"]))):
+            fail("a sharp face index past the faces")
     for b in m.get("blendshapes", []):
         offsets = floats(buffer(m, b["position_offsets"]), 3)
         if "indices" in b:

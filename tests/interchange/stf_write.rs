@@ -956,8 +956,8 @@ fn python_reads_written_files_as_stf_blender_does() {
 }
 
 /// A source without normals (CSGPHS hulls; glTF shades them flat) reaches STF faceted:
-/// every triangle's three corners carry its face normal, and the hulls stay connected
-/// (fewer vertices than corners).
+/// every triangle's three corners carry its face normal, every face is listed sharp, and
+/// the hulls stay connected (fewer vertices than corners).
 #[test]
 fn hulls_without_normals_are_written_flat() {
     let limits = meshcodec::Limits::default();
@@ -970,8 +970,15 @@ fn hulls_without_normals_are_written_flat() {
         .all(|p| p.normals.is_none()));
     let c = meshcodec::convert_to(&file, "stf", &Default::default(), &limits).unwrap();
     let stf = stf::StfContainer::read(&c.bytes).unwrap();
+    let doc = model::document(&stf).unwrap();
     let mut checked = 0;
     for m in model::meshes(&stf).unwrap() {
+        let r = &doc["resources"][&m.id];
+        let slot = r["sharp_face_indices"].as_u64().unwrap() as usize;
+        let id = r["referenced_buffers"][slot].as_str().unwrap();
+        let sharp = &stf.buffers[doc["buffers"][id]["index"].as_u64().unwrap() as usize];
+        let iw = r["indices_width"].as_u64().unwrap_or(4) as usize;
+        assert_eq!(sharp.len(), iw * m.faces.len(), "every face sharp");
         let normals = m.split_normals.as_ref().expect("split normals");
         assert!(m.vertices.len() < m.face_corners.len());
         for t in &m.tris {

@@ -13,11 +13,9 @@ the glTF export of the same source and what stf_blender must show:
   animations) or at the given times of each animation (by name order), have the bounding
   box Blender's own glTF importer gives the glTF export at the same time (both at the
   source's 30 frames a second);
-- "flat": every face corner's normal is its face's normal, as the glTF export (no
-  normals: flat) is shaded: within 1 degree (Blender averages the custom normals of
-  nearly coplanar neighbours), or 5 on a sliver (area under 1e-3 of its longest edge
-  squared, where Blender's single-precision face normal is itself that far off); the
-  largest angle is printed either way.
+- "flat": every face corner's normal is its face's normal (within 0.1 degrees), as the
+  glTF export (no normals: flat) is shaded; the largest angle, and the area of its face
+  over its longest edge squared, are printed either way.
 
 Prints "OK name ..." or "FAIL name: what differs" per file, then "DONE n".
 """
@@ -100,8 +98,7 @@ def boxes(times):
 
 def flat_angle():
     """The largest angle (degrees) between a face corner's normal and its face's, and the
-    area of that face relative to its longest edge squared (a sliver's normal is where
-    Blender's single-precision face normal and the written one part most)."""
+    area of that face relative to its longest edge squared."""
     worst, thin = 0.0, 1.0
     for o in objects("MESH"):
         m = o.data
@@ -148,10 +145,7 @@ def check(e):
     note = f"bones {got['bones']}, groups {got['vertex_groups']}, weighted vertices {weighted}, actions {got['actions']}"
     angle, thin = flat_angle()
     note += f", flat within {angle:.3f} deg (on a face of area {thin:.1e} x edge^2)"
-    # Within a degree (Blender keeps one custom normal per smooth fan of corners whose
-    # normals differ by less than about 0.8 degrees: nearly coplanar hull faces share an
-    # average), or 5 on a sliver (area under 1e-3 of its longest edge squared).
-    if e.get("flat") and angle > (5.0 if thin < 1e-3 else 1.0):
+    if e.get("flat") and angle > 0.1:
         return f"faces are not flat: a corner normal is {angle:.1f} degrees off its face's (area {thin:.1e} x edge^2)"
     if "deform" in e:
         times = {int(k): v for k, v in e["deform"].items()}

@@ -75,6 +75,9 @@ pub(crate) struct Narrow {
     /// Per vertex, its skin: four joints and their weights (when a primitive is skinned;
     /// the vertices of one that is not have no weight).
     skin: Option<Skin>,
+    /// The faces (triangles) of the primitives without normals ([`facet`]), to be marked
+    /// sharp.
+    sharp: Vec<u32>,
 }
 
 /// Per vertex, four joints and their weights.
@@ -91,6 +94,18 @@ impl Narrow {
     /// need it): `None` when no primitive of the mesh is skinned.
     pub(crate) fn take_skin(&mut self) -> Option<Skin> {
         self.skin.take()
+    }
+
+    /// The faces of the primitives without normals (faceted: shaded flat), taken out,
+    /// as `sharp_face_indices` in the mesh's `indices_width` bytes each; `None` when there
+    /// are none.
+    pub(crate) fn take_sharp_faces(&mut self) -> Option<Vec<u8>> {
+        if self.sharp.is_empty() {
+            return None;
+        }
+        let width = crate::stf::write::indices_width(self, self.blends.len());
+        let faces = std::mem::take(&mut self.sharp);
+        Some(uint_bytes(faces.into_iter().map(u64::from), width))
     }
 
     /// The mesh as the STF model holds it ([`super::mesh_model`]): the same
@@ -112,6 +127,7 @@ impl Narrow {
             material,
             slots,
             skin: _,
+            sharp: _,
         } = self;
         let blendshapes = blends
             .into_iter()
@@ -203,7 +219,9 @@ fn bits(x: f32) -> u64 {
 /// model, each primitive's arrays moved in (see [`fits`]: the caller checks the mesh
 /// fits first). `name` is the resource's name, `id` its id.
 pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
+    let faceted: Vec<bool> = m.primitives.iter().map(|p| p.normals.is_none()).collect();
     let prims: Vec<Primitive> = m.primitives.into_iter().map(facet).collect();
+    let mut sharp: Vec<u32> = Vec::new();
     let has_normals = prims.iter().any(|p| p.normals.is_some());
     let has_skin = prims
         .iter()
@@ -284,6 +302,9 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
             material.extend(std::iter::repeat_n(pi as u32, p.triangles.len()));
         }
         let start = corners.len();
+        if faceted.get(pi).copied().unwrap_or(false) {
+            sharp.extend(start as u32..(start + p.triangles.len()) as u32);
+        }
         append(&mut corners, p.triangles, n_tris);
         if base != 0 {
             for t in corners.iter_mut().skip(start) {
@@ -471,6 +492,7 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
         material: several.then_some(material),
         slots: if several { slots } else { 0 },
         skin: has_skin.then_some((joints, weights)),
+        sharp,
     }
 }
 

@@ -24,7 +24,8 @@
 //! - several primitives become material slots (`material_slots` all `null`, as the
 //!   scene has no materials) with `material_indices`;
 //! - a primitive without normals is faceted (glTF shades it flat): each triangle's
-//!   corners get splits of their own with the face normal;
+//!   corners get splits of their own with the face normal, and its faces are listed in
+//!   `sharp_face_indices`;
 //! - a primitive without a UV set or colours that another primitive of the mesh has
 //!   gets zero UVs and white;
 //! - a split's skin (joints and weights) is part of what makes splits share a vertex;
@@ -194,12 +195,24 @@ fn skeleton(
             "mesh": 0,
             "referenced_resources": [mesh],
         });
+        // Buffers written before the mesh's own properties: its skin and sharp faces.
+        let mut slots = Vec::new();
         if let (Some(rig), Some(skin)) = (&rig, narrow.take_skin()) {
-            resource.extend(rig::skin(rig, &skin, &mut ids, &mut skin_buffers));
+            let keys = rig::skin(rig, &skin, &mut ids, &mut skin_buffers, &mut slots);
+            resource.extend(keys);
             if let Some(o) = instance_json.as_object_mut() {
                 o.insert("armature_instance".into(), json!(1));
                 o.insert("referenced_resources".into(), json!([mesh, rig.node]));
             }
+        }
+        if let Some(bytes) = narrow.take_sharp_faces() {
+            let id = ids.next();
+            resource.insert("sharp_face_indices".into(), json!(slots.len()));
+            slots.push(id.clone());
+            skin_buffers.push((id, bytes));
+        }
+        if !slots.is_empty() {
+            resource.insert("referenced_buffers".into(), json!(slots));
         }
         resources.insert(instance, instance_json);
         resources.insert(mesh, Value::Object(resource));

@@ -321,14 +321,16 @@ pub(super) fn animations(
 }
 
 /// A skinned mesh's keys (`armature`, `bones`, the widths, `weight_lens`,
-/// `bone_indices`, `weights`, and the `referenced_resources` / `referenced_buffers` they
-/// name), the three buffers (id, bytes) pushed to `buffers`. Weights are written in 4
-/// bytes (the mesh's `float_width`); a vertex lists its joints of non-zero weight.
+/// `bone_indices`, `weights`, and the `referenced_resources` they name), the three
+/// buffers (id, bytes) pushed to `buffers` and their ids to the mesh's
+/// `referenced_buffers` (`slots`). Weights are written in 4 bytes (the mesh's
+/// `float_width`); a vertex lists its joints of non-zero weight.
 pub(super) fn skin(
     rig: &Rig,
     (joints, weights): &(Vec<[u16; 4]>, Vec<[f32; 4]>),
     ids: &mut IdSource,
     buffers: &mut Vec<(String, Vec<u8>)>,
+    slots: &mut Vec<String>,
 ) -> Map<String, Value> {
     let bone_width: usize = if rig.bones.len() <= 256 { 1 } else { 2 };
     let mut lens = Vec::with_capacity(joints.len());
@@ -346,19 +348,21 @@ pub(super) fn skin(
         }
         lens.push(n);
     }
-    let named: Vec<String> = (0..3).map(|_| ids.next()).collect();
-    for (id, bytes) in named.iter().zip([lens, bone_indices, values]) {
-        buffers.push((id.clone(), bytes));
-    }
     let mut out = Map::new();
     out.insert("armature".into(), json!(0));
     out.insert("bones".into(), json!(rig.bones));
     out.insert("bone_indices_width".into(), json!(bone_width));
     out.insert("weight_lens_width".into(), json!(1));
-    out.insert("weight_lens".into(), json!(0));
-    out.insert("bone_indices".into(), json!(1));
-    out.insert("weights".into(), json!(2));
+    for (key, bytes) in [
+        ("weight_lens", lens),
+        ("bone_indices", bone_indices),
+        ("weights", values),
+    ] {
+        let id = ids.next();
+        out.insert(key.into(), json!(slots.len()));
+        slots.push(id.clone());
+        buffers.push((id, bytes));
+    }
     out.insert("referenced_resources".into(), json!([rig.armature]));
-    out.insert("referenced_buffers".into(), json!(named));
     out
 }
