@@ -2,7 +2,9 @@
 (exit 1) where that importer would fail or build a mesh whose per-corner data does not
 line up. Standard library only; written from stf_blender's importer (stf_file.py,
 stf_import_context.py, stf_prefab.py, stf_node.py, stf_instance_mesh.py,
-mesh_import.py) and stfblender_common's STF_JsonDefinition, independently of meshcodec.
+mesh_import.py, stf_instance_armature.py, stf_armature.py, stf_bone.py,
+stf_animation_import.py) and stfblender_common's STF_JsonDefinition, independently of
+meshcodec.
 
     python3 tests/stf_blender_check.py FILE.stf [--theirs]
 
@@ -76,6 +78,7 @@ def main():
         return buffers[table[bid]]
 
     meshes = 0
+    imported = set()
     if not layout:
         for r in resources.values():
             if r.get("type") == "stf.mesh":
@@ -102,10 +105,87 @@ def main():
                 if mesh["type"] != "stf.mesh":
                     fail("instance names " + mesh["type"])
                 check_mesh(mesh, buffer, layout)
+                if "armature" in mesh:
+                    check_skin(mesh, inst, resource, buffer, resources, imported)
                 meshes += 1
+            elif inst["type"] == "stf.instance.armature":
+                check_armature(resource(inst, inst["armature"]), inst, resource, resources)
+            # import_resource registers a node once imported; an armature_instance must
+            # name one already imported (a node has no collection otherwise).
+            imported.add(root["referenced_resources"][node_ref] if isinstance(node_ref, int) else node_ref)
     if meshes == 0:
         fail("no mesh instance under the root prefab")
+    for a in root.get("animations", []):
+        check_animation(resource(root, a), resources)
     print("ok: %d meshes" % meshes)
+
+
+def check_armature(arm, inst, resource, resources):
+    # stf_armature.py: root_bones; stf_bone.py: translation, rotation, length required,
+    # children; Blender deletes a bone of zero length.
+    if arm["type"] != "stf.armature":
+        fail("armature instance names " + arm["type"])
+    todo = [resource(arm, b) for b in arm.get("root_bones", [])]
+    while todo:
+        b = todo.pop()
+        if b["type"] != "stf.bone":
+            fail("bone is " + b["type"])
+        if len(b["translation"]) != 3 or len(b["rotation"]) != 4 or not b["length"] > 0:
+            fail("bone %r: translation, rotation or length" % b.get("name"))
+        todo.extend(resource(b, c) for c in b.get("children", []))
+    for bone_id, trs in inst.get("pose", {}).items():
+        if resources.get(bone_id, {}).get("type") != "stf.bone":
+            fail("pose names no bone: " + bone_id)
+        if [len(x) for x in trs] != [3, 4, 3]:
+            fail("pose of " + bone_id)
+
+
+def check_skin(m, inst, resource, buffer, resources, imported):
+    # mesh_import.py, "Weight paint": bones are matched by their id (strings).
+    arm = resource(m, m["armature"])
+    if arm["type"] != "stf.armature":
+        fail("mesh armature is " + arm["type"])
+    bones = m["bones"]
+    for b in bones:
+        if not isinstance(b, str) or resources.get(b, {}).get("type") != "stf.bone":
+            fail("mesh bones name no bone: %r" % b)
+    lw = m.get("weight_lens_width", 1)
+    bw = m.get("bone_indices_width", 1)
+    fw = m.get("float_width", 4)
+    lens = buffer(m, m["weight_lens"])
+    vertices = len(buffer(m, m["vertices"])) // (3 * fw)
+    if len(lens) != vertices * lw:
+        fail("weight_lens for %d of %d vertices" % (len(lens) // lw, vertices))
+    fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}
+    total = sum(struct.unpack("<%d%s" % (vertices, fmt[lw]), lens))
+    idx = buffer(m, m["bone_indices"])
+    if len(idx) != total * bw or len(buffer(m, m["weights"])) != total * fw:
+        fail("bone_indices or weights do not hold %d weights" % total)
+    if any(i >= len(bones) for i in struct.unpack("<%d%s" % (total, fmt[bw]), idx)):
+        fail("a bone index past bones")
+    if "armature_instance" in inst:
+        node = inst["referenced_resources"][inst["armature_instance"]]
+        if node not in imported:
+            fail("armature_instance names a node not imported before the mesh")
+
+
+def check_animation(a, resources):
+    # stf_animation_import.py: tracks of target paths (ids as strings), timepoints and
+    # subtracks of keyframes [source_of_truth, value, interpolation, ...].
+    if a["type"] != "stf.animation":
+        fail("prefab animation is " + a["type"])
+    for t in a.get("tracks", []):
+        target = t["target"]
+        if target[0] not in resources or target[1] != "instance":
+            fail("track target %r" % target)
+        if resources.get(target[2], {}).get("type") != "stf.bone" or target[3] not in "trs":
+            fail("track target %r" % target)
+        width = {"t": 3, "r": 4, "s": 3}[target[3]]
+        if len(t["subtracks"]) != width:
+            fail("track of %d subtracks" % len(t["subtracks"]))
+        for sub in t["subtracks"]:
+            if len(sub["keyframes"]) != len(t["timepoints"]):
+                fail("keyframes for %d timepoints" % len(t["timepoints"]))
 
 
 def check_mesh(m, buffer, layout):
@@ -174,6 +254,11 @@ def check_mesh(m, buffer, layout):
         mi = uints(buffer(m, m["material_indices"]), mw)
         if len(mi) < len(faces):
             fail("fewer material indices than faces")
+    if layout and "sharp_face_indices" in m:
+        # mesh_import.py: polygons[i].use_smooth = False, indices_width bytes each. (Not
+        # checked on their files: a rewritten mesh keeps their sharp faces as written.)
+        if any(i >= len(faces) for i in uints(buffer(m, m["sharp_face_indices"]))):
+            fail("a sharp face index past the faces")
     for b in m.get("blendshapes", []):
         offsets = floats(buffer(m, b["position_offsets"]), 3)
         if "indices" in b:

@@ -128,12 +128,14 @@ impl MeshFile for StfContainer {
 }
 
 /// What an STF import keeps of a scene: the meshes' attributes, UV sets and morph
-/// targets (as blendshapes) of the first level of detail; no skeleton or animations.
+/// targets (as blendshapes) of the first level of detail, the skeleton (an armature whose
+/// bones hold a position and a rotation: a bind-pose scale is lost), the skins (per-vertex
+/// weights) and the animations (`stf.animation` tracks on the bones).
 pub(crate) const CARRIES: Carries = Carries {
     format: "STF",
-    rig: Rig::None,
+    rig: Rig::PositionRotation,
     morph_targets: true,
-    animations: false,
+    animations: true,
     lods: false,
     extra_uv_sets: true,
     attributes: true,
@@ -143,7 +145,7 @@ pub(crate) const CARRIES: Carries = Carries {
 /// A scene as a new STF file ([`super::from_scene`]), for [`crate::import_scene`]: each
 /// mesh's arrays moved into the writer instead of copied (each dropped once its buffer
 /// is made). What the scene holds that STF does not get is reported by the import
-/// (skins, animations, other LODs).
+/// (bind-pose scales, other LODs).
 pub(crate) fn import(scene: Scene) -> Result<Converted> {
     let (out, counts) = super::import::from_scene_counted(Cow::Owned(scene), "")?;
     Ok(converted(out.into_bytes()?, counts))

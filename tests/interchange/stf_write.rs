@@ -682,9 +682,23 @@ fn check_blender_requirements(c: &StfContainer) {
         assert_eq!(lens, [3, 4, 3]);
         assert!(node["children"].as_array().unwrap().is_empty());
         let (_, inst) = get(node, "instance");
+        if inst["type"] == "stf.instance.armature" {
+            // A skeleton's node comes first, so that meshes can name it.
+            assert_eq!(k, 0, "the armature's node is the prefab's first");
+            let (_, armature) = get(&inst, "armature");
+            assert_eq!(armature["type"], "stf.armature");
+            continue;
+        }
         assert_eq!(inst["type"], "stf.instance.mesh");
         let (_, mesh) = get(&inst, "mesh");
         assert_eq!(mesh["type"], "stf.mesh");
+        if mesh.get("armature").is_some() {
+            let (_, node) = get(&inst, "armature_instance");
+            let (_, armature_instance) = get(&node, "instance");
+            assert_eq!(armature_instance["type"], "stf.instance.armature");
+            let (_, armature) = get(&mesh, "armature");
+            assert_eq!(armature["type"], "stf.armature");
+        }
         check_mesh_for_blender(c, &doc, &mesh);
     }
 }
@@ -869,7 +883,8 @@ fn cli_imports_and_converts_into_stf() {
         .unwrap();
     assert!(out.status.success());
 
-    // A skinned mesh: the skeleton is a named loss, refused without --allow-lossy.
+    // A skinned mesh: the skeleton is carried (no loss names it); what the scene does not
+    // hold of the file is, refused without --allow-lossy.
     let skinned = common::fixture_dir("filemesh").join("v4.01-bones.mesh");
     let refused = dir.path().join("refused.stf");
     let out = bin()
@@ -881,7 +896,7 @@ fn cli_imports_and_converts_into_stf() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("skeleton") && err.contains("STF"), "{err}");
+    assert!(err.contains("LOD 1") && !err.contains("skeleton"), "{err}");
     assert!(!refused.exists());
 
     // STF to STF: meshes written back from the model.
@@ -940,6 +955,52 @@ fn python_reads_written_files_as_stf_blender_does() {
     }
 }
 
+/// A source without normals (CSGPHS hulls; glTF shades them flat) reaches STF faceted:
+/// every triangle's three corners carry its face normal, every face is listed sharp, and
+/// the hulls stay connected (fewer vertices than corners).
+#[test]
+fn hulls_without_normals_are_written_flat() {
+    let limits = meshcodec::Limits::default();
+    let path = common::fixture_dir("csgphs").join("csgphs8-boxes.bin");
+    let file = meshcodec::open(&std::fs::read(&path).unwrap()).unwrap();
+    let scene = file.to_scene(&Default::default(), &limits).unwrap();
+    assert!(scene.meshes[0]
+        .primitives
+        .iter()
+        .all(|p| p.normals.is_none()));
+    let c = meshcodec::convert_to(&file, "stf", &Default::default(), &limits).unwrap();
+    let stf = stf::StfContainer::read(&c.bytes).unwrap();
+    let doc = model::document(&stf).unwrap();
+    let mut checked = 0;
+    for m in model::meshes(&stf).unwrap() {
+        let r = &doc["resources"][&m.id];
+        let slot = r["sharp_face_indices"].as_u64().unwrap() as usize;
+        let id = r["referenced_buffers"][slot].as_str().unwrap();
+        let sharp = &stf.buffers[doc["buffers"][id]["index"].as_u64().unwrap() as usize];
+        let iw = r["indices_width"].as_u64().unwrap_or(4) as usize;
+        assert_eq!(sharp.len(), iw * m.faces.len(), "every face sharp");
+        let normals = m.split_normals.as_ref().expect("split normals");
+        assert!(m.vertices.len() < m.face_corners.len());
+        for t in &m.tris {
+            let corner = |k: usize| m.face_corners[t[k] as usize] as usize;
+            let pos = |k: usize| m.vertices[m.splits[corner(k)] as usize];
+            let n = normals[corner(0)];
+            assert_eq!(normals[corner(1)], n);
+            assert_eq!(normals[corner(2)], n);
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            assert!((len - 1.0).abs() < 1e-5, "{n:?}");
+            for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+                let e = [0, 1, 2].map(|i| pos(b)[i] - pos(a)[i]);
+                let dot = e[0] * n[0] + e[1] * n[1] + e[2] * n[2];
+                let elen = (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt();
+                assert!(dot.abs() <= 1e-4 * elen.max(1.0), "edge {e:?} normal {n:?}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "{checked}");
+}
+
 #[test]
 fn conversion_reports_say_what_stf_keeps_and_leaves() {
     let limits = meshcodec::Limits::default();
@@ -958,10 +1019,62 @@ fn conversion_reports_say_what_stf_keeps_and_leaves() {
     let scene = back.to_scene(&Default::default(), &limits).unwrap();
     let targets = &scene.meshes[0].primitives[0].morph_targets;
     assert!(!targets.is_empty());
-    let skinned = common::fixture_dir("unigine").join("ms14-skinned.mesh");
-    let file = meshcodec::open(&std::fs::read(&skinned).unwrap()).unwrap();
-    let c = meshcodec::convert_to(&file, "stf:0", &Default::default(), &limits).unwrap();
-    assert!(c.losses.iter().any(|l| l.detail.contains("skeleton")));
+    // The skeleton, skins and animations are carried: an armature of every joint, weights
+    // on the mesh, the animation; no loss names them, and the file reads back as written.
+    for (fixture, animations) in [("ms14-skinned.mesh", 0), ("ms11-embedded-anim.mesh", 1)] {
+        let skinned = common::fixture_dir("unigine").join(fixture);
+        let file = meshcodec::open(&std::fs::read(&skinned).unwrap()).unwrap();
+        let scene = file.to_scene(&Default::default(), &limits).unwrap();
+        let joints = scene.skeleton.as_ref().unwrap().joints.len();
+        let c = meshcodec::convert_to(&file, "stf:0", &Default::default(), &limits).unwrap();
+        assert!(
+            !c.losses.iter().any(|l| l.detail.contains("skins of")
+                || l.detail.contains("animations are not carried")),
+            "{fixture}: {:?}",
+            c.losses
+        );
+        let stf = stf::StfContainer::read(&c.bytes).unwrap();
+        let doc = model::document(&stf).unwrap();
+        let of = |t: &str| -> Vec<&serde_json::Value> {
+            doc["resources"]
+                .as_object()
+                .unwrap()
+                .values()
+                .filter(|r| r["type"] == t)
+                .collect()
+        };
+        assert_eq!(of("stf.armature").len(), 1, "{fixture}");
+        assert_eq!(of("stf.bone").len(), joints, "{fixture}");
+        assert_eq!(of("stf.animation").len(), animations, "{fixture}");
+        let mesh = of("stf.mesh")[0];
+        assert_eq!(mesh["bones"].as_array().unwrap().len(), joints, "{fixture}");
+        for key in ["armature", "weight_lens", "bone_indices", "weights"] {
+            assert!(mesh.get(key).is_some(), "{fixture}: {key}");
+        }
+        let prefab = of("stf.prefab")[0];
+        assert_eq!(prefab["animations"].as_array().unwrap().len(), animations);
+        // Every vertex is weighted: as many weights as the lengths add up to.
+        let buf = |k: &str| {
+            let slot = mesh[k].as_u64().unwrap() as usize;
+            let id = mesh["referenced_buffers"][slot].as_str().unwrap();
+            let index = doc["buffers"][id]["index"].as_u64().unwrap() as usize;
+            stf.buffers[index].clone()
+        };
+        let lens = buf("weight_lens");
+        assert!(lens.iter().all(|&n| (1..=4).contains(&n)), "{fixture}");
+        let total: usize = lens.iter().map(|&n| usize::from(n)).sum();
+        assert_eq!(buf("weights").len(), 4 * total, "{fixture}");
+        assert_eq!(buf("bone_indices").len(), total, "{fixture}");
+        assert_eq!(
+            stf.write().unwrap(),
+            c.bytes,
+            "{fixture}: read and written back"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("skinned.stf");
+        std::fs::write(&p, &c.bytes).unwrap();
+        python_check(&p, true);
+    }
     // A scene with a second level of detail: named.
     let mut scene = Scene {
         meshes: vec![ExportMesh {

@@ -18,7 +18,7 @@
 //! NaN notices). A unit test checks both give the same bytes on the fixtures, the corpus
 //! and hand-built scenes.
 
-use crate::scene::ExportMesh;
+use crate::scene::{ExportMesh, Primitive};
 use crate::stf::model::outline::{BlendOutline, Ints, Outline};
 use crate::stf::model::source::{encoded_len, push_float, push_uint, BlendHead, MeshSource, Prop};
 use crate::stf::model::{StfBlendshape, StfMesh};
@@ -26,7 +26,15 @@ use crate::stf::model::{StfBlendshape, StfMesh};
 /// Whether [`Narrow`] holds the mesh: its splits (with the ones triangles may be given
 /// of their own) and primitives are numbered in 32 bits.
 pub(crate) fn fits(m: &ExportMesh) -> bool {
-    let splits: usize = m.primitives.iter().map(|p| p.positions.len()).sum();
+    // A primitive without normals is faceted first ([`facet`]): three splits a triangle.
+    let splits: usize = m
+        .primitives
+        .iter()
+        .map(|p| match p.normals {
+            Some(_) => p.positions.len(),
+            None => p.triangles.len().saturating_mul(3),
+        })
+        .fold(0usize, usize::saturating_add);
     let tris: usize = m.primitives.iter().map(|p| p.triangles.len()).sum();
     splits
         .checked_add(tris.saturating_mul(3))
@@ -64,13 +72,40 @@ pub(crate) struct Narrow {
     /// Per triangle, its primitive (with several primitives).
     material: Option<Vec<u32>>,
     slots: usize,
+    /// Per vertex, its skin: four joints and their weights (when a primitive is skinned;
+    /// the vertices of one that is not have no weight).
+    skin: Option<Skin>,
+    /// The faces (triangles) of the primitives without normals ([`facet`]), to be marked
+    /// sharp.
+    sharp: Vec<u32>,
 }
+
+/// Per vertex, four joints and their weights.
+pub(crate) type Skin = (Vec<[u16; 4]>, Vec<[f32; 4]>);
 
 impl Narrow {
     /// Vertices and triangles, as [`StfContainer::info`](crate::stf::StfContainer::info)
     /// counts them.
     pub(crate) fn counts(&self) -> (usize, usize) {
         (self.vertices.len(), self.tris)
+    }
+
+    /// The skin of every vertex, taken out (the writer of the mesh's own keys does not
+    /// need it): `None` when no primitive of the mesh is skinned.
+    pub(crate) fn take_skin(&mut self) -> Option<Skin> {
+        self.skin.take()
+    }
+
+    /// The faces of the primitives without normals (faceted: shaded flat), taken out,
+    /// as `sharp_face_indices` in the mesh's `indices_width` bytes each; `None` when there
+    /// are none.
+    pub(crate) fn take_sharp_faces(&mut self) -> Option<Vec<u8>> {
+        if self.sharp.is_empty() {
+            return None;
+        }
+        let width = crate::stf::write::indices_width(self, self.blends.len());
+        let faces = std::mem::take(&mut self.sharp);
+        Some(uint_bytes(faces.into_iter().map(u64::from), width))
     }
 
     /// The mesh as the STF model holds it ([`super::mesh_model`]): the same
@@ -91,6 +126,8 @@ impl Narrow {
             uvs,
             material,
             slots,
+            skin: _,
+            sharp: _,
         } = self;
         let blendshapes = blends
             .into_iter()
@@ -182,8 +219,13 @@ fn bits(x: f32) -> u64 {
 /// model, each primitive's arrays moved in (see [`fits`]: the caller checks the mesh
 /// fits first). `name` is the resource's name, `id` its id.
 pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
-    let prims = m.primitives;
+    let faceted: Vec<bool> = m.primitives.iter().map(|p| p.normals.is_none()).collect();
+    let prims: Vec<Primitive> = m.primitives.into_iter().map(facet).collect();
+    let mut sharp: Vec<u32> = Vec::new();
     let has_normals = prims.iter().any(|p| p.normals.is_some());
+    let has_skin = prims
+        .iter()
+        .any(|p| p.joints.is_some() && p.weights.is_some());
     let has_colors = prims.iter().any(|p| p.colors.is_some());
     let uv_sets = prims
         .iter()
@@ -212,6 +254,8 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
     let mut deltas: Vec<Vec<[f32; 3]>> = (0..targets).map(|_| Vec::new()).collect();
     let mut normals = Vec::new();
     let mut colors = Vec::new();
+    let mut joints: Vec<[u16; 4]> = Vec::new();
+    let mut weights: Vec<[f32; 4]> = Vec::new();
     let mut uvs: Vec<Vec<[f32; 2]>> = (0..uv_sets).map(|_| Vec::new()).collect();
     let mut corners: Vec<[u32; 3]> = Vec::new();
     let mut material = Vec::with_capacity(if several { n_tris } else { 0 });
@@ -236,6 +280,17 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
             None if has_colors => pad(&mut colors, [1.0; 4], n, n_splits),
             None => {}
         }
+        match (p.joints, p.weights) {
+            (Some(js), Some(ws)) => {
+                append(&mut joints, js, n_splits);
+                append(&mut weights, ws, n_splits);
+            }
+            _ if has_skin => {
+                pad(&mut joints, [0; 4], n, n_splits);
+                pad(&mut weights, [0.0; 4], n, n_splits);
+            }
+            _ => {}
+        }
         let mut sets = p.uvs.into_iter().chain(p.extra_uvs);
         for out in uvs.iter_mut() {
             match sets.next() {
@@ -247,6 +302,9 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
             material.extend(std::iter::repeat_n(pi as u32, p.triangles.len()));
         }
         let start = corners.len();
+        if faceted.get(pi).copied().unwrap_or(false) {
+            sharp.extend(start as u32..(start + p.triangles.len()) as u32);
+        }
         append(&mut corners, p.triangles, n_tris);
         if base != 0 {
             for t in corners.iter_mut().skip(start) {
@@ -254,15 +312,28 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
             }
         }
     }
-    // Vertices: splits with the same position and offsets (bits) share one, numbered in
-    // the order of their first split; found by sorting the splits by those bits.
+    // Vertices: splits with the same position, offsets and skin (bits) share one,
+    // numbered in the order of their first split; found by sorting the splits by those
+    // bits (a joint index is compared as the first of four "components").
     let split_key = |s: u32| {
         let s = s as usize;
         let pos = positions.get(s).copied().unwrap_or_default().map(bits);
         let ds = deltas
             .iter()
             .map(move |d| d.get(s).copied().unwrap_or_default().map(bits));
-        std::iter::once(pos).chain(ds)
+        let skin = joints
+            .get(s)
+            .zip(weights.get(s))
+            .into_iter()
+            .flat_map(|(j, w)| {
+                let j = j.map(u64::from);
+                [
+                    [j[0], j[1], j[2]],
+                    [j[3], bits(w[0]), bits(w[1])],
+                    [bits(w[2]), bits(w[3]), 0],
+                ]
+            });
+        std::iter::once(pos).chain(ds).chain(skin)
     };
     let ns = positions.len();
     let mut order: Vec<u32> = (0..ns as u32).collect();
@@ -298,6 +369,8 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
                     }
                 }
             }
+            move_down(&mut joints, s, heads);
+            move_down(&mut weights, s, heads);
             heads += 1;
             heads as u32 - 1
         } else {
@@ -311,6 +384,8 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
     for d in deltas.iter_mut() {
         d.truncate(heads);
     }
+    joints.truncate(heads);
+    weights.truncate(heads);
     // Triangles that Blender's validation would remove get vertices of their own (one
     // naming a vertex twice, one with the vertices of an earlier triangle).
     let tri_vertices = |t: u32| {
@@ -361,6 +436,12 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
                 let x = d.get(vi).copied().unwrap_or_default();
                 d.push(x);
             }
+            if has_skin {
+                let j = joints.get(vi).copied().unwrap_or_default();
+                joints.push(j);
+                let w = weights.get(vi).copied().unwrap_or_default();
+                weights.push(w);
+            }
             splits.push(positions.len() as u32 - 1);
             if has_normals {
                 let n = normals.get(old).copied().unwrap_or_default();
@@ -410,6 +491,84 @@ pub(crate) fn narrow(m: ExportMesh, id: String, name: String) -> Narrow {
         uvs,
         material: several.then_some(material),
         slots: if several { slots } else { 0 },
+        skin: has_skin.then_some((joints, weights)),
+        sharp,
+    }
+}
+
+/// `v[from]` moved to `v[to]` (`to <= from`), for the in-place numbering of vertices.
+fn move_down<T: Copy>(v: &mut [T], from: usize, to: usize) {
+    if let Some(x) = v.get(from).copied() {
+        if let Some(slot) = v.get_mut(to) {
+            *slot = x;
+        }
+    }
+}
+
+/// A primitive without normals as a faceted one (what glTF says a client does with
+/// it: flat shading): each triangle on three vertices of its own, every vertex carrying
+/// the triangle's face normal (zero for a degenerate triangle, which Blender replaces
+/// by the normal it computes). Vertices of equal position and offsets still share one
+/// STF vertex ([`narrow`]), so the mesh stays connected. A primitive with normals is
+/// returned as it is.
+fn facet(p: Primitive) -> Primitive {
+    if p.normals.is_some() {
+        return p;
+    }
+    let corners: Vec<usize> = p.triangles.iter().flatten().map(|&i| i as usize).collect();
+    fn pick<T: Copy + Default>(v: &[T], corners: &[usize]) -> Vec<T> {
+        corners
+            .iter()
+            .map(|&i| v.get(i).copied().unwrap_or_default())
+            .collect()
+    }
+    let normals = p
+        .triangles
+        .iter()
+        .flat_map(|t| {
+            let at = |k: usize| {
+                let i = t.get(k).copied().unwrap_or(0) as usize;
+                p.positions
+                    .get(i)
+                    .copied()
+                    .unwrap_or_default()
+                    .map(f64::from)
+            };
+            let ([ax, ay, az], [bx, by, bz], [cx, cy, cz]) = (at(0), at(1), at(2));
+            let (u, v) = ([bx - ax, by - ay, bz - az], [cx - ax, cy - ay, cz - az]);
+            let [u0, u1, u2] = u;
+            let [v0, v1, v2] = v;
+            let n = [u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0];
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            let unit = if len > 0.0 && len.is_finite() {
+                n.map(|x| (x / len) as f32)
+            } else {
+                [0.0; 3]
+            };
+            [unit; 3]
+        })
+        .collect();
+    Primitive {
+        name: p.name,
+        positions: pick(&p.positions, &corners),
+        normals: Some(normals),
+        uvs: p.uvs.as_deref().map(|v| pick(v, &corners)),
+        extra_uvs: p.extra_uvs.iter().map(|v| pick(v, &corners)).collect(),
+        colors: p.colors.as_deref().map(|v| pick(v, &corners)),
+        triangles: (0..p.triangles.len() as u32)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect(),
+        joints: p.joints.as_deref().map(|v| pick(v, &corners)),
+        weights: p.weights.as_deref().map(|v| pick(v, &corners)),
+        morph_targets: p
+            .morph_targets
+            .into_iter()
+            .map(|t| crate::scene::MorphTarget {
+                position_deltas: pick(&t.position_deltas, &corners),
+                ..t
+            })
+            .collect(),
+        material: p.material,
     }
 }
 

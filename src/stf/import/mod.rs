@@ -6,7 +6,9 @@
 //! `metric_multiplier`), a root `stf.prefab` whose `root_nodes` are one `stf.node` per
 //! mesh (identity `trs`, no children), each with an `stf.instance.mesh` naming its
 //! `stf.mesh`. Resource and buffer references are written in the new style (indices
-//! into `referenced_resources` / `referenced_buffers`).
+//! into `referenced_resources` / `referenced_buffers`). A scene with a skeleton also gets
+//! an armature (on a node of its own, the prefab's first), skin weights on its skinned
+//! meshes and its animations (`rig.rs`).
 //!
 //! Each scene mesh of level of detail 0 becomes one `stf.mesh`:
 //!
@@ -21,8 +23,12 @@
 //!   otherwise remove it and the per-corner data would no longer line up;
 //! - several primitives become material slots (`material_slots` all `null`, as the
 //!   scene has no materials) with `material_indices`;
-//! - a primitive without normals, a UV set or colours that another primitive of the
-//!   mesh has gets zero normals (Blender: "use the computed normal"), zero UVs and white;
+//! - a primitive without normals is faceted (glTF shades it flat): each triangle's
+//!   corners get splits of their own with the face normal, and its faces are listed in
+//!   `sharp_face_indices`;
+//! - a primitive without a UV set or colours that another primitive of the mesh has
+//!   gets zero UVs and white;
+//! - a split's skin (joints and weights) is part of what makes splits share a vertex;
 //! - morph targets become blendshapes (by position in the primitives' lists; name and
 //!   default weight from the first primitive that has it), with only the vertices that
 //!   move listed (`indices`) when that is smaller.
@@ -32,10 +38,11 @@
 //! scene's: `stf_blender` turns V into `1 − V`).
 
 mod mesh;
+mod rig;
 
 use std::borrow::Cow;
 
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 
 use super::model::StfMesh;
 use super::raw::StfContainer;
@@ -53,7 +60,7 @@ pub const DOCUMENT_VERSION: [u32; 2] = [0, 1];
 /// moved into the file's buffers, not copied (a caller that keeps its scene gives a
 /// clone).
 ///
-/// Skins, animations and meshes of other levels of detail are not written
+/// Meshes of other levels of detail and bind-pose scales are not written
 /// ([`crate::import`] reports them as losses). Errors: a scene that does not pass
 /// [`Scene::check`], or one without a mesh of level 0.
 pub fn from_scene(scene: Scene, name: &str) -> Result<StfContainer> {
@@ -98,19 +105,28 @@ fn skeleton(
     if scene.up != UpAxis::Y {
         scene.to_mut().to_y_up();
     }
-    let meshes: Vec<Cow<'_, ExportMesh>> = match scene {
-        Cow::Borrowed(s) => s
-            .meshes
-            .iter()
-            .filter(|m| m.lod == 0)
-            .map(Cow::Borrowed)
-            .collect(),
-        Cow::Owned(s) => s
-            .meshes
-            .into_iter()
-            .filter(|m| m.lod == 0)
-            .map(Cow::Owned)
-            .collect(),
+    let (meshes, rigging): (Vec<Cow<'_, ExportMesh>>, _) = match scene {
+        Cow::Borrowed(s) => (
+            s.meshes
+                .iter()
+                .filter(|m| m.lod == 0)
+                .map(Cow::Borrowed)
+                .collect(),
+            s.skeleton
+                .as_ref()
+                .map(|k| (Cow::Borrowed(k), Cow::Borrowed(s.animations.as_slice()))),
+        ),
+        Cow::Owned(s) => {
+            let animations = Cow::Owned(s.animations);
+            (
+                s.meshes
+                    .into_iter()
+                    .filter(|m| m.lod == 0)
+                    .map(Cow::Owned)
+                    .collect(),
+                s.skeleton.map(|k| (Cow::Owned(k), animations)),
+            )
+        }
     };
     if meshes.is_empty() {
         return Err(Error::new(
@@ -138,6 +154,19 @@ fn skeleton(
     let prefab_id = ids.next();
     let mut node_ids = Vec::new();
     let mut built = Vec::new();
+    // The armature (its node the prefab's first, so that it is imported before the
+    // meshes that name it) and the animations.
+    let (rig, animation_ids) = match &rigging {
+        Some((skeleton, animations)) => {
+            let rig = rig::armature(skeleton, "Armature", &mut ids, &mut resources);
+            node_ids.push(rig.node.clone());
+            let animation_ids = rig::animations(animations, &rig, &mut ids, &mut resources);
+            (Some(rig), animation_ids)
+        }
+        None => (None, Vec::new()),
+    };
+    drop(rigging);
+    let mut skin_buffers = Vec::new();
     for (k, m) in meshes.into_iter().enumerate() {
         let mesh_name = if m.name.is_empty() {
             format!("Mesh {k}")
@@ -156,29 +185,59 @@ fn skeleton(
                 "referenced_resources": [instance],
             }),
         );
-        resources.insert(
-            instance,
-            json!({
-                "type": "stf.instance.mesh",
-                "name": "",
-                "mesh": 0,
-                "referenced_resources": [mesh],
-            }),
-        );
-        resources.insert(mesh.clone(), json!({"type": "stf.mesh", "name": mesh_name}));
+        let mut narrow = build(m, mesh.clone(), mesh_name.clone())?;
+        let mut resource = Map::new();
+        resource.insert("type".into(), json!("stf.mesh"));
+        resource.insert("name".into(), json!(mesh_name));
+        let mut instance_json = json!({
+            "type": "stf.instance.mesh",
+            "name": "",
+            "mesh": 0,
+            "referenced_resources": [mesh],
+        });
+        // Buffers written before the mesh's own properties: its skin and sharp faces.
+        let mut slots = Vec::new();
+        if let (Some(rig), Some(skin)) = (&rig, narrow.take_skin()) {
+            let keys = rig::skin(rig, &skin, &mut ids, &mut skin_buffers, &mut slots);
+            resource.extend(keys);
+            if let Some(o) = instance_json.as_object_mut() {
+                o.insert("armature_instance".into(), json!(1));
+                o.insert("referenced_resources".into(), json!([mesh, rig.node]));
+            }
+        }
+        if let Some(bytes) = narrow.take_sharp_faces() {
+            let id = ids.next();
+            resource.insert("sharp_face_indices".into(), json!(slots.len()));
+            slots.push(id.clone());
+            skin_buffers.push((id, bytes));
+        }
+        if !slots.is_empty() {
+            resource.insert("referenced_buffers".into(), json!(slots));
+        }
+        resources.insert(instance, instance_json);
+        resources.insert(mesh, Value::Object(resource));
         node_ids.push(node);
-        built.push(build(m, mesh, mesh_name)?);
+        built.push(narrow);
     }
+    let nodes = node_ids.len();
+    let animations = (nodes..nodes + animation_ids.len()).collect::<Vec<_>>();
+    node_ids.extend(animation_ids);
     resources.insert(
         prefab_id.clone(),
         json!({
             "type": "stf.prefab",
             "name": asset,
-            "root_nodes": (0..node_ids.len()).collect::<Vec<_>>(),
-            "animations": [],
+            "root_nodes": (0..nodes).collect::<Vec<_>>(),
+            "animations": animations,
             "referenced_resources": node_ids,
         }),
     );
+    let mut table = Map::new();
+    let mut buffers = Vec::with_capacity(skin_buffers.len());
+    for (k, (id, bytes)) in skin_buffers.into_iter().enumerate() {
+        table.insert(id, json!({"type": "stf.buffer.included", "index": k}));
+        buffers.push(bytes);
+    }
     let doc = json!({
         "stf": {
             "version": DOCUMENT_VERSION,
@@ -190,12 +249,13 @@ fn skeleton(
             "metric_multiplier": 1,
         },
         "resources": resources,
-        "buffers": {},
+        "buffers": table,
     });
     let json = serde_json::to_vec(&doc)
         .map_err(|e| Error::new("STF", ErrorKind::Inconsistent(e.to_string())))?;
     let skeleton = StfContainer {
         json: json.into(),
+        buffers,
         ..StfContainer::default()
     };
     Ok((skeleton, built))

@@ -26,6 +26,17 @@ fn fitting_width(width: u64, max: u64) -> u64 {
         need
     }
 }
+/// The `indices_width` a mesh is written with (of `blendshapes` blendshapes): its own,
+/// or the smallest of 1, 2, 4, 8 bytes that holds every index.
+pub(crate) fn indices_width(m: &dyn MeshSource, blendshapes: usize) -> u64 {
+    let index_props = [Prop::FaceCorners, Prop::Splits, Prop::Tris, Prop::Faces]
+        .into_iter()
+        .chain((0..blendshapes).map(Prop::BlendIndices))
+        .chain((0..blendshapes).map(Prop::BlendSplitIndices));
+    let max_index = index_props.map(|p| m.max(p)).max().unwrap_or(0);
+    fitting_width(m.indices_width(), max_index)
+}
+
 /// Writes one mesh resource.
 pub(super) struct MeshWriter<'a> {
     pub(super) c: &'a StfContainer,
@@ -134,12 +145,7 @@ impl MeshWriter<'_> {
             return Err(bad(format!("mesh {}: float_width {fw}: 4 or 8", m.id())));
         }
         let blendshapes = m.blendshapes();
-        let index_props = [Prop::FaceCorners, Prop::Splits, Prop::Tris, Prop::Faces]
-            .into_iter()
-            .chain((0..blendshapes.len()).map(Prop::BlendIndices))
-            .chain((0..blendshapes.len()).map(Prop::BlendSplitIndices));
-        let max_index = index_props.map(|p| m.max(p)).max().unwrap_or(0);
-        let iw = fitting_width(m.indices_width(), max_index);
+        let iw = indices_width(m, blendshapes.len());
         let old = self.old;
         let mut r = old.clone();
         let set = |r: &mut Map<String, Value>, k: &str, v: Value| {

@@ -40,6 +40,7 @@ mod ids;
 mod mesh;
 
 pub(crate) use ids::{fnv, IdSource};
+pub(crate) use mesh::indices_width;
 use mesh::MeshWriter;
 
 use super::model::source::MeshSource;
