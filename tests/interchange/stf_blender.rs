@@ -8,9 +8,16 @@
 //!
 //! Needs a Python with PyPI's `bpy==4.5.15` (`MESHCODEC_BPY_PYTHON`) and a folder holding
 //! the add-ons `stf_blender` (emperorofmars/stf_blender at 7b60a6a) and `slot_link`
-//! (emperorofmars/blender_slot_link at abd80ac), `MESHCODEC_STF_ADDONS`; `.ci/run`
-//! installs both. Without them the test says it is skipped, except under `CI=true`, where
-//! it fails.
+//! (emperorofmars/blender_slot_link at abd80ac), `MESHCODEC_STF_ADDONS`. The add-ons are
+//! published on GitHub only, which CI cannot reach (it reaches the package registries),
+//! so the test is marked `#[ignore]` and run by hand (docs/stf-write.md says how):
+//!
+//! ```text
+//! MESHCODEC_BPY_PYTHON=… MESHCODEC_STF_ADDONS=… cargo test --test interchange stf_blender -- --ignored
+//! ```
+//!
+//! Run so, it fails when either is missing. CI keeps the stdlib check of the same files'
+//! structure (`tests/stf_blender_check.py`).
 
 use crate::common;
 
@@ -20,8 +27,8 @@ use std::process::Command;
 use meshcodec::scene::{ExportMesh, Joint, Primitive, Scene, Skeleton, UpAxis};
 use meshcodec::{open, ExportOptions, Limits, MeshFile};
 
-/// The Python with `bpy` and the add-ons' folder, or `None` (skipped) outside CI.
-fn client() -> Option<(PathBuf, PathBuf)> {
+/// The Python with `bpy` and the add-ons' folder (the test fails without them).
+fn client() -> (PathBuf, PathBuf) {
     let python = std::env::var_os("MESHCODEC_BPY_PYTHON").map(PathBuf::from);
     let addons = std::env::var_os("MESHCODEC_STF_ADDONS").map(PathBuf::from);
     if let (Some(python), Some(addons)) = (python, addons) {
@@ -31,17 +38,13 @@ fn client() -> Option<(PathBuf, PathBuf)> {
             .is_ok_and(|o| o.status.success());
         let found = addons.join("stf_blender").is_dir() && addons.join("slot_link").is_dir();
         if bpy && found {
-            return Some((python, addons));
+            return (python, addons);
         }
     }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !ci,
-        "CI=true but MESHCODEC_BPY_PYTHON (a Python with bpy 4.5) or MESHCODEC_STF_ADDONS \
-         (stf_blender and slot_link) is missing"
+    panic!(
+        "MESHCODEC_BPY_PYTHON (a Python with bpy 4.5) or MESHCODEC_STF_ADDONS (a folder \
+         with stf_blender and slot_link) is missing"
     );
-    eprintln!("SKIPPED: no bpy / stf_blender (set MESHCODEC_BPY_PYTHON and MESHCODEC_STF_ADDONS)");
-    None
 }
 
 /// The files: fixtures always, corpus files when the corpus is there.
@@ -118,10 +121,9 @@ fn posed_scene() -> Scene {
 }
 
 #[test]
+#[ignore = "needs bpy 4.5 and the stf_blender add-on (GitHub only): see the module docs"]
 fn stf_blender_imports_armatures_skins_animations_and_flat_hulls() {
-    let Some((python, addons)) = client() else {
-        return;
-    };
+    let (python, addons) = client();
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits::default();
     let mut manifest = Vec::new();
