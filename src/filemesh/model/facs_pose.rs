@@ -59,7 +59,10 @@ fn apply(m: &Mat4, p: [f64; 3]) -> [f64; 3] {
 impl Mesh {
     /// Every vertex's position with the face bones posed by FACS control `weights`
     /// (names as [`FacsRig::evaluate`] takes them: `("c_JD", 1.0)` opens the jaw),
-    /// in model units; see the [module docs](self) for the rule.
+    /// in model units. A bone keeps its frame relative to its parent and then takes
+    /// its own transform (identity for a bone FACS does not drive), as a Roblox `Bone`
+    /// does; each vertex moves by the sum of its bones' moves weighted by its skinning
+    /// weights (linear blend skinning); an unskinned vertex stays.
     ///
     /// Errors: the mesh has no FACS data, or [`FacsRig::evaluate`]'s errors (an unknown
     /// control name, a NaN weight, a rig of the wrong shape).
