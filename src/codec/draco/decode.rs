@@ -11,6 +11,7 @@ use draco_core::{
 
 use super::header::{read_header, Counts};
 use super::normals::{canonicalize_normals, tail};
+use super::survey::decode_in_place;
 use super::{
     invalid, limit_exceeded, CONTEXT, FACE_BYTES, UID_COLOR, UID_NORMAL, UID_POSITION, UID_TANGENT,
     UID_UV, VERTEX_BYTES,
@@ -88,6 +89,11 @@ pub fn decode<'a>(
     limits: &Limits,
 ) -> Result<(Vec<Vertex>, Vec<Face>)> {
     let bitstream = bitstream.into();
+    // A stream shaped as Roblox writes them: decoded straight into the arrays.
+    if let Some((mut vertices, faces)) = decode_in_place(&bitstream, limits) {
+        canonicalize_normals(tail(&bitstream), &mut vertices);
+        return Ok((vertices, faces));
+    }
     let (mesh, num_points) = decode_mesh(&bitstream, limits)?;
     // Of a bitstream given away, only its end (the normal's parameters) outlives this.
     let tail = match bitstream {
