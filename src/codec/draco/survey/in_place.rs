@@ -279,28 +279,36 @@ pub(in crate::codec::draco) fn decode(
     if arrays > (bitstream.len() as u64).saturating_mul(8) {
         return None;
     }
-    let mut indices = Vec::with_capacity(num_faces.checked_mul(3)?);
+    let mut faces = Faces {
+        faces: Vec::with_capacity(num_faces),
+        next: [0; 3],
+        filled: 0,
+    };
     connectivity(
         &mut buffer,
         &mut budget,
         num_faces,
         num_points,
         limits,
-        Some(&mut indices),
+        Some(&mut faces),
     )?;
-    let faces: Vec<Face> = indices
-        .as_chunks::<3>()
-        .0
-        .iter()
-        .map(|&indices| Face { indices })
-        .collect();
-    drop(indices);
+    let faces = faces.faces;
 
     let attributes = descriptions(&mut buffer, &mut budget, num_points, limits)?;
     // Zeroed pages from the allocator: each field is written once, by its attribute.
     let mut vertices: Vec<Vertex> = bytemuck::zeroed_vec(num_points);
     let mut corrections: Vec<i32> = Vec::new();
     let mut quantized = Vec::new();
+    // With one quantized attribute (Roblox's normals), its parameters are the stream's
+    // last bytes: read ahead, they dequantize its values as they are rebuilt. (Read
+    // again in order below, they must be the same bytes.)
+    let mut quantizing = attributes.iter().filter(|a| a.decoder == 2);
+    let ahead = match (quantizing.next(), quantizing.next()) {
+        (Some(a), None) => {
+            parameters_at_end(bitstream, usize::from(a.components)).map(|p| (a.uid, p))
+        }
+        _ => None,
+    };
     for a in &attributes {
         let components = usize::from(a.components);
         match a.decoder {
@@ -312,6 +320,7 @@ pub(in crate::codec::draco) fn decode(
             }
             1 if (1..=6).contains(&a.data_type) => {
                 corrections.clear();
+                corrections.reserve(num_points.saturating_mul(components));
                 let wrap = integer_values(
                     &mut buffer,
                     &mut budget,
@@ -334,6 +343,7 @@ pub(in crate::codec::draco) fn decode(
             }
             2 if a.data_type == DT_FLOAT32 => {
                 corrections.clear();
+                corrections.reserve(num_points.saturating_mul(components));
                 let wrap = integer_values(
                     &mut buffer,
                     &mut budget,
@@ -342,19 +352,47 @@ pub(in crate::codec::draco) fn decode(
                     None,
                     Some(&mut corrections),
                 )?;
-                // The integers, held in the floats' bits until dequantized below.
-                let bits = |v: [i32; 3]| v.map(|x| f32::from_bits(x as u32));
-                match a.uid {
-                    UID_POSITION => rebuild(&corrections, wrap, &mut vertices, |v, x| {
-                        v.position = bits(x);
-                    }),
-                    UID_NORMAL => rebuild(&corrections, wrap, &mut vertices, |v, x| {
-                        v.normal = bits(x);
-                    }),
-                    UID_UV => rebuild(&corrections, wrap, &mut vertices, |v, x: [i32; 2]| {
-                        v.uv = x.map(|x| f32::from_bits(x as u32));
-                    }),
-                    _ => {}
+                match ahead {
+                    Some((uid, p)) if uid == a.uid => {
+                        let dq = |x: [i32; 3]| {
+                            let mut out = [0f32; 3];
+                            for ((o, x), m) in out.iter_mut().zip(x).zip(p.min) {
+                                *o = x as f32 * p.delta + m;
+                            }
+                            out
+                        };
+                        match a.uid {
+                            UID_POSITION => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.position = dq(x);
+                            }),
+                            UID_NORMAL => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.normal = dq(x);
+                            }),
+                            UID_UV => rebuild(&corrections, wrap, &mut vertices, |v, [x, y]| {
+                                let [u, w, _] = dq([x, y, 0]);
+                                v.uv = [u, w];
+                            }),
+                            _ => {}
+                        }
+                    }
+                    _ => {
+                        // The integers, held in the floats' bits until dequantized below.
+                        let bits = |v: [i32; 3]| v.map(|x| f32::from_bits(x as u32));
+                        match a.uid {
+                            UID_POSITION => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.position = bits(x);
+                            }),
+                            UID_NORMAL => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.normal = bits(x);
+                            }),
+                            UID_UV => {
+                                rebuild(&corrections, wrap, &mut vertices, |v, x: [i32; 2]| {
+                                    v.uv = x.map(|x| f32::from_bits(x as u32));
+                                })
+                            }
+                            _ => {}
+                        }
+                    }
                 }
                 quantized.push((a.uid, components));
             }
@@ -377,6 +415,15 @@ pub(in crate::codec::draco) fn decode(
             return None;
         }
         let delta = range / ((1u32 << bits) - 1) as i32 as f32;
+        if let Some((ahead_uid, p)) = ahead {
+            // Dequantized already, with the same bytes (the stream ends with them).
+            let same = p.min.map(f32::to_bits) == min.map(f32::to_bits)
+                && p.delta.to_bits() == delta.to_bits();
+            if ahead_uid != uid || !same {
+                return None;
+            }
+            continue;
+        }
         let dequantize = |values: &mut [f32]| {
             for (x, m) in values.iter_mut().zip(min) {
                 *x = (x.to_bits() as i32) as f32 * delta + m;
@@ -396,6 +443,35 @@ pub(in crate::codec::draco) fn decode(
         return None;
     }
     Some((vertices, faces))
+}
+
+/// A quantized attribute's dequantization: each component's minimum (3 at most), and
+/// the step.
+#[derive(Clone, Copy)]
+struct Dequantization {
+    min: [f32; 3],
+    delta: f32,
+}
+
+/// The quantization parameters of an attribute of `components` components, if they are
+/// the last bytes of the stream (its minima, range and bits), and valid.
+fn parameters_at_end(bitstream: &[u8], components: usize) -> Option<Dequantization> {
+    let len = 4 * components + 5;
+    let tail = bitstream.get(bitstream.len().checked_sub(len)?..)?;
+    let (floats, rest) = tail.as_chunks::<4>();
+    let mut min = [0f32; 3];
+    for (m, f) in min.iter_mut().zip(floats.get(..components)?) {
+        *m = f32::from_le_bytes(*f);
+    }
+    let range = f32::from_le_bytes(*floats.get(components)?);
+    let bits = u32::from(*rest.first()?);
+    if !(1..=30).contains(&bits) || components > 3 {
+        return None;
+    }
+    Some(Dequantization {
+        min,
+        delta: range / ((1u32 << bits) - 1) as i32 as f32,
+    })
 }
 
 /// An attribute's raw values (one a point, in point order) into its field, for the five
@@ -491,6 +567,27 @@ fn always_finite(min: &[f32], delta: f32) -> bool {
             .all(|m| m.is_finite() && largest + f64::from(m.abs()) < f64::from(f32::MAX) / 2.0)
 }
 
+/// Face indices as they come, three to a face.
+struct Faces {
+    faces: Vec<Face>,
+    next: [u32; 3],
+    filled: usize,
+}
+
+impl Faces {
+    #[inline(always)]
+    fn push(&mut self, index: u32) {
+        if let Some(slot) = self.next.get_mut(self.filled) {
+            *slot = index;
+        }
+        self.filled += 1;
+        if self.filled == 3 {
+            self.faces.push(Face { indices: self.next });
+            self.filled = 0;
+        }
+    }
+}
+
 /// The face indices, checked as `draco-core`'s sequential connectivity decoder checks
 /// them, and appended to `indices` if given (held nowhere otherwise).
 fn connectivity(
@@ -499,7 +596,7 @@ fn connectivity(
     num_faces: usize,
     num_points: usize,
     limits: &Limits,
-    mut indices: Option<&mut Vec<u32>>,
+    mut indices: Option<&mut Faces>,
 ) -> Option<()> {
     let num_indices = num_faces.checked_mul(3)?;
     let names_a_point = |index: u64| index < num_points as u64;
@@ -571,7 +668,7 @@ fn fixed_width_indices<const W: usize>(
     buffer: &mut DecoderBuffer<'_>,
     num_indices: usize,
     num_points: usize,
-    out: Option<&mut Vec<u32>>,
+    out: Option<&mut Faces>,
 ) -> Option<()> {
     let bytes = buffer.decode_slice(num_indices.checked_mul(W)?).ok()?;
     let (indices, _) = bytes.as_chunks::<W>();
@@ -587,7 +684,9 @@ fn fixed_width_indices<const W: usize>(
         .all(|index| value(index) < num_points as u64)
         .then_some(())?;
     if let Some(out) = out {
-        out.extend(indices.iter().map(|index| value(index) as u32));
+        for index in indices {
+            out.push(value(index) as u32);
+        }
     }
     Some(())
 }
