@@ -1,5 +1,6 @@
 //! [`survey`] without `draco-core`'s mesh: a Roblox-shaped Draco stream
-//! walked where it lies, for `info` and `verify`.
+//! walked where it lies, for `info` and `verify`; and the same walk writing the values
+//! straight into the vertices and faces, for [`decode`] (`decode` here).
 //!
 //! Checking a bitstream means decoding it, and `draco-core`'s decoder builds the whole
 //! mesh (40 bytes a point, 12 a face: 80 MB for the 58 MB bench file) beside the file.
