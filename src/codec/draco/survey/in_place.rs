@@ -894,7 +894,7 @@ fn integer_values(
                     zigzag(u32::from_le_bytes(word))
                 })
             };
-            if let Some(out) = corrections.as_deref_mut() {
+            if let Some(out) = corrections {
                 out.extend(values());
             }
             rebuild(&mut values());
