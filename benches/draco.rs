@@ -10,7 +10,9 @@
 //!
 //! - `meshcodec decode`: [`draco::decode`], bitstream → `Vec<Vertex>` + `Vec<Face>`;
 //! - `draco-core decode`: `draco_core::MeshDecoder` alone, into a `draco_core::Mesh`
-//!   (what [`draco::decode`] adds on top is copying out the attributes and the checks);
+//!   ([`draco::decode`] walks a Roblox-shaped stream itself, with the same checks, and
+//!   writes the values straight into the vertices and faces: no mesh, nothing copied
+//!   out of one);
 //! - `meshcodec encode`: [`draco::encode`];
 //! - `draco_decoder (C++, process)`: the reference `draco_decoder` binary run on the
 //!   bitstream in a temporary `.drc` file, writing a PLY (`MESHCODEC_DRACO_DECODER`

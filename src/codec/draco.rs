@@ -31,8 +31,10 @@
 //! `draco-core`'s own [`DecodeLimits`], and checked again afterwards.
 //!
 //! The rooms, by stage: [`read_header`] reads the fixed header (`header.rs`); [`decode`]
-//! runs `draco-core`'s decoder and copies the five attributes out (`decode.rs`), with the
-//! normals made canonical (`normals.rs`); [`encode`] builds `draco-core`'s mesh and runs
+//! decodes a stream shaped as Roblox writes them straight into the vertices and faces
+//! (the walk of `survey/in_place.rs`), and runs `draco-core`'s decoder on any other and
+//! copies the five attributes out (`decode.rs`), with the normals made canonical
+//! (`normals.rs`); [`encode`] builds `draco-core`'s mesh and runs
 //! its encoder with Roblox's settings (`encode.rs`); [`survey`] answers `info` and
 //! `verify` without keeping the values (`survey.rs`, and `survey/in_place.rs`, the walk of
 //! a Roblox stream where it lies); [`decode_attributes`] decodes any Draco mesh for glTF

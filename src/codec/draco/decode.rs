@@ -1,6 +1,9 @@
-//! [`decode`]: `draco-core`'s decoder run within the caller's limits, and the five
-//! attributes of a Roblox core mesh found by unique id and copied out into [`Vertex`]
-//! records (following Draco's point → value mapping), with the faces.
+//! [`decode`]: a stream shaped as Roblox writes them decoded straight into [`Vertex`]
+//! records and faces by the in-place walk (`survey/in_place.rs`, the same checks as
+//! `draco-core`'s, so the same verdict; nothing is copied out of a decoded mesh); any
+//! other stream, and any that walk finds wrong, through `draco-core`'s decoder run within
+//! the caller's limits, the five attributes of a Roblox core mesh found by unique id and
+//! copied out (following Draco's point → value mapping), with the faces.
 
 use std::borrow::Cow;
 
@@ -11,6 +14,7 @@ use draco_core::{
 
 use super::header::{read_header, Counts};
 use super::normals::{canonicalize_normals, tail};
+use super::survey::decode_in_place;
 use super::{
     invalid, limit_exceeded, CONTEXT, FACE_BYTES, UID_COLOR, UID_NORMAL, UID_POSITION, UID_TANGENT,
     UID_UV, VERTEX_BYTES,
@@ -77,10 +81,12 @@ fn from_draco(err: &draco_core::DracoError, limits: &Limits) -> Error {
 /// the decoder refuses, a missing attribute or one of the wrong layout). Offsets are
 /// relative to the start of `bitstream`.
 ///
-/// The bitstream is borrowed (`&[u8]`, `&Vec<u8>`) or given away (`Vec<u8>`). One given
-/// away is dropped as soon as Draco's decoder has read it, before the vertices and faces
-/// are copied out of the decoder's mesh, so the bitstream, that mesh and the arrays are
-/// never held at once.
+/// The bitstream is borrowed (`&[u8]`, `&Vec<u8>`) or given away (`Vec<u8>`). A stream
+/// shaped as Roblox writes them is decoded straight into the arrays (no mesh of
+/// `draco-core`'s between), so at most the bitstream, the arrays and one attribute's
+/// corrections are held. Through `draco-core`, one given away is dropped as soon as its
+/// decoder has read it, before the vertices and faces are copied out of the decoder's
+/// mesh, so the bitstream, that mesh and the arrays are never held at once.
 ///
 /// [`encode`]: super::encode()
 pub fn decode<'a>(
@@ -88,6 +94,11 @@ pub fn decode<'a>(
     limits: &Limits,
 ) -> Result<(Vec<Vertex>, Vec<Face>)> {
     let bitstream = bitstream.into();
+    // A stream shaped as Roblox writes them: decoded straight into the arrays.
+    if let Some((mut vertices, faces)) = decode_in_place(&bitstream, limits) {
+        canonicalize_normals(tail(&bitstream), &mut vertices);
+        return Ok((vertices, faces));
+    }
     let (mesh, num_points) = decode_mesh(&bitstream, limits)?;
     // Of a bitstream given away, only its end (the normal's parameters) outlives this.
     let tail = match bitstream {

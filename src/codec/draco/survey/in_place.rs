@@ -1,5 +1,6 @@
 //! [`survey`] without `draco-core`'s mesh: a Roblox-shaped Draco stream
-//! walked where it lies, for `info` and `verify`.
+//! walked where it lies, for `info` and `verify`; and the same walk writing the values
+//! straight into the vertices and faces, for [`decode`] (`decode` here).
 //!
 //! Checking a bitstream means decoding it, and `draco-core`'s decoder builds the whole
 //! mesh (40 bytes a point, 12 a face: 80 MB for the 58 MB bench file) beside the file.
@@ -42,9 +43,11 @@ use draco_core::DecoderBuffer;
 use super::Survey;
 use crate::codec::draco::decode::draco_limits;
 use crate::codec::draco::header::read_header;
-use crate::codec::draco::{FACE_BYTES, UID_NORMAL, UID_POSITION, UID_UV};
+use crate::codec::draco::{
+    FACE_BYTES, UID_COLOR, UID_NORMAL, UID_POSITION, UID_TANGENT, UID_UV, VERTEX_BYTES,
+};
 use crate::error::Limits;
-use crate::filemesh::raw::records::NonFiniteCounts;
+use crate::filemesh::raw::records::{Face, NonFiniteCounts, Vertex};
 
 /// Symbols decoded at a time.
 const PIECE: usize = 1 << 16;
@@ -111,8 +114,13 @@ struct Quantized {
     delta: f32,
 }
 
-/// The survey of a bitstream, or `None` where `draco-core` must decide.
-pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
+/// The stream's header and counts read as `draco-core` reads them, for a stream shaped as
+/// Roblox writes them: the buffer after the counts, the budget, and the face and point
+/// counts.
+fn open<'a>(
+    bitstream: &'a [u8],
+    limits: &Limits,
+) -> Option<(DecoderBuffer<'a>, Budget, usize, usize)> {
     let header = read_header(bitstream).ok()?;
     let counts = header.counts?;
     if (header.major, header.minor) != (2, 2) || header.flags != 0 || header.method != 0 {
@@ -132,12 +140,25 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
     {
         return None;
     }
-    let mut budget = Budget {
+    let budget = Budget {
         stream_len: bitstream.len(),
         admitted_values: 0,
         spent: 0,
     };
-    connectivity(&mut buffer, &mut budget, num_faces, num_points, limits)?;
+    Some((buffer, budget, num_faces, num_points))
+}
+
+/// The survey of a bitstream, or `None` where `draco-core` must decide.
+pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
+    let (mut buffer, mut budget, num_faces, num_points) = open(bitstream, limits)?;
+    connectivity(
+        &mut buffer,
+        &mut budget,
+        num_faces,
+        num_points,
+        limits,
+        None,
+    )?;
 
     let attributes = descriptions(&mut buffer, &mut budget, num_points, limits)?;
     let mut non_finite = NonFiniteCounts::default();
@@ -155,11 +176,12 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
             }
             // Integer values (int8 … uint32: what draco-core stores them as).
             1 if (1..=6).contains(&a.data_type) => {
-                integer_values(&mut buffer, &mut budget, num_points, components, None)?;
+                integer_values(&mut buffer, &mut budget, num_points, components, None, None)?;
             }
             2 if a.data_type == DT_FLOAT32 => {
                 let start = buffer.position();
-                let wrap = integer_values(&mut buffer, &mut budget, num_points, components, None)?;
+                let wrap =
+                    integer_values(&mut buffer, &mut budget, num_points, components, None, None)?;
                 quantized.push(Quantized {
                     uid: a.uid,
                     components,
@@ -221,6 +243,7 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
                 num_points,
                 q.components,
                 Some((q.wrap, &mut count_point)),
+                None,
             )?;
             count
         };
@@ -231,6 +254,285 @@ pub(super) fn survey(bitstream: &[u8], limits: &Limits) -> Option<Survey> {
         faces: num_faces,
         non_finite,
     })
+}
+
+/// [`decode`] of a stream shaped as Roblox writes them, walked as [`survey`] walks it
+/// (the same checks, so the same verdict) with the values written straight into the
+/// vertices and faces instead of into `draco-core`'s mesh and then copied: raw values
+/// (positions, texture coordinates) go from the stream to their field, integer and
+/// quantized values are rebuilt from their corrections into their field (a quantized
+/// value's integer held in its `f32`'s bits until the parameters after the last
+/// attribute dequantize it, as `draco-core` does: `q · delta + min`). `None` where
+/// `draco-core` must decide, and where the arrays would be more than 8 times the
+/// stream (only what the stream backs is allocated ahead; `draco-core` then decides
+/// with its own budget). The normals are left as dequantized (the caller makes them
+/// canonical).
+///
+/// [`decode`]: crate::codec::draco::decode()
+pub(in crate::codec::draco) fn decode(
+    bitstream: &[u8],
+    limits: &Limits,
+) -> Option<(Vec<Vertex>, Vec<Face>)> {
+    let (mut buffer, mut budget, num_faces, num_points) = open(bitstream, limits)?;
+    let arrays = (num_points as u64)
+        .checked_mul(VERTEX_BYTES)?
+        .checked_add((num_faces as u64).checked_mul(FACE_BYTES)?)?;
+    if arrays > (bitstream.len() as u64).saturating_mul(8) {
+        return None;
+    }
+    let mut faces = Faces {
+        faces: Vec::with_capacity(num_faces),
+        next: [0; 3],
+        filled: 0,
+    };
+    connectivity(
+        &mut buffer,
+        &mut budget,
+        num_faces,
+        num_points,
+        limits,
+        Some(&mut faces),
+    )?;
+    let faces = faces.faces;
+
+    let attributes = descriptions(&mut buffer, &mut budget, num_points, limits)?;
+    // Zeroed pages from the allocator: each field is written once, by its attribute.
+    let mut vertices: Vec<Vertex> = bytemuck::zeroed_vec(num_points);
+    let mut corrections: Vec<i32> = Vec::new();
+    let mut quantized = Vec::new();
+    // With one quantized attribute (Roblox's normals), its parameters are the stream's
+    // last bytes: read ahead, they dequantize its values as they are rebuilt. (Read
+    // again in order below, they must be the same bytes.)
+    let mut quantizing = attributes.iter().filter(|a| a.decoder == 2);
+    let ahead = match (quantizing.next(), quantizing.next()) {
+        (Some(a), None) => {
+            parameters_at_end(bitstream, usize::from(a.components)).map(|p| (a.uid, p))
+        }
+        _ => None,
+    };
+    for a in &attributes {
+        let components = usize::from(a.components);
+        match a.decoder {
+            0 => {
+                let width = data_type_width(a.data_type)?;
+                let len = num_points.checked_mul(components)?.checked_mul(width)?;
+                let bytes = buffer.decode_slice(len).ok()?;
+                raw_values(&mut vertices, a.uid, bytes);
+            }
+            1 if (1..=6).contains(&a.data_type) => {
+                corrections.clear();
+                corrections.reserve(num_points.saturating_mul(components));
+                let wrap = integer_values(
+                    &mut buffer,
+                    &mut budget,
+                    num_points,
+                    components,
+                    None,
+                    Some(&mut corrections),
+                )?;
+                // The layouts make these uint8 × 4: `draco-core` stores each as `as u8`.
+                let byte = |v: [i32; 4]| v.map(|x| x as u8);
+                match a.uid {
+                    UID_TANGENT => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                        v.tangent = byte(x);
+                    }),
+                    UID_COLOR => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                        v.color = byte(x);
+                    }),
+                    _ => {}
+                }
+            }
+            2 if a.data_type == DT_FLOAT32 => {
+                corrections.clear();
+                corrections.reserve(num_points.saturating_mul(components));
+                let wrap = integer_values(
+                    &mut buffer,
+                    &mut budget,
+                    num_points,
+                    components,
+                    None,
+                    Some(&mut corrections),
+                )?;
+                match ahead {
+                    Some((uid, p)) if uid == a.uid => {
+                        let dq = |x: [i32; 3]| {
+                            let mut out = [0f32; 3];
+                            for ((o, x), m) in out.iter_mut().zip(x).zip(p.min) {
+                                *o = x as f32 * p.delta + m;
+                            }
+                            out
+                        };
+                        match a.uid {
+                            UID_POSITION => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.position = dq(x);
+                            }),
+                            UID_NORMAL => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.normal = dq(x);
+                            }),
+                            UID_UV => rebuild(&corrections, wrap, &mut vertices, |v, [x, y]| {
+                                let [u, w, _] = dq([x, y, 0]);
+                                v.uv = [u, w];
+                            }),
+                            _ => {}
+                        }
+                    }
+                    _ => {
+                        // The integers, held in the floats' bits until dequantized below.
+                        let bits = |v: [i32; 3]| v.map(|x| f32::from_bits(x as u32));
+                        match a.uid {
+                            UID_POSITION => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.position = bits(x);
+                            }),
+                            UID_NORMAL => rebuild(&corrections, wrap, &mut vertices, |v, x| {
+                                v.normal = bits(x);
+                            }),
+                            UID_UV => {
+                                rebuild(&corrections, wrap, &mut vertices, |v, x: [i32; 2]| {
+                                    v.uv = x.map(|x| f32::from_bits(x as u32));
+                                })
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                quantized.push((a.uid, components));
+            }
+            _ => return None,
+        }
+    }
+    drop(corrections);
+    // The quantization parameters follow every attribute's values, in attribute order.
+    for &(uid, components) in &quantized {
+        let mut min = [0f32; 3];
+        for c in 0..components {
+            let m = buffer.decode::<f32>().ok()?;
+            if let Some(slot) = min.get_mut(c) {
+                *slot = m;
+            }
+        }
+        let range = buffer.decode::<f32>().ok()?;
+        let bits = buffer.decode_u8().ok()?;
+        if !(1..=30).contains(&bits) {
+            return None;
+        }
+        let delta = range / ((1u32 << bits) - 1) as i32 as f32;
+        if let Some((ahead_uid, p)) = ahead {
+            // Dequantized already, with the same bytes (the stream ends with them).
+            let same = p.min.map(f32::to_bits) == min.map(f32::to_bits)
+                && p.delta.to_bits() == delta.to_bits();
+            if ahead_uid != uid || !same {
+                return None;
+            }
+            continue;
+        }
+        let dequantize = |values: &mut [f32]| {
+            for (x, m) in values.iter_mut().zip(min) {
+                *x = (x.to_bits() as i32) as f32 * delta + m;
+            }
+        };
+        match uid {
+            UID_POSITION => vertices
+                .iter_mut()
+                .for_each(|v| dequantize(&mut v.position)),
+            UID_NORMAL => vertices.iter_mut().for_each(|v| dequantize(&mut v.normal)),
+            UID_UV => vertices.iter_mut().for_each(|v| dequantize(&mut v.uv)),
+            _ => {}
+        }
+    }
+    // `decode` refuses bytes after the mesh.
+    if buffer.position() != bitstream.len() {
+        return None;
+    }
+    Some((vertices, faces))
+}
+
+/// A quantized attribute's dequantization: each component's minimum (3 at most), and
+/// the step.
+#[derive(Clone, Copy)]
+struct Dequantization {
+    min: [f32; 3],
+    delta: f32,
+}
+
+/// The quantization parameters of an attribute of `components` components, if they are
+/// the last bytes of the stream (its minima, range and bits), and valid.
+fn parameters_at_end(bitstream: &[u8], components: usize) -> Option<Dequantization> {
+    let len = 4 * components + 5;
+    let tail = bitstream.get(bitstream.len().checked_sub(len)?..)?;
+    let (floats, rest) = tail.as_chunks::<4>();
+    let mut min = [0f32; 3];
+    for (m, f) in min.iter_mut().zip(floats.get(..components)?) {
+        *m = f32::from_le_bytes(*f);
+    }
+    let range = f32::from_le_bytes(*floats.get(components)?);
+    let bits = u32::from(*rest.first()?);
+    if !(1..=30).contains(&bits) || components > 3 {
+        return None;
+    }
+    Some(Dequantization {
+        min,
+        delta: range / ((1u32 << bits) - 1) as i32 as f32,
+    })
+}
+
+/// An attribute's raw values (one a point, in point order) into its field, for the five
+/// attributes (whose layouts [`descriptions`] checked); others are skipped.
+fn raw_values(vertices: &mut [Vertex], uid: u32, bytes: &[u8]) {
+    fn each<const B: usize>(
+        vertices: &mut [Vertex],
+        bytes: &[u8],
+        set: impl Fn(&mut Vertex, &[u8; B]),
+    ) {
+        for (v, b) in vertices.iter_mut().zip(bytes.as_chunks::<B>().0) {
+            set(v, b);
+        }
+    }
+    let floats = |b: &[u8; 12]| {
+        let (f, _) = b.as_chunks::<4>();
+        [0, 1, 2].map(|i| f.get(i).map_or(0.0, |&f| f32::from_le_bytes(f)))
+    };
+    match uid {
+        UID_POSITION => each(vertices, bytes, |v, b: &[u8; 12]| v.position = floats(b)),
+        UID_NORMAL => each(vertices, bytes, |v, b: &[u8; 12]| v.normal = floats(b)),
+        UID_UV => each(vertices, bytes, |v, b: &[u8; 8]| {
+            let (f, _) = b.as_chunks::<4>();
+            v.uv = [0, 1].map(|i| f.get(i).map_or(0.0, |&f| f32::from_le_bytes(f)));
+        }),
+        UID_TANGENT => each(vertices, bytes, |v, b: &[u8; 4]| v.tangent = *b),
+        UID_COLOR => each(vertices, bytes, |v, b: &[u8; 4]| v.color = *b),
+        _ => {}
+    }
+}
+
+/// An integer attribute's values from its corrections (`C` a point) into the vertices:
+/// `draco-core`'s difference prediction through the wrap transform (each point predicted
+/// from the one before, the first from 0), or the corrections themselves without
+/// prediction.
+fn rebuild<const C: usize>(
+    corrections: &[i32],
+    wrap: Option<Wrap>,
+    vertices: &mut [Vertex],
+    set: impl Fn(&mut Vertex, [i32; C]),
+) {
+    let (points, _) = corrections.as_chunks::<C>();
+    match wrap {
+        None => {
+            for (v, &p) in vertices.iter_mut().zip(points) {
+                set(v, p);
+            }
+        }
+        Some(w) => {
+            let mut previous = [0i32; C];
+            for (v, &p) in vertices.iter_mut().zip(points) {
+                let mut value = p;
+                for (x, q) in value.iter_mut().zip(previous) {
+                    *x = w.original(q, *x);
+                }
+                set(v, value);
+                previous = value;
+            }
+        }
+    }
 }
 
 /// The count a float attribute's non-finite points go to (tangents, colours and other
@@ -266,14 +568,36 @@ fn always_finite(min: &[f32], delta: f32) -> bool {
             .all(|m| m.is_finite() && largest + f64::from(m.abs()) < f64::from(f32::MAX) / 2.0)
 }
 
+/// Face indices as they come, three to a face.
+struct Faces {
+    faces: Vec<Face>,
+    next: [u32; 3],
+    filled: usize,
+}
+
+impl Faces {
+    #[inline(always)]
+    fn push(&mut self, index: u32) {
+        if let Some(slot) = self.next.get_mut(self.filled) {
+            *slot = index;
+        }
+        self.filled += 1;
+        if self.filled == 3 {
+            self.faces.push(Face { indices: self.next });
+            self.filled = 0;
+        }
+    }
+}
+
 /// The face indices, checked as `draco-core`'s sequential connectivity decoder checks
-/// them, and held nowhere.
+/// them, and appended to `indices` if given (held nowhere otherwise).
 fn connectivity(
     buffer: &mut DecoderBuffer<'_>,
     budget: &mut Budget,
     num_faces: usize,
     num_points: usize,
     limits: &Limits,
+    mut indices: Option<&mut Faces>,
 ) -> Option<()> {
     let num_indices = num_faces.checked_mul(3)?;
     let names_a_point = |index: u64| index < num_points as u64;
@@ -303,6 +627,9 @@ fn connectivity(
                         ok = false;
                         return;
                     }
+                    if let Some(out) = indices.as_deref_mut() {
+                        out.push(index as u32);
+                    }
                     last = index;
                 }
             })?;
@@ -310,20 +637,24 @@ fn connectivity(
         }
         1 => {
             if num_points < 256 {
-                fixed_width_indices::<1>(buffer, num_indices, num_points)?;
+                fixed_width_indices::<1>(buffer, num_indices, num_points, indices)?;
             } else if num_points < 1 << 16 {
-                fixed_width_indices::<2>(buffer, num_indices, num_points)?;
+                fixed_width_indices::<2>(buffer, num_indices, num_points, indices)?;
             } else if num_points < 1 << 21 {
                 if num_indices > buffer.remaining_size() {
                     return None;
                 }
                 for _ in 0..num_indices {
-                    if !names_a_point(buffer.decode_varint().ok()?) {
+                    let index = buffer.decode_varint().ok()?;
+                    if !names_a_point(index) {
                         return None;
+                    }
+                    if let Some(out) = indices.as_deref_mut() {
+                        out.push(index as u32);
                     }
                 }
             } else {
-                fixed_width_indices::<4>(buffer, num_indices, num_points)?;
+                fixed_width_indices::<4>(buffer, num_indices, num_points, indices)?;
             }
         }
         _ => return None,
@@ -332,24 +663,33 @@ fn connectivity(
     (num_faces as u64 <= limits.max_decoded_bytes / FACE_BYTES).then_some(())
 }
 
-/// Raw face indices of `W` little-endian bytes each, all naming one of the points.
+/// Raw face indices of `W` little-endian bytes each, all naming one of the points,
+/// appended to `out` if given.
 fn fixed_width_indices<const W: usize>(
     buffer: &mut DecoderBuffer<'_>,
     num_indices: usize,
     num_points: usize,
+    out: Option<&mut Faces>,
 ) -> Option<()> {
     let bytes = buffer.decode_slice(num_indices.checked_mul(W)?).ok()?;
     let (indices, _) = bytes.as_chunks::<W>();
+    let value = |index: &[u8; W]| {
+        let mut word = [0u8; 8];
+        for (w, &b) in word.iter_mut().zip(index) {
+            *w = b;
+        }
+        u64::from_le_bytes(word)
+    };
     indices
         .iter()
-        .all(|index| {
-            let mut word = [0u8; 8];
-            for (w, &b) in word.iter_mut().zip(index) {
-                *w = b;
-            }
-            u64::from_le_bytes(word) < num_points as u64
-        })
-        .then_some(())
+        .all(|index| value(index) < num_points as u64)
+        .then_some(())?;
+    if let Some(out) = out {
+        for index in indices {
+            out.push(value(index) as u32);
+        }
+    }
+    Some(())
 }
 
 /// The one attributes decoder's descriptions: the five attributes, each unique id once,
@@ -465,13 +805,15 @@ type Sink<'s> = (Option<Wrap>, &'s mut dyn FnMut(&[i32]));
 /// An integer attribute's values (`SequentialIntegerAttributeDecoder::decode_values`):
 /// prediction header, corrections, prediction data. Pass one (`sink` `None`) checks
 /// them and returns the wrap bounds; pass two also rebuilds each point's values and
-/// hands them to the sink.
+/// hands them to the sink. With `corrections`, the corrections are appended to it
+/// (the decode rebuilds the values itself once it has the wrap bounds).
 fn integer_values(
     buffer: &mut DecoderBuffer<'_>,
     budget: &mut Budget,
     num_points: usize,
     components: usize,
     mut sink: Option<Sink<'_>>,
+    mut corrections: Option<&mut Vec<i32>>,
 ) -> Option<Option<Wrap>> {
     let num_values = num_points.checked_mul(components)?;
     let predicted = match buffer.decode_u8().ok()? {
@@ -524,6 +866,9 @@ fn integer_values(
     };
     if buffer.decode_u8().ok()? > 0 {
         symbols(buffer, budget, num_values, components, |piece| {
+            if let Some(out) = corrections.as_deref_mut() {
+                out.extend(piece.iter().map(|&s| zigzag(s)));
+            }
             rebuild(&mut piece.iter().map(|&s| zigzag(s)));
         })?;
     } else {
@@ -534,16 +879,25 @@ fn integer_values(
         if width == 0 {
             // Every correction zero: nothing in the stream backs them.
             budget.charge_unbacked(num_values)?;
+            if let Some(out) = corrections.as_deref_mut() {
+                out.resize(out.len() + num_values, 0);
+            }
             rebuild(&mut std::iter::repeat_n(0, num_values));
         } else {
             let bytes = buffer.decode_slice(num_values.checked_mul(width)?).ok()?;
-            rebuild(&mut bytes.chunks_exact(width).map(|b| {
-                let mut word = [0u8; 4];
-                for (w, &x) in word.iter_mut().zip(b) {
-                    *w = x;
-                }
-                zigzag(u32::from_le_bytes(word))
-            }));
+            let values = || {
+                bytes.chunks_exact(width).map(|b| {
+                    let mut word = [0u8; 4];
+                    for (w, &x) in word.iter_mut().zip(b) {
+                        *w = x;
+                    }
+                    zigzag(u32::from_le_bytes(word))
+                })
+            };
+            if let Some(out) = corrections {
+                out.extend(values());
+            }
+            rebuild(&mut values());
         }
     }
     if !predicted {
