@@ -373,8 +373,15 @@ def check_csgmdl(mods, data):
         ranges = p.ranges
         corners = (ranges[1] - ranges[0]) if len(ranges) >= 2 else p.num_corners
         return {"format": "csgmdl", "version": v, "vertices": p.num_positions, "faces": corners // 3}
-    return {"format": "csgmdl", "version": v, "vertices": f.mesh.num_vertices,
-            "faces": f.mesh.num_indices // 3}
+    # Versions 2 and 4: a list after the mesh that is range markers over the indices (at
+    # least two, 0 first, the index count last, rising, multiples of 3) makes the first
+    # range level 0 (docs/csgmdl.md); the CLI's faces count that level.
+    n = f.mesh.num_indices
+    m = list(f.mesh.extra) if v == 4 else []
+    markers = (len(m) >= 2 and m[0] == 0 and m[-1] == n and all(x % 3 == 0 for x in m)
+               and all(a < b for a, b in zip(m, m[1:])))
+    faces = (m[1] - m[0]) // 3 if markers else n // 3
+    return {"format": "csgmdl", "version": v, "vertices": f.mesh.num_vertices, "faces": faces}
 
 
 def summary(got):
