@@ -43,6 +43,7 @@
 //! [`DecodeLimits`]: draco_core::DecodeLimits
 
 mod attributes;
+mod core;
 mod decode;
 mod encode;
 mod header;

@@ -3,7 +3,7 @@
 
 use draco_core::{DataType, PointIndex};
 
-use super::decode::run_decoder;
+use super::core::run_decoder;
 use super::header::Counts;
 use super::{invalid, limit_exceeded};
 use crate::error::{Limits, Result};

@@ -9,7 +9,7 @@ use draco_core::{
     MeshDecoder, MeshEncoder, PointAttribute,
 };
 
-use super::decode::{f32s, fill, find};
+use super::core::{f32s, fill, find};
 use super::normals::canonicalize_normals;
 use super::{CONTEXT, ENCODING_METHOD, ENCODING_SPEED, NORMAL_QUANTIZATION_BITS};
 use crate::error::{Error, ErrorKind, Result};

@@ -9,7 +9,7 @@ mod in_place;
 
 pub(in crate::codec::draco) use in_place::decode as decode_in_place;
 
-use super::decode::{attributes, decode_mesh, f32s, face_out_of_range, for_each_value};
+use super::core::{attributes, decode_mesh, f32s, face_out_of_range, for_each_value};
 use crate::error::{Limits, Result};
 use crate::filemesh::raw::records::NonFiniteCounts;
 

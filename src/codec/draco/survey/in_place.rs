@@ -41,7 +41,7 @@ use draco_core::rans_symbol_decoder::RAnsSymbolDecoder;
 use draco_core::DecoderBuffer;
 
 use super::Survey;
-use crate::codec::draco::decode::draco_limits;
+use crate::codec::draco::core::draco_limits;
 use crate::codec::draco::header::read_header;
 use crate::codec::draco::{
     FACE_BYTES, UID_COLOR, UID_NORMAL, UID_POSITION, UID_TANGENT, UID_UV, VERTEX_BYTES,
@@ -58,7 +58,7 @@ const DT_FLOAT32: u8 = 9;
 
 /// The layouts [`attributes`] requires, by unique id: data type, components.
 ///
-/// [`attributes`]: crate::codec::draco::decode::attributes
+/// [`attributes`]: crate::codec::draco::core::attributes
 const LAYOUTS: [(u8, u8); 5] = [
     (DT_FLOAT32, 3),
     (DT_FLOAT32, 3),
