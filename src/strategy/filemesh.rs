@@ -472,19 +472,10 @@ fn normal_component() -> impl Strategy<Value = f32> {
 /// A vertex Draco can code: any bits but in the normal, whose components are in −1..=1.
 pub fn draco_vertex() -> impl Strategy<Value = Vertex> {
     (
-        f32s::<3>(),
+        vertex(),
         [normal_component(), normal_component(), normal_component()],
-        f32s::<2>(),
-        any::<[u8; 4]>(),
-        any::<[u8; 4]>(),
     )
-        .prop_map(|(position, normal, uv, tangent, color)| Vertex {
-            position,
-            normal,
-            uv,
-            tangent,
-            color,
-        })
+        .prop_map(|(v, normal)| Vertex { normal, ..v })
 }
 
 /// Vertices (`vertices` of them, at least one) and faces over them (`faces` of them;
