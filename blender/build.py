@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,10 @@ def main() -> None:
     ap.add_argument("--out", type=pathlib.Path, default=REPO / "target" / "blender")
     ap.add_argument("--wheel", type=pathlib.Path, help="use this meshcodec wheel instead of building one")
     args = ap.parse_args()
+    if args.wheel is not None and not re.fullmatch(r"meshcodec-[^-]+(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl", args.wheel.name):
+        # Blender 4.2+ reads the platform from the name (blender_manifest.toml lists it).
+        sys.exit(f"build.py: --wheel {args.wheel.name}: not a meshcodec wheel's name "
+                 "(meshcodec-VERSION-PYTHON-ABI-PLATFORM.whl, as pip or maturin names it)")
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         wheel = args.wheel or build_wheel(pathlib.Path(tmp))

@@ -52,19 +52,20 @@ if "importing" in locals():
     # modules too, each after those it imports.
     import importlib
 
-    for _module in (tags, axes, geometry, checks, importing, exporting):  # noqa: F821
+    for _module in (tags, axes, geometry, facs, checks, importing, exporting):  # noqa: F821
         importlib.reload(_module)
 
-from . import axes, checks, exporting, geometry, importing, tags  # noqa: E402,F401
+from . import axes, checks, exporting, facs, geometry, importing, tags  # noqa: E402,F401
 
 # The names the add-on had as one file stay importable from it (the tests use PROP_*,
 # read_back and ReadBackError).
 from .axes import Y_UP_FORMATS, from_blender, to_blender  # noqa: E402,F401
-from .checks import (MAX_INFLUENCES, ReadBackError, SkinInfluences, excess_influences,  # noqa: E402,F401
+from .checks import (MAX_INFLUENCES, FacsNotCarried, ReadBackError, SkinInfluences, excess_influences,  # noqa: E402,F401
                      file_triangles, read_back)
 from .exporting import edited_in_place, export_file, export_objects, with_companions  # noqa: E402,F401
-from .geometry import all_but_positions, blender_positions, geometry_hash, vertex_map  # noqa: E402,F401
-from .importing import add_facs_shape_keys, add_hulls, gather_lods, import_file  # noqa: E402,F401
+from .facs import add_facs_shape_keys, facs_keys_changed  # noqa: E402,F401
+from .geometry import all_but_positions, blender_positions, deforming_armature, geometry_hash, vertex_map  # noqa: E402,F401
+from .importing import add_hulls, gather_lods, import_file  # noqa: E402,F401
 from .tags import (PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH,  # noqa: E402,F401
                    PROP_REST, PROP_ROLE, PROP_SHA, PROP_VERSION)
 
@@ -154,7 +155,7 @@ class EXPORT_SCENE_OT_meshcodec(bpy.types.Operator, ExportHelper):
         objects = [o for o in context.selected_objects] or [o for o in context.view_layer.objects]
         try:
             lines = export_file(context, self.filepath, objects, self.to, self.allow_lossy)
-        except (meshcodec.LossyConversion, SkinInfluences, ReadBackError) as e:
+        except (meshcodec.LossyConversion, SkinInfluences, FacsNotCarried, ReadBackError) as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
         except (meshcodec.FormatError, OSError, ValueError) as e:

@@ -1,9 +1,11 @@
-"""What an export checks: bone influences the glTF exporter would drop (refused unless
-lossy), and the written file read back with the triangles and bones exported."""
+"""What an export checks: bone influences the glTF exporter would drop and FACS shape
+keys it cannot carry (each refused unless lossy), and the written file read back with the triangles and bones exported."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Sequence, Tuple
+from typing import Any, Iterable, Sequence, Tuple
+
+from .geometry import deforming_armature
 
 #: Blender's glTF exporter writes the 4 heaviest bone influences of a vertex.
 MAX_INFLUENCES = 4
@@ -17,12 +19,8 @@ class SkinInfluences(ValueError):
     """Vertices with more bone influences than an export keeps (refused unless lossy)."""
 
 
-def deforming_armature(o: Any) -> Optional[Any]:
-    """The armature a mesh object is skinned to (its Armature modifier's), or None."""
-    for mod in o.modifiers:
-        if mod.type == "ARMATURE" and mod.object is not None:
-            return mod.object
-    return None
+class FacsNotCarried(ValueError):
+    """FACS shape keys an export cannot write back as FACS (refused unless lossy)."""
 
 
 def excess_influences(objects: Iterable[Any]) -> Tuple[int, int]:

@@ -10,14 +10,15 @@ import os
 import re
 import tempfile
 import uuid
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import bpy
 
 from .axes import from_blender, numpy_bool, to_blender
-from .checks import (MAX_INFLUENCES, ReadBackError, SkinInfluences, deforming_armature, excess_influences,
+from .checks import (MAX_INFLUENCES, FacsNotCarried, ReadBackError, SkinInfluences, excess_influences,
                      expected_counts, file_triangles, read_back)
-from .geometry import all_but_positions, blender_positions, geometry_hash
+from .facs import facs_keys_changed
+from .geometry import all_but_positions, blender_positions, deforming_armature, geometry_hash
 from .tags import PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_SHA, PROP_VERSION, is_helper
 
 
@@ -88,14 +89,33 @@ def _filemesh_version(target: str) -> Optional[str]:
     return version if re.fullmatch(r"\d\.\d\d", version) else None
 
 
-def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> Optional[Any]:
-    """The source FileMesh with the vertices moved in Blender written into it
-    (``File.with_mesh``), converted to ``target`` when that is another FileMesh version;
-    None unless one object, imported alone from a FileMesh still as it was, is exported
-    with only its vertex positions changed (faces, UVs, colours and vertex groups as
-    imported). Everything else of the file (FACS, skinning, bones, other levels, normals,
-    its layout) is carried over; vertices that did not move keep their exact numbers."""
+def _source_level(o: Any) -> Optional[Tuple[Any, Any]]:
+    """(the source FileMesh, the file vertex of each of ``o``'s vertices) when mesh
+    object ``o`` was imported alone from one level of a FileMesh still as it was, with
+    its vertices the level's in order and as many; else None."""
     import meshcodec
+    import numpy as np
+
+    if o.get(PROP_FORMAT) != "filemesh" or o.get(PROP_REST) is None or not os.path.isfile(o[PROP_PATH]):
+        return None
+    data = open(o[PROP_PATH], "rb").read()
+    if hashlib.sha256(data).hexdigest() != o.get(PROP_SHA):
+        return None
+    f = meshcodec.open(data)
+    used = np.unique(f.mesh(int(o[PROP_LEVEL])).faces)
+    return (f, used) if len(used) == len(o.data.vertices) else None
+
+
+def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> Optional[Tuple[Any, List[str]]]:
+    """The source FileMesh with the vertices moved in Blender written into it
+    (``File.with_mesh``), converted to ``target`` when that is another FileMesh version,
+    and the report's lines; None unless one object, imported alone from a FileMesh
+    still as it was, is exported with only its vertex positions and shape keys changed
+    (faces, UVs, colours and vertex groups as imported). Everything else of the file
+    (FACS, skinning, bones, other levels, normals, its layout) is carried over; vertices
+    that did not move keep their exact numbers. A shape key edited, made or removed in
+    Blender is named (see :func:`facs.facs_keys_changed`): FacsNotCarried unless
+    ``allow_lossy``."""
     import numpy as np
 
     version = _filemesh_version(target)
@@ -103,16 +123,14 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
     if version is None or len(meshes) != 1:
         return None
     o = meshes[0]
-    if o.get(PROP_FORMAT) != "filemesh" or o.get(PROP_REST) is None or not os.path.isfile(o[PROP_PATH]):
+    source = _source_level(o)
+    if source is None or all_but_positions(o) != o[PROP_REST]:
         return None
-    data = open(o[PROP_PATH], "rb").read()
-    if hashlib.sha256(data).hexdigest() != o.get(PROP_SHA) or all_but_positions(o) != o[PROP_REST]:
-        return None
-    f = meshcodec.open(data)
+    f, used = source
+    keys = facs_keys_changed(o, f, used)
+    if keys is not None and not allow_lossy:
+        raise FacsNotCarried(f"the export would lose data (allow losses to write it anyway): {keys}")
     m = f.mesh(int(o[PROP_LEVEL]))
-    used = np.unique(m.faces)
-    if len(used) != len(o.data.vertices):
-        return None
     world = np.array(o.matrix_world, dtype=np.float64)
     co = blender_positions(o) @ world[:3, :3].T + world[:3, 3]
     rest = to_blender(m.positions[used], "filemesh")
@@ -124,15 +142,28 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
     g = f.with_mesh(m)
     if version != f.version:
         g = g.convert(version, allow_lossy=allow_lossy)
-    return g
+    return g, ([keys] if keys else []) + list(g.losses)
+
+
+def facs_not_carried(objects: Sequence[Any]) -> List[str]:
+    """The report's line for FACS shape keys the glTF route drops: a FileMesh's FACS
+    data is written back (as stored) only by an export that moves vertices and changes
+    no face, UV, colour or vertex group; the glTF route carries none."""
+    facs = [o for o in objects if o.get(PROP_FACS)]
+    if not facs:
+        return []
+    n = int(facs[0][PROP_FACS])
+    return [f"FACS: the {n} controls imported as shape keys are not written: the mesh was edited beyond "
+            "moving vertices (faces, UVs, colours or vertex groups), and only a move keeps the file's FACS"]
 
 
 def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOURCE",
                 allow_lossy: bool = False) -> List[str]:
     """Writes ``objects`` to ``path`` as ``to``; returns the report's lines.
 
-    Raises meshcodec.LossyConversion when the target loses data, and SkinInfluences
-    for vertices with more than 4 bone influences, unless ``allow_lossy``; ReadBackError
+    Raises meshcodec.LossyConversion when the target loses data, SkinInfluences for
+    vertices with more than 4 bone influences and FacsNotCarried for FACS shape keys
+    the export cannot write back, unless ``allow_lossy``; ReadBackError
     when the written file does not read back as what was exported (the file is then
     left as written, for a look)."""
     import meshcodec
@@ -147,17 +178,20 @@ def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOUR
         if open(path, "rb").read() != original:
             raise ReadBackError(f"{path}: the bytes read back are not the file's")
         return []
-    edited = edited_in_place(objects, target, allow_lossy)
-    if edited is not None:
+    in_place = edited_in_place(objects, target, allow_lossy)
+    if in_place is not None:
+        edited, lines = in_place
         edited.save(path)
         if open(path, "rb").read() != edited.to_bytes():
             raise ReadBackError(f"{path}: the bytes read back are not those written")
         written = meshcodec.open(path)
         if file_triangles(written) != file_triangles(edited) or len(written.mesh().bones) != len(edited.mesh().bones):
             raise ReadBackError(f"{path}: does not read back as the edited file")
-        return list(edited.losses)
+        return lines
     objects = export_objects(objects, target)
-    lines: List[str] = []
+    lines: List[str] = facs_not_carried(objects)
+    if lines and not allow_lossy:
+        raise FacsNotCarried(f"the export would lose data (allow losses to write it anyway): {lines[0]}")
     count, most = excess_influences(objects)
     if count:
         line = (f"skin: {count} vertices have more than {MAX_INFLUENCES} bone influences (up to {most}); "

@@ -1,18 +1,31 @@
 """Hashes and vertex maps of Blender mesh objects: whether an object is still as
-imported (its geometry, or everything but its positions), its vertex positions, and
-which file vertex each of its vertices is."""
+imported (its geometry, or everything but its positions: faces, UVs, colours, vertex
+groups, shape keys, the armature deforming it), its vertex positions, and which file
+vertex each of its vertices is."""
 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple
 
 if TYPE_CHECKING:
     import bpy
 
 
+def deforming_armature(o: Any) -> Optional[Any]:
+    """The armature a mesh object is skinned to (its Armature modifier's), or None."""
+    for mod in o.modifiers:
+        if mod.type == "ARMATURE" and mod.object is not None:
+            return mod.object
+    return None
+
+
 def geometry_hash(objects: Iterable["bpy.types.Object"]) -> str:
-    """A hash of the objects' vertex positions and faces (world space)."""
+    """A hash of the mesh objects' vertex positions (world space), shape keys (each
+    key's name, the key it is relative to, and its positions as stored) and everything
+    :func:`all_but_positions` hashes (faces, UVs, colours, vertex groups, the rig)."""
+    import numpy as np
+
     h = hashlib.sha256()
     for o in sorted(objects, key=lambda o: o.name):
         if o.type != "MESH":
@@ -20,8 +33,12 @@ def geometry_hash(objects: Iterable["bpy.types.Object"]) -> str:
         m = o.matrix_world
         for v in o.data.vertices:
             h.update(repr(tuple(round(x, 6) for x in (m @ v.co))).encode())
-        for p in o.data.polygons:
-            h.update(repr(tuple(p.vertices)).encode())
+        h.update(all_but_positions(o).encode())
+        keys = o.data.shape_keys
+        for block in keys.key_blocks if keys is not None else []:
+            co = np.empty(len(block.data) * 3, dtype=np.float32)
+            block.data.foreach_get("co", co)
+            h.update(repr((block.name, block.relative_key.name)).encode() + co.tobytes())
     return h.hexdigest()
 
 
@@ -34,8 +51,26 @@ def blender_positions(o: "bpy.types.Object") -> Any:
     return co.reshape(-1, 3).astype(np.float64)
 
 
+def _rig(o: "bpy.types.Object") -> str:
+    """The rest pose of the armature deforming mesh object ``o`` (where it stands, each
+    bone's name, parent, head, tail and roll), or "" without one."""
+    arm = deforming_armature(o)
+    if arm is None:
+        return ""
+
+    def r(values: Iterable[float]) -> Tuple[float, ...]:
+        return tuple(round(x, 6) for x in values)
+
+    rows = [r(x for row in arm.matrix_world for x in row)]
+    for b in arm.data.bones:
+        rows.append((b.name, b.parent.name if b.parent else None, r(b.head_local), r(b.tail_local),
+                     r(x for row in b.matrix_local for x in row)))
+    return repr(rows)
+
+
 def all_but_positions(o: "bpy.types.Object") -> str:
-    """A hash of a mesh object's faces, UVs, colours and vertex groups (not positions)."""
+    """A hash of a mesh object's faces, UVs, colours, vertex groups and the rest pose of
+    the armature deforming it (not its positions)."""
     import numpy as np
 
     h = hashlib.sha256()
@@ -56,6 +91,7 @@ def all_but_positions(o: "bpy.types.Object") -> str:
     h.update(repr([g.name for g in o.vertex_groups]).encode())
     for v in mesh.vertices:
         h.update(repr([(g.group, round(g.weight, 6)) for g in v.groups]).encode())
+    h.update(_rig(o).encode())
     return h.hexdigest()
 
 

@@ -8,39 +8,14 @@ import hashlib
 import os
 import re
 import tempfile
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Tuple
 
 import bpy
 
 from .axes import numpy_bool, to_blender
-from .geometry import all_but_positions, blender_positions, geometry_hash, vertex_map
-from .tags import PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_ROLE, PROP_SHA, PROP_VERSION
-
-
-def add_facs_shape_keys(objects: Sequence["bpy.types.Object"], f: Any, lods: Sequence[int]) -> int:
-    """One shape key per FACS control of FileMesh ``f`` on each object (``objects[i]``
-    holding level of detail ``lods[i]``): the control's pose at full weight as the
-    package evaluates it (``File.facs_positions``), moved as the import moved the file's
-    vertices. Returns the number of controls (0 without FACS data)."""
-    m = f.mesh()
-    controls = list(m.facs_controls or [])
-    if not controls:
-        return 0
-    rest = to_blender(m.positions, "filemesh")
-    maps = []
-    for o, lod in zip(objects, lods):
-        faces = m.faces if lod == 0 else f.mesh(lod).faces
-        maps.append((o, vertex_map(o, rest, faces), blender_positions(o)))
-        if o.data.shape_keys is None:
-            o.shape_key_add(name="Basis", from_mix=False)
-    for name in controls:
-        moved = to_blender(f.facs_positions({name: 1.0}), "filemesh") - rest
-        for o, idx, base in maps:
-            key = o.shape_key_add(name=name, from_mix=False)
-            key.data.foreach_set("co", (base + moved[idx]).astype("float32").ravel())
-    for o, _, _ in maps:
-        o[PROP_FACS] = len(controls)
-    return len(controls)
+from .facs import add_facs_shape_keys
+from .geometry import all_but_positions, geometry_hash, vertex_map
+from .tags import PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_ROLE, PROP_SHA, PROP_VERSION
 
 
 def add_hulls(parent: "bpy.types.Object", f: Any) -> List["bpy.types.Object"]:

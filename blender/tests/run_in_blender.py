@@ -407,6 +407,120 @@ for src in moved_files:
     assert len(out.read_bytes()) == len(src.read_bytes()), src.name
 ok(f"a moved vertex written into the file itself, FACS/bones/LODs kept ({len(moved_files)} files)")
 
+
+def move_in_edit_mode(o, index, dz):
+    """Moves vertex ``index`` of ``o`` by ``dz`` up as a user does, in Edit Mode (the
+    basis shape key active: Blender moves the keys relative to it along)."""
+    import bmesh
+
+    bpy.context.view_layer.objects.active = o
+    bpy.ops.object.mode_set(mode="EDIT")
+    bm = bmesh.from_edit_mesh(o.data)
+    bm.verts.ensure_lookup_table()
+    bm.verts[index].co.z += dz
+    bmesh.update_edit_mesh(o.data)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def refused(path, *needles, **options):
+    """The export of everything to ``path`` is refused naming each of ``needles``, and
+    writes nothing."""
+    bpy.ops.object.select_all(action="SELECT")
+    try:
+        bpy.ops.export_scene.meshcodec(filepath=str(path), **options)
+        raise AssertionError(f"{path.name}: a lossy export went through without allow_lossy")
+    except RuntimeError as e:
+        assert "would lose" in str(e) and all(n in str(e) for n in needles), (needles, e)
+    assert not path.exists(), path
+
+
+def facs_poses_equal(a, b):
+    return a.facs_controls == b.facs_controls and numpy.array_equal(a.facs_poses, b.facs_poses)
+
+
+# Shape keys. A vertex moved in Edit Mode keeps the file's FACS; a FACS key edited in
+# Blender (which FACS, posing face bones, cannot hold) is named and refused unless
+# lossy, then the rest is still written into the file itself; a key edited on an
+# untouched import is not written as the file's bytes; a key made on a mesh without
+# FACS is named the same way; an edit beyond moving vertices names the FACS it drops.
+src = FIX / "filemesh" / "v5.00-facs.mesh"
+f = meshcodec.open(src)
+m = f.mesh()
+i = int(numpy.unique(m.faces)[0])
+fresh()
+bpy.ops.import_scene.meshcodec(filepath=str(src))
+(o,) = meshes()
+move_in_edit_mode(o, 0, 0.5)
+out = TMP / "keys-moved.mesh"
+bpy.ops.object.select_all(action="SELECT")
+assert bpy.ops.export_scene.meshcodec(filepath=str(out)) == {"FINISHED"}
+g = meshcodec.open(out)
+assert facs_poses_equal(g.mesh(), m) and len(out.read_bytes()) == len(src.read_bytes())
+d = g.mesh().positions.astype(numpy.float64) - m.positions
+assert numpy.abs(d[i] - [0.0, 0.5, 0.0]).max() < 1e-6 and not numpy.delete(d, i, axis=0).any(), d[i]
+control = m.facs_controls[-1]
+o.data.shape_keys.key_blocks[control].data[1].co.z += 0.25
+out = TMP / "keys-edited.mesh"
+refused(out, f"({control} (1 vertex))", "FACS control poses face bones")
+lines = ADDON.export_file(bpy.context, str(out), [o], allow_lossy=True)
+assert any(control in line and "not written" in line for line in lines), lines
+g = meshcodec.open(out)
+assert facs_poses_equal(g.mesh(), m) and numpy.abs(g.mesh().positions[i] - m.positions[i]).max() > 0.4
+fresh()
+bpy.ops.import_scene.meshcodec(filepath=str(src))
+(o,) = meshes()
+o.data.shape_keys.key_blocks[control].data[1].co.x -= 0.25
+refused(TMP / "keys-untouched-but-a-key.mesh", control)
+fresh()
+bpy.ops.import_scene.meshcodec(filepath=str(src))
+(o,) = meshes()
+o.data.uv_layers[0].data[0].uv[0] += 0.125
+refused(TMP / "keys-uv-edited.mesh", f"FACS: the {len(m.facs_controls)} controls imported as shape keys are not written")
+plain = FIX / "filemesh" / "v4.01-bones.mesh"
+fresh()
+bpy.ops.import_scene.meshcodec(filepath=str(plain))
+(o,) = meshes()
+o.shape_key_add(name="Basis", from_mix=False)
+o.shape_key_add(name="Smile", from_mix=False).data[0].co.z += 0.5
+refused(TMP / "keys-made.mesh", "1 made or renamed in Blender (Smile)")
+ok("shape keys: a move keeps FACS; an edited FACS key, a key on an untouched import, a new key "
+   "and FACS dropped by a UV edit are named and refused unless lossy")
+
+# An untouched import edited but for its positions (a UV, a bone of its rig) is not
+# written as the file's bytes, nor into the file as a move: the edit reaches the file.
+f = meshcodec.open(plain)
+m = f.mesh()
+fresh()
+bpy.ops.import_scene.meshcodec(filepath=str(plain))
+(o,) = meshes()
+u0 = float(m.uvs[int(numpy.unique(m.faces)[0]), 0])
+for loop in o.data.loops:
+    if loop.vertex_index == 0:
+        o.data.uv_layers[0].data[loop.index].uv[0] += 0.125
+out = TMP / "uv-edited.mesh"
+bpy.ops.object.select_all(action="SELECT")
+assert bpy.ops.export_scene.meshcodec(filepath=str(out), allow_lossy=True) == {"FINISHED"}
+g = meshcodec.open(out)
+assert out.read_bytes() != plain.read_bytes()
+assert numpy.isclose(g.mesh().uvs[:, 0], u0 + 0.125, atol=1e-4).any() and not numpy.isclose(m.uvs[:, 0], u0 + 0.125, atol=1e-4).any()
+fresh()
+bpy.ops.import_scene.meshcodec(filepath=str(plain))
+(arm,) = [x for x in bpy.data.objects if x.type == "ARMATURE"]
+bpy.context.view_layer.objects.active = arm
+bpy.ops.object.mode_set(mode="EDIT")
+bone = arm.data.edit_bones[-1]
+name = bone.name
+bone.head.z += 0.5
+bone.tail.z += 0.5
+bpy.ops.object.mode_set(mode="OBJECT")
+out = TMP / "bone-edited.mesh"
+bpy.ops.object.select_all(action="SELECT")
+assert bpy.ops.export_scene.meshcodec(filepath=str(out), allow_lossy=True) == {"FINISHED"}
+g = meshcodec.open(out)
+k, j = m.bone_names.index(name), g.mesh().bone_names.index(name)
+assert abs(float(g.mesh().bone_positions[j, 1]) - float(m.bone_positions[k, 1]) - 0.5) < 1e-4, (g.mesh().bone_positions[j], m.bone_positions[k])
+ok("a UV and a bone edited on an untouched import reach the written file")
+
 # Every format edited (scaled) and written back to its own format through glTF: the
 # read-back passes, and the written file is the scaled geometry.
 # (Not unigine/ms11-skinned.mesh: its bind matrices are not its joints' rest transforms,
