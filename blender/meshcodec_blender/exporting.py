@@ -18,7 +18,7 @@ from .axes import from_blender, numpy_bool, to_blender
 from .checks import (MAX_INFLUENCES, FacsNotCarried, ReadBackError, SkinInfluences, excess_influences,
                      expected_counts, file_triangles, read_back)
 from .facs import facs_keys_changed
-from .geometry import all_but_positions, blender_positions, deforming_armature, geometry_hash
+from .geometry import blender_positions, changed_parts, deforming_armature, geometry_hash, vertex_uvs
 from .tags import PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_SHA, PROP_VERSION, is_helper
 
 
@@ -107,13 +107,14 @@ def _source_level(o: Any) -> Optional[Tuple[Any, Any]]:
 
 
 def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> Optional[Tuple[Any, List[str]]]:
-    """The source FileMesh with the vertices moved in Blender written into it
-    (``File.with_mesh``), converted to ``target`` when that is another FileMesh version,
-    and the report's lines; None unless one object, imported alone from a FileMesh
-    still as it was, is exported with only its vertex positions and shape keys changed
-    (faces, UVs, colours and vertex groups as imported). Everything else of the file
-    (FACS, skinning, bones, other levels, normals, its layout) is carried over; vertices
-    that did not move keep their exact numbers. A shape key edited, made or removed in
+    """The source FileMesh with the vertices moved and the UVs edited in Blender
+    written into it (``File.with_mesh``), converted to ``target`` when that is another
+    FileMesh version, and the report's lines; None unless one object, imported alone
+    from a FileMesh still as it was, is exported with only its vertex positions, UVs (one
+    per vertex, no seam split) and shape keys changed (faces, colours, vertex groups and
+    the rig as imported). Everything else of the file (FACS, skinning, bones, other
+    levels, normals, its layout) is carried over; vertices that did not move keep their
+    exact numbers, and UVs not edited theirs. A shape key edited, made or removed in
     Blender is named (see :func:`facs.facs_keys_changed`): FacsNotCarried unless
     ``allow_lossy``."""
     import numpy as np
@@ -124,7 +125,11 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
         return None
     o = meshes[0]
     source = _source_level(o)
-    if source is None or all_but_positions(o) != o[PROP_REST]:
+    changed = changed_parts(o, o.get(PROP_REST))
+    if source is None or changed is None or changed - {"uvs"}:
+        return None
+    uvs = vertex_uvs(o) if "uvs" in changed else None
+    if "uvs" in changed and uvs is None:
         return None
     f, used = source
     keys = facs_keys_changed(o, f, used)
@@ -139,6 +144,13 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
     positions = np.array(m.positions, dtype=np.float32)
     positions[used[moved]] = from_blender(co[moved])
     m.positions = positions
+    if uvs is not None and m.uvs is not None:
+        # Blender's glTF importer turns a UV's v upside down (1 - v).
+        edited = np.stack([uvs[:, 0], 1.0 - uvs[:, 1]], axis=1)
+        stored = np.array(m.uvs, dtype=np.float32)
+        new = np.abs(edited - stored[used]).max(axis=1) > 1e-6
+        stored[used[new]] = edited[new]
+        m.uvs = stored
     g = f.with_mesh(m)
     if version != f.version:
         g = g.convert(version, allow_lossy=allow_lossy)
@@ -147,14 +159,15 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
 
 def facs_not_carried(objects: Sequence[Any]) -> List[str]:
     """The report's line for FACS shape keys the glTF route drops: a FileMesh's FACS
-    data is written back (as stored) only by an export that moves vertices and changes
-    no face, UV, colour or vertex group; the glTF route carries none."""
+    data is written back (as stored) only by an export that moves vertices or edits UVs
+    and changes no face, colour, vertex group or bone; the glTF route carries none."""
     facs = [o for o in objects if o.get(PROP_FACS)]
     if not facs:
         return []
     n = int(facs[0][PROP_FACS])
     return [f"FACS: the {n} controls imported as shape keys are not written: the mesh was edited beyond "
-            "moving vertices (faces, UVs, colours or vertex groups), and only a move keeps the file's FACS"]
+            "moving vertices and UVs (faces, colours, vertex groups, the rig, or a UV seam split), "
+            "and only those edits keep the file's FACS"]
 
 
 def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOURCE",

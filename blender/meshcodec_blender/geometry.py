@@ -6,7 +6,7 @@ vertex each of its vertices is."""
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Set, Tuple
 
 if TYPE_CHECKING:
     import bpy
@@ -68,31 +68,79 @@ def _rig(o: "bpy.types.Object") -> str:
     return repr(rows)
 
 
-def all_but_positions(o: "bpy.types.Object") -> str:
-    """A hash of a mesh object's faces, UVs, colours, vertex groups and the rest pose of
-    the armature deforming it (not its positions)."""
+def rest_parts(o: "bpy.types.Object") -> Dict[str, str]:
+    """Hashes of what a mesh object holds but its positions, one per part: ``faces``,
+    ``uvs``, ``colours``, ``groups`` (vertex groups and weights) and ``rig`` (the rest
+    pose of the armature deforming it)."""
     import numpy as np
 
-    h = hashlib.sha256()
+    def sha(*chunks: bytes) -> str:
+        h = hashlib.sha256()
+        for c in chunks:
+            h.update(c)
+        return h.hexdigest()
+
     mesh = o.data
     loops = np.empty(len(mesh.loops), dtype=np.int32)
     mesh.loops.foreach_get("vertex_index", loops)
     starts = np.empty(len(mesh.polygons), dtype=np.int32)
     mesh.polygons.foreach_get("loop_start", starts)
-    h.update(loops.tobytes() + starts.tobytes())
+    uvs = []
     for layer in mesh.uv_layers:
         uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
         layer.data.foreach_get("uv", uv)
-        h.update(layer.name.encode() + uv.tobytes())
+        uvs.append(layer.name.encode() + uv.tobytes())
+    colours = []
     for layer in getattr(mesh, "color_attributes", None) or getattr(mesh, "vertex_colors", []):
         col = np.empty(len(layer.data) * 4, dtype=np.float32)
         layer.data.foreach_get("color", col)
-        h.update(layer.name.encode() + col.tobytes())
-    h.update(repr([g.name for g in o.vertex_groups]).encode())
-    for v in mesh.vertices:
-        h.update(repr([(g.group, round(g.weight, 6)) for g in v.groups]).encode())
-    h.update(_rig(o).encode())
-    return h.hexdigest()
+        colours.append(layer.name.encode() + col.tobytes())
+    groups = [repr([g.name for g in o.vertex_groups]).encode()]
+    groups += [repr([(g.group, round(g.weight, 6)) for g in v.groups]).encode() for v in mesh.vertices]
+    return {
+        "faces": sha(loops.tobytes(), starts.tobytes()),
+        "uvs": sha(*uvs),
+        "colours": sha(*colours),
+        "groups": sha(*groups),
+        "rig": sha(_rig(o).encode()),
+    }
+
+
+def all_but_positions(o: "bpy.types.Object") -> str:
+    """A hash of a mesh object's faces, UVs, colours, vertex groups and the rest pose of
+    the armature deforming it (not its positions): :func:`rest_parts` as one."""
+    return hashlib.sha256(repr(sorted(rest_parts(o).items())).encode()).hexdigest()
+
+
+def changed_parts(o: "bpy.types.Object", stored: Any) -> Optional[Set[str]]:
+    """The parts of :func:`rest_parts` that differ from ``stored`` (the parts kept at
+    import), or None when ``stored`` is not such a record."""
+    try:
+        before = {k: str(stored[k]) for k in ("faces", "uvs", "colours", "groups", "rig")}
+    except (KeyError, TypeError):
+        return None
+    return {k for k, v in rest_parts(o).items() if before.get(k) != v}
+
+
+def vertex_uvs(o: "bpy.types.Object") -> Optional[Any]:
+    """Each vertex's UV (V, 2) as Blender holds it, from the mesh's one UV layer; None
+    when there is not exactly one layer or a vertex's corners disagree (a seam split in
+    Blender), which a per-vertex UV cannot hold."""
+    import numpy as np
+
+    mesh = o.data
+    if len(mesh.uv_layers) != 1:
+        return None
+    loops = np.empty(len(mesh.loops), dtype=np.int64)
+    mesh.loops.foreach_get("vertex_index", loops)
+    uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+    mesh.uv_layers[0].data.foreach_get("uv", uv)
+    uv = uv.reshape(-1, 2).astype(np.float64)
+    out = np.full((len(mesh.vertices), 2), np.nan)
+    out[loops] = uv
+    if np.isnan(out).any() or np.abs(out[loops] - uv).max(initial=0.0) > 1e-7:
+        return None
+    return out
 
 
 def vertex_map(o: "bpy.types.Object", file_positions: Any, faces: Any) -> Any:

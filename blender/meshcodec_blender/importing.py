@@ -14,7 +14,7 @@ import bpy
 
 from .axes import numpy_bool, to_blender
 from .facs import add_facs_shape_keys
-from .geometry import all_but_positions, geometry_hash, vertex_map
+from .geometry import geometry_hash, rest_parts, vertex_map
 from .tags import PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_ROLE, PROP_SHA, PROP_VERSION
 
 
@@ -113,7 +113,7 @@ def import_file(context: Any, path: str, lod: int = 0, all_lods: bool = False) -
         order = np.unique(level.faces)
         if np.array_equal(vertex_map(o, to_blender(level.positions, "filemesh"), level.faces), order):
             o[PROP_LEVEL] = lod
-            o[PROP_REST] = all_but_positions(o)
+            o[PROP_REST] = rest_parts(o)
     sha = hashlib.sha256(data).hexdigest()
     geometry = geometry_hash(new)
     for o in new:

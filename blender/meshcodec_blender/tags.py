@@ -22,9 +22,10 @@ PROP_ROLE = "meshcodec_role"
 PROP_FACS = "meshcodec_facs_controls"
 #: The level of detail a single-level FileMesh import holds.
 PROP_LEVEL = "meshcodec_level"
-#: A hash of everything of a mesh object but its vertex positions (faces, UVs, colours,
-#: vertex groups), kept when its vertices are the file's in order: an export that finds
-#: it unchanged writes the moved positions into the file itself (``File.with_mesh``).
+#: Hashes of everything of a mesh object but its vertex positions, by part (faces, UVs,
+#: colours, vertex groups, rig: ``geometry.rest_parts``), kept when its vertices are the
+#: file's in order: an export that finds all but the UVs unchanged writes the moved
+#: positions and edited UVs into the file itself (``File.with_mesh``).
 PROP_REST = "meshcodec_all_but_positions"
 
 

@@ -474,8 +474,21 @@ refused(TMP / "keys-untouched-but-a-key.mesh", control)
 fresh()
 bpy.ops.import_scene.meshcodec(filepath=str(src))
 (o,) = meshes()
-o.data.uv_layers[0].data[0].uv[0] += 0.125
-refused(TMP / "keys-uv-edited.mesh", f"FACS: the {len(m.facs_controls)} controls imported as shape keys are not written")
+shared = max(range(len(o.data.vertices)), key=lambda k: sum(1 for loop in o.data.loops if loop.vertex_index == k))
+corners = [loop.index for loop in o.data.loops if loop.vertex_index == shared]
+assert len(corners) > 1, corners
+i = int(numpy.unique(m.faces)[shared])
+for c in corners:
+    o.data.uv_layers[0].data[c].uv[0] += 0.125
+out = TMP / "keys-uv-moved.mesh"
+bpy.ops.object.select_all(action="SELECT")
+assert bpy.ops.export_scene.meshcodec(filepath=str(out)) == {"FINISHED"}
+g = meshcodec.open(out)
+assert facs_poses_equal(g.mesh(), m) and numpy.array_equal(g.mesh().positions, m.positions)
+du = g.mesh().uvs.astype(numpy.float64) - m.uvs
+assert abs(du[i, 0] - 0.125) < 1e-6 and du[i, 1] == 0 and not numpy.delete(du, i, axis=0).any(), du[i]
+o.data.uv_layers[0].data[corners[0]].uv[0] += 0.125  # a seam: no longer one UV per vertex
+refused(TMP / "keys-uv-split.mesh", f"FACS: the {len(m.facs_controls)} controls imported as shape keys are not written")
 plain = FIX / "filemesh" / "v4.01-bones.mesh"
 fresh()
 bpy.ops.import_scene.meshcodec(filepath=str(plain))
@@ -483,8 +496,8 @@ bpy.ops.import_scene.meshcodec(filepath=str(plain))
 o.shape_key_add(name="Basis", from_mix=False)
 o.shape_key_add(name="Smile", from_mix=False).data[0].co.z += 0.5
 refused(TMP / "keys-made.mesh", "1 made or renamed in Blender (Smile)")
-ok("shape keys: a move keeps FACS; an edited FACS key, a key on an untouched import, a new key "
-   "and FACS dropped by a UV edit are named and refused unless lossy")
+ok("shape keys: a move and a UV edit keep FACS; an edited FACS key, a key on an untouched import, "
+   "a new key and FACS dropped by a UV seam split are named and refused unless lossy")
 
 # An untouched import edited but for its positions (a UV, a bone of its rig) is not
 # written as the file's bytes, nor into the file as a move: the edit reaches the file.
