@@ -57,6 +57,20 @@ VERTEX_RECORD = np.dtype(
 )
 
 
+def _empty(dtype: Any, *shape: int) -> np.ndarray:
+    a = np.empty(shape, dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+#: A FileMesh's skeleton arrays when it has no bones (the native side sends none).
+_NO_SKELETON: Dict[str, Any] = {
+    "bone_parents": _empty(np.int32, 0),
+    "bone_positions": _empty(np.float32, 0, 3),
+    "bone_rotations": _empty(np.float32, 0, 9),
+}
+
+
 class Mesh:
     """One level of detail of a file, as NumPy arrays (see :meth:`File.mesh`).
 
@@ -103,15 +117,18 @@ class Mesh:
     def __init__(self, arrays: Dict[str, Any]):
         table = arrays.get("vertex_table")
         if table is not None:
-            # (N, 10) float32 records -> (N,) structured views, no copy.
-            records = table.view(np.uint8).view(VERTEX_RECORD)[:, 0]
+            # (N, 10) float32 records -> column slices, views with a 40-byte stride, no
+            # copy (the fields of VERTEX_RECORD; slicing is cheaper than its dtype view).
             start, end = arrays["lod_range"]
-            arrays["positions"] = records["position"]
-            arrays["normals"] = records["normal"]
-            arrays["uvs"] = records["uv"]
+            arrays["positions"] = table[:, 0:3]
+            arrays["normals"] = table[:, 3:6]
+            arrays["uvs"] = table[:, 6:8]
             if arrays.get("has_colors"):
-                arrays["colors"] = records["color"]
+                arrays["colors"] = table.view(np.uint8)[:, 36:40]
             arrays["faces"] = arrays["faces_all"][start:end]
+            if "bone_names" not in arrays:
+                # No bones: the skeleton's arrays, empty (shared; nothing to write in).
+                arrays.update(_NO_SKELETON)
         self.positions = arrays["positions"]
         self.faces = arrays["faces"]
         self.normals = arrays.get("normals")

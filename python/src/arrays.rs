@@ -1,7 +1,7 @@
 //! NumPy arrays in and out: the checks and conversions every entry point shares.
 
 use numpy::ndarray::Array2;
-use numpy::{Element, IntoPyArray, PyArrayMethods, PyReadonlyArray2};
+use numpy::{Element, IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -75,8 +75,20 @@ pub(crate) fn owned<T: numpy::Element, const K: usize>(
     py: Python<'_>,
     rows: Vec<[T; K]>,
 ) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
-    let n = rows.len();
-    rows.into_flattened().into_pyarray(py).reshape([n, K])
+    flat_table(py, rows.into_flattened(), K)
+}
+
+/// `flat` as an (N, `columns`) array, handed over without a copy and made in one NumPy
+/// call (not a 1-D array then a reshaped view of it).
+pub(crate) fn flat_table<T: numpy::Element>(
+    py: Python<'_>,
+    flat: Vec<T>,
+    columns: usize,
+) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
+    let rows = flat.len().checked_div(columns).unwrap_or(0);
+    let array = Array2::from_shape_vec((rows, columns), flat)
+        .map_err(|e| value_error(format!("a table of {columns} columns: {e}")))?;
+    Ok(array.into_pyarray(py))
 }
 
 /// Where a format's vertex record keeps what a `Mesh` has per vertex.

@@ -4,7 +4,7 @@
 
 use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
-use numpy::{IntoPyArray, PyArrayMethods};
+use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -57,19 +57,11 @@ pub(crate) fn mesh_dict(
         d.set_item("joints", owned(py, j)?)?;
         d.set_item("weights", owned(py, w)?)?;
     }
-    // The skeleton as arrays (`Mesh.bones` makes its dicts when asked).
-    let names: Vec<&str> = model.skeleton.iter().map(|b| b.name.as_str()).collect();
-    d.set_item("bone_names", names)?;
-    let parents: Vec<i32> = model
-        .skeleton
-        .iter()
-        .map(|b| b.parent.map_or(-1, i32::from))
-        .collect();
-    d.set_item("bone_parents", parents.into_pyarray(py))?;
-    let positions: Vec<[f32; 3]> = model.skeleton.iter().map(|b| b.position).collect();
-    d.set_item("bone_positions", owned(py, positions)?)?;
-    let rotations: Vec<[f32; 9]> = model.skeleton.iter().map(|b| b.rotation).collect();
-    d.set_item("bone_rotations", owned(py, rotations)?)?;
+    // The skeleton as arrays (`Mesh.bones` makes its dicts when asked); none without
+    // bones (`Mesh` gives empty arrays).
+    if !model.skeleton.is_empty() {
+        skeleton_arrays(py, &d, &model)?;
+    }
     if let Some(f) = &model.facs {
         d.set_item("facs_controls", &f.control_names)?;
         d.set_item("facs_face_bones", &f.face_bone_names)?;
@@ -92,18 +84,35 @@ pub(crate) fn mesh_dict(
                 })
             })
             .collect();
-        let poses = poses
-            .into_flattened()
-            .into_pyarray(py)
-            .reshape([columns, bones, 6])?;
+        let poses =
+            numpy::ndarray::Array3::from_shape_vec((columns, bones, 6), poses.into_flattened())
+                .map_err(value_error)?
+                .into_pyarray(py);
         d.set_item("facs_poses", poses)?;
     }
-    let n = model.vertices.len();
     let table: Vec<f32> = bytemuck::allocation::try_cast_vec(model.vertices)
         .map_err(|(e, _)| value_error(format!("vertex records: {e:?}")))?;
-    d.set_item("vertex_table", table.into_pyarray(py).reshape([n, 10])?)?;
+    d.set_item("vertex_table", crate::arrays::flat_table(py, table, 10)?)?;
     d.set_item("faces_all", owned(py, model.faces)?)?;
     Ok(d)
+}
+
+/// The skeleton's arrays: `bone_names`, `bone_parents` (-1 for a root),
+/// `bone_positions` (B, 3) and `bone_rotations` (B, 9).
+fn skeleton_arrays(py: Python<'_>, d: &Bound<'_, PyDict>, model: &Mesh) -> PyResult<()> {
+    let names: Vec<&str> = model.skeleton.iter().map(|b| b.name.as_str()).collect();
+    d.set_item("bone_names", names)?;
+    let parents: Vec<i32> = model
+        .skeleton
+        .iter()
+        .map(|b| b.parent.map_or(-1, i32::from))
+        .collect();
+    d.set_item("bone_parents", parents.into_pyarray(py))?;
+    let positions: Vec<[f32; 3]> = model.skeleton.iter().map(|b| b.position).collect();
+    d.set_item("bone_positions", owned(py, positions)?)?;
+    let rotations: Vec<[f32; 9]> = model.skeleton.iter().map(|b| b.rotation).collect();
+    d.set_item("bone_rotations", owned(py, rotations)?)?;
+    Ok(())
 }
 
 /// Every vertex's position with FACS `weights` (control name, weight) applied, (N, 3).

@@ -67,12 +67,24 @@ pub(super) struct NumberStats {
     /// notation does not depend on the exponent's width), so the override scan skips
     /// them.
     pub(super) unsure: Vec<u64>,
+    /// Each unsure number's index and where its token starts in the file, while they
+    /// are few (see [`UNSURE_KEPT`]): the override scan of a file in memory then goes
+    /// straight to them instead of splitting the whole line into tokens.
+    pub(super) unsure_at: Vec<(usize, usize)>,
+    /// Set once the unsure numbers are too many to keep where they are.
+    pub(super) unsure_many: bool,
 }
 
+/// Where unsure numbers start is kept for the first 1024 of them, then while they are at
+/// most one number in eight (16 bytes each: at most 2 bytes a number, under the text's
+/// own 5 or more).
+const UNSURE_KEPT: usize = 1024;
+
 impl NumberStats {
-    /// Counts one number; `unsure` as [`NumberStats::unsure`] says.
+    /// Counts one number, whose token starts at byte `at` of the file; `unsure` as
+    /// [`NumberStats::unsure`] says.
     #[inline(always)]
-    pub(super) fn count(&mut self, unsure: bool) {
+    pub(super) fn count(&mut self, unsure: bool, at: usize) {
         let (word, bit) = (self.numbers / 64, self.numbers % 64);
         if bit == 0 {
             self.unsure.push(0);
@@ -81,8 +93,24 @@ impl NumberStats {
             if let Some(w) = self.unsure.get_mut(word) {
                 *w |= 1 << bit;
             }
+            self.keep_unsure(at);
         }
         self.numbers += 1;
+    }
+
+    /// Keeps where unsure number [`NumberStats::numbers`] starts, or stops keeping them
+    /// once they are many.
+    #[inline(never)]
+    fn keep_unsure(&mut self, at: usize) {
+        if self.unsure_many {
+            return;
+        }
+        if self.unsure_at.len() >= UNSURE_KEPT && self.unsure_at.len() * 8 > self.numbers {
+            self.unsure_many = true;
+            self.unsure_at = Vec::new();
+        } else {
+            self.unsure_at.push((self.numbers, at));
+        }
     }
 
     /// Whether number `index` needs comparing with how a six-digit format prints it.
@@ -140,6 +168,42 @@ impl<'f> OverrideScan<'f> {
             _ => &v.uvw,
         };
         triple.get(index % 3).copied()
+    }
+
+    /// The tokens of the whole file `file` that may not print as written, taken from
+    /// where the parse saw them start ([`NumberStats::unsure_at`]); `false` (nothing
+    /// scanned) when the format must compare every token or the parse did not keep
+    /// where they are, for [`OverrideScan::scan`] to do.
+    pub(super) fn scan_unsure(&mut self, file: &[u8]) -> bool {
+        let Some(stats) = self.stats.filter(|s| !s.unsure_many) else {
+            return false;
+        };
+        for &(index, at) in &stats.unsure_at {
+            let rest = file.get(at..).unwrap_or_default();
+            let len = rest
+                .iter()
+                .position(|&b| matches!(b, b'[' | b']' | b','))
+                .unwrap_or(rest.len());
+            let token = rest.get(..len).unwrap_or_default();
+            let Some(value) = self.value(index) else {
+                return true;
+            };
+            if !prints_as(
+                value,
+                token,
+                self.format,
+                &mut self.scratch,
+                &mut self.printed,
+            ) {
+                self.found.push(TokenOverride {
+                    index,
+                    bits: value.to_bits(),
+                    text: String::from_utf8_lossy(token).into_owned(),
+                });
+            }
+        }
+        self.index = self.faces.len() * NUMBERS_PER_FACE;
+        true
     }
 
     /// The tokens of `data`, the piece of the data line after those scanned so far.

@@ -226,7 +226,10 @@ impl<'a> Parser<'a> {
         let (format, overrides) =
             choose_format(&self.stats, count.line_ending, final_newline, |format| {
                 let mut scan = OverrideScan::new(&faces, format, &self.stats);
-                scan.scan(data);
+                // The parse kept file offsets: `bytes` is the file when `origin` is 0.
+                if self.origin != 0 || !scan.scan_unsure(self.bytes) {
+                    scan.scan(data);
+                }
                 scan.found
             });
         Ok(FileMeshV1 {
@@ -385,10 +388,14 @@ impl<'a> Parser<'a> {
         }
         let mut i = 1;
         let mut out = [0.0f32; 3];
-        let (mut exp_two, mut max_digits) = (0, 0);
+        let (mut exp_two, mut exp_three, mut max_digits) = (0, 0, 0);
         let mut exps = [false; 3];
+        let mut starts = [0; 3];
         for (k, slot) in out.iter_mut().enumerate() {
             let n = canonical_number(rest.get(i..)?)?;
+            if let Some(s) = starts.get_mut(k) {
+                *s = i;
+            }
             i += n.len;
             let close = if k == 2 { b']' } else { b',' };
             if rest.get(i) != Some(&close) {
@@ -397,15 +404,21 @@ impl<'a> Parser<'a> {
             i += 1;
             *slot = n.value;
             if let Some(e) = exps.get_mut(k) {
-                *e = n.exponent;
+                *e = n.exponent != 0;
             }
-            exp_two += usize::from(n.exponent);
+            exp_two += usize::from(n.exponent == 2);
+            exp_three += usize::from(n.exponent == 3);
             max_digits = max_digits.max(n.significant);
         }
         self.stats.exp_two += exp_two;
+        // A three-digit exponent is not how the canonical format prints (see
+        // `canonical_number`); `exps` marks it unsure.
+        self.stats.exp_three += exp_three;
+        self.stats.not_canonical += exp_three;
         self.stats.max_digits = self.stats.max_digits.max(max_digits);
-        for e in exps {
-            self.stats.count(e);
+        let at = self.origin + self.pos;
+        for (e, start) in exps.into_iter().zip(starts) {
+            self.stats.count(e, at + start);
         }
         self.pos += i;
         Some(out)
@@ -543,7 +556,8 @@ impl<'a> Parser<'a> {
         if !canonical {
             self.stats.not_canonical += 1;
         }
-        self.stats.count(!canonical || exp.is_some());
+        self.stats
+            .count(!canonical || exp.is_some(), self.origin + start);
         self.pos = start + i;
         Ok(value)
     }

@@ -4,12 +4,13 @@
 
 use super::number::POW10_F32;
 /// A number [`canonical_number`] read: its value, its length in bytes, its significant
-/// digits and whether it has an exponent.
+/// digits and how many digits its exponent has (0 without one, 2, or 3 for the
+/// three-digit form `e-007` of older C runtimes).
 pub(super) struct Canonical {
     pub(super) value: f32,
     pub(super) len: usize,
     pub(super) significant: usize,
-    pub(super) exponent: bool,
+    pub(super) exponent: u8,
 }
 
 /// `'0'` in every byte.
@@ -75,6 +76,11 @@ const POW10_F64: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// The nearest `f64`s of 10⁰ to 10⁻¹⁰ (for [`scale`]).
+const INV_POW10_F64: [f64; 11] = [
+    1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
+];
+
 /// The 29 low bits of an `f64` that rounding to `f32` drops (for an `f64` in the range
 /// of normal `f32`s): `HALF` there is exactly halfway between two `f32`s.
 const DROPPED: u64 = 0x1FFF_FFFF;
@@ -97,6 +103,19 @@ const HALF: u64 = 0x1000_0000;
 #[inline(always)]
 fn scale(m: u32, exp: i32) -> Option<f32> {
     let k = exp.unsigned_abs() as usize;
+    if exp < 0 {
+        if let Some(&r) = INV_POW10_F64.get(k) {
+            // A multiplication by the nearest `f64` of 10^-k instead of a division: the
+            // product is within two `f64` units of the exact quotient, so rounding it to
+            // `f32` gives the nearest `f32` unless an `f32` halfway point could lie
+            // between them, which shows in the dropped bits; then divide exactly.
+            let v = f64::from(m) * r;
+            let off = (v.to_bits() & DROPPED).wrapping_sub(HALF - 2);
+            if off > 4 {
+                return Some(v as f32);
+            }
+        }
+    }
     if let Some(&p) = POW10_F32.get(k) {
         let m = m as f32;
         return Some(if exp >= 0 { m * p } else { m / p });
@@ -112,7 +131,9 @@ fn scale(m: u32, exp: i32) -> Option<f32> {
 /// four places after the point), `d…` (up to 6 digits, the first not 0), `d….d…` or
 /// `d.d…e±dd` (exponent below −4 or above 5), at most six significant digits, no
 /// trailing zero after a point. Such tokens are ones [`canonical_g6`](super::number::canonical_g6) accepts; they are
-/// read with a few word operations into the value the general scan gives. `None` for
+/// read with a few word operations into the value the general scan gives. Also taken:
+/// the same with a three-digit exponent starting with 0 (`1.5e-007`, as older Windows C
+/// runtimes print; not canonical, which the caller counts). `None` for
 /// anything else, and for the few such tokens [`scale`] leaves (a power of ten beyond
 /// 10²², an `f64` halfway case) or that start within sixteen bytes of the end of the
 /// data.
@@ -186,19 +207,27 @@ pub(super) fn canonical_number(rest: &[u8]) -> Option<Canonical> {
         (swar_digits(frac, run), leading + run, run, at + run, next)
     };
     let (value, end, significant, exponent) = match next {
-        b',' | b']' => (scale(m, -(frac_len as i32))?, i, significant, false),
+        b',' | b']' => (scale(m, -(frac_len as i32))?, i, significant, 0),
         b'e' => {
             // `d.d…e±dd`: one integer digit, not 0.
             if int_len != 1 || zero_int {
                 return None;
             }
-            let &[sign, d1, d2, end] = rest.get(i + 1..i + 5)? else {
+            // At most 1 + 1 + 5 + 5 bytes and a separator: inside the 16 bytes the
+            // separator was found in.
+            let &[sign, d1, d2, d3, d4] = rest.get(i + 1..i + 6)? else {
                 return None;
             };
-            if !d1.is_ascii_digit() || !d2.is_ascii_digit() || !matches!(end, b',' | b']') {
+            if !d1.is_ascii_digit() || !d2.is_ascii_digit() {
                 return None;
             }
-            let e = i32::from(d1 - b'0') * 10 + i32::from(d2 - b'0');
+            let (e, width) = if matches!(d3, b',' | b']') {
+                (i32::from(d1 - b'0') * 10 + i32::from(d2 - b'0'), 2u8)
+            } else if d1 == b'0' && d3.is_ascii_digit() && matches!(d4, b',' | b']') {
+                (i32::from(d2 - b'0') * 10 + i32::from(d3 - b'0'), 3u8)
+            } else {
+                return None;
+            };
             let e = match sign {
                 b'-' => -e,
                 b'+' => e,
@@ -207,7 +236,8 @@ pub(super) fn canonical_number(rest: &[u8]) -> Option<Canonical> {
             if (-4..=5).contains(&e) {
                 return None;
             }
-            (scale(m, e - frac_len as i32)?, i + 4, significant, true)
+            let end = i + 2 + usize::from(width);
+            (scale(m, e - frac_len as i32)?, end, significant, width)
         }
         _ => return None,
     };
@@ -260,6 +290,41 @@ mod tests {
         }
     }
 
+    /// [`scale`] of a negative power of ten (a multiplication, checked, or a division)
+    /// is the nearest `f32` of `m × 10^exp`, as Rust's parser gives it, for mantissas
+    /// of every size and the exact halfway cases among them.
+    #[test]
+    fn scale_rounds_to_nearest() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for round in 0..300_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = 1 + round % 24;
+            let m = (x as u32) & ((1u32 << bits) - 1);
+            let exp = -(((x >> 40) % 23) as i32);
+            let want: f32 = format!("{m}e{exp}").parse().unwrap();
+            if let Some(got) = scale(m, exp) {
+                assert_eq!(got.to_bits(), want.to_bits(), "{m}e{exp}");
+            }
+        }
+        // Quotients that are f32 halfway points (m = 5^k × an odd number × 2^j ...).
+        for k in 1..=10u32 {
+            for odd in (1u32..2000).step_by(2) {
+                let Some(m) = 5u32.pow(k).checked_mul(odd) else {
+                    continue;
+                };
+                if m >= 1 << 24 {
+                    continue;
+                }
+                let exp = -(k as i32);
+                let want: f32 = format!("{m}e{exp}").parse().unwrap();
+                let got = scale(m, exp).unwrap();
+                assert_eq!(got.to_bits(), want.to_bits(), "{m}e{exp}");
+            }
+        }
+    }
+
     /// What [`canonical_number`] reads from `token` followed by `,`, checked against the
     /// general scan: the same value (bits), length and statistics, and a token the
     /// general scan calls canonical. Returns whether the fast path took it.
@@ -274,9 +339,14 @@ mod tests {
         assert_eq!(n.value.to_bits(), std.to_bits(), "{token}");
         assert_eq!(n.value.to_bits(), general.to_bits(), "{token}");
         assert_eq!(n.len, token.len(), "{token}");
-        assert_eq!(p.stats.not_canonical, 0, "{token}");
+        assert_eq!(
+            p.stats.not_canonical,
+            usize::from(n.exponent == 3),
+            "{token}"
+        );
         assert_eq!(n.significant, p.stats.max_digits, "{token}");
-        assert_eq!(usize::from(n.exponent), p.stats.exp_two, "{token}");
+        assert_eq!(usize::from(n.exponent == 2), p.stats.exp_two, "{token}");
+        assert_eq!(usize::from(n.exponent == 3), p.stats.exp_three, "{token}");
         true
     }
 
@@ -302,6 +372,9 @@ mod tests {
             "1.5e-07",
             "1.23457e-05",
             "-9.99999e+22",
+            "1.50996e-007",
+            "1.5e+007",
+            "-3.4e+021",
             "1e+06",
             "3.52221",
             "1.17549e-15",
@@ -327,7 +400,6 @@ mod tests {
             "1e+05",
             "1e5",
             "1E+06",
-            "1.5e+007",
             "1.5e7",
             "0e+00",
             "1e-45",
@@ -348,6 +420,10 @@ mod tests {
             "1.5e-0",
             "1.5e-",
             "1.5e+1234",
+            "1.5e-107",
+            "1.5e-0007",
+            "1.5e-004",
+            "1.5e+005",
         ];
         for t in left {
             assert!(!check_canonical_number(t), "{t} taken");
