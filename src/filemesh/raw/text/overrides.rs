@@ -67,41 +67,67 @@ pub(super) struct NumberStats {
     /// notation does not depend on the exponent's width), so the override scan skips
     /// them.
     pub(super) unsure: Vec<u64>,
-    /// Each unsure number's index and where its token starts in the file, while they
-    /// are few (see [`UNSURE_KEPT`]): the override scan of a file in memory then goes
-    /// straight to them instead of splitting the whole line into tokens.
-    pub(super) unsure_at: Vec<(usize, usize)>,
+    /// Each unsure number's index, where its token starts in the file and what the
+    /// parse knows of it, while they are few (see [`UNSURE_KEPT`]): the override scan
+    /// of a file in memory then goes straight to them instead of splitting the whole
+    /// line into tokens.
+    pub(super) unsure_at: Vec<(usize, usize, Unsure)>,
     /// Set once the unsure numbers are too many to keep where they are.
     pub(super) unsure_many: bool,
 }
 
 /// Where unsure numbers start is kept for the first 1024 of them, then while they are at
-/// most one number in eight (16 bytes each: at most 2 bytes a number, under the text's
+/// most one number in eight (24 bytes each: at most 3 bytes a number, under the text's
 /// own 5 or more).
 const UNSURE_KEPT: usize = 1024;
 
+/// What the parse knows of a number that may not print as written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Unsure {
+    /// Nothing: compare the token with the format's print.
+    Any,
+    /// A token of the canonical form (`canonical_number`'s) but for its exponent, which
+    /// has this many digits: a six-digit format with that exponent width prints it as
+    /// written (the digits are those of the value's six-digit rounding), another one not.
+    Exponent(ExponentDigits),
+}
+
 impl NumberStats {
-    /// Counts one number, whose token starts at byte `at` of the file; `unsure` as
-    /// [`NumberStats::unsure`] says.
+    /// Counts one number, whose token starts at byte `at` of the file; `unsure` (`None`
+    /// for a number any six-digit format prints as written) as [`NumberStats::unsure`]
+    /// says.
     #[inline(always)]
-    pub(super) fn count(&mut self, unsure: bool, at: usize) {
+    pub(super) fn count(&mut self, unsure: Option<Unsure>, at: usize) {
         let (word, bit) = (self.numbers / 64, self.numbers % 64);
         if bit == 0 {
             self.unsure.push(0);
         }
-        if unsure {
+        if let Some(kind) = unsure {
             if let Some(w) = self.unsure.get_mut(word) {
                 *w |= 1 << bit;
             }
-            self.keep_unsure(at);
+            self.keep_unsure(at, kind);
         }
         self.numbers += 1;
+    }
+
+    /// Counts three numbers that any six-digit format prints as written
+    /// ([`NumberStats::count`] of `None` three times, in one step).
+    #[inline(always)]
+    pub(super) fn count_plain_triple(&mut self) {
+        // Three numbers from here reach a new word of bits at most once: here, or at
+        // the second or third.
+        let bit = self.numbers % 64;
+        if bit == 0 || bit >= 62 {
+            self.unsure.push(0);
+        }
+        self.numbers += 3;
     }
 
     /// Keeps where unsure number [`NumberStats::numbers`] starts, or stops keeping them
     /// once they are many.
     #[inline(never)]
-    fn keep_unsure(&mut self, at: usize) {
+    fn keep_unsure(&mut self, at: usize, kind: Unsure) {
         if self.unsure_many {
             return;
         }
@@ -109,7 +135,7 @@ impl NumberStats {
             self.unsure_many = true;
             self.unsure_at = Vec::new();
         } else {
-            self.unsure_at.push((self.numbers, at));
+            self.unsure_at.push((self.numbers, at, kind));
         }
     }
 
@@ -178,7 +204,10 @@ impl<'f> OverrideScan<'f> {
         let Some(stats) = self.stats.filter(|s| !s.unsure_many) else {
             return false;
         };
-        for &(index, at) in &stats.unsure_at {
+        for &(index, at, kind) in &stats.unsure_at {
+            if kind == Unsure::Exponent(self.format.exponent_digits) {
+                continue;
+            }
             let rest = file.get(at..).unwrap_or_default();
             let len = rest
                 .iter()

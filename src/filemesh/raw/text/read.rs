@@ -3,9 +3,9 @@
 //! that finds the overrides of a file not printed canonically.
 
 use super::number::{canonical_g6, fast_f32, Digits, Token};
-use super::overrides::{choose_format, NumberStats, OverrideScan};
+use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
 use super::scan::canonical_number;
-use super::{FileMeshV1, LineEnding, VertexV1};
+use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filemesh::raw::Version;
 /// Shortest text of a face: 9 triples of at least `[0,0,0]`.
@@ -386,42 +386,58 @@ impl<'a> Parser<'a> {
         if rest.first() != Some(&b'[') {
             return None;
         }
-        let mut i = 1;
-        let mut out = [0.0f32; 3];
-        let (mut exp_two, mut exp_three, mut max_digits) = (0, 0, 0);
-        let mut exps = [false; 3];
-        let mut starts = [0; 3];
-        for (k, slot) in out.iter_mut().enumerate() {
-            let n = canonical_number(rest.get(i..)?)?;
-            if let Some(s) = starts.get_mut(k) {
-                *s = i;
-            }
-            i += n.len;
-            let close = if k == 2 { b']' } else { b',' };
-            if rest.get(i) != Some(&close) {
-                return None;
-            }
-            i += 1;
-            *slot = n.value;
-            if let Some(e) = exps.get_mut(k) {
-                *e = n.exponent != 0;
-            }
-            exp_two += usize::from(n.exponent == 2);
-            exp_three += usize::from(n.exponent == 3);
-            max_digits = max_digits.max(n.significant);
+        // Each number, then its separator: `,`, `,`, `]`.
+        let a = canonical_number(rest.get(1..)?)?;
+        let i1 = 1 + a.len;
+        if rest.get(i1) != Some(&b',') {
+            return None;
         }
-        self.stats.exp_two += exp_two;
-        // A three-digit exponent is not how the canonical format prints (see
-        // `canonical_number`); `exps` marks it unsure.
-        self.stats.exp_three += exp_three;
-        self.stats.not_canonical += exp_three;
-        self.stats.max_digits = self.stats.max_digits.max(max_digits);
-        let at = self.origin + self.pos;
-        for (e, start) in exps.into_iter().zip(starts) {
-            self.stats.count(e, at + start);
+        let b = canonical_number(rest.get(i1 + 1..)?)?;
+        let i2 = i1 + 1 + b.len;
+        if rest.get(i2) != Some(&b',') {
+            return None;
         }
-        self.pos += i;
-        Some(out)
+        let c = canonical_number(rest.get(i2 + 1..)?)?;
+        let end = i2 + 1 + c.len;
+        if rest.get(end) != Some(&b']') {
+            return None;
+        }
+        let digits = a.significant.max(b.significant).max(c.significant);
+        self.stats.max_digits = self.stats.max_digits.max(digits);
+        if a.exponent | b.exponent | c.exponent == 0 {
+            self.stats.count_plain_triple();
+        } else {
+            let at = self.origin + self.pos;
+            self.count_exponents(
+                [a.exponent, b.exponent, c.exponent],
+                [at + 1, at + i1 + 1, at + i2 + 1],
+            );
+        }
+        self.pos += end + 1;
+        Some([a.value, b.value, c.value])
+    }
+
+    /// Counts a canonical triple with an exponent in it: its numbers' exponent digits
+    /// (0 for none, 2, or 3: not how the canonical format prints, so also counted as not
+    /// canonical) and where each starts.
+    #[cold]
+    #[inline(never)]
+    fn count_exponents(&mut self, exponents: [u8; 3], starts: [usize; 3]) {
+        for (digits, at) in exponents.into_iter().zip(starts) {
+            let unsure = match digits {
+                0 => None,
+                2 => {
+                    self.stats.exp_two += 1;
+                    Some(Unsure::Exponent(ExponentDigits::Two))
+                }
+                _ => {
+                    self.stats.exp_three += 1;
+                    self.stats.not_canonical += 1;
+                    Some(Unsure::Exponent(ExponentDigits::Three))
+                }
+            };
+            self.stats.count(unsure, at);
+        }
     }
 
     /// [`Parser::triple`] for any numbers the grammar admits.
@@ -556,8 +572,8 @@ impl<'a> Parser<'a> {
         if !canonical {
             self.stats.not_canonical += 1;
         }
-        self.stats
-            .count(!canonical || exp.is_some(), self.origin + start);
+        let unsure = (!canonical || exp.is_some()).then_some(Unsure::Any);
+        self.stats.count(unsure, self.origin + start);
         self.pos = start + i;
         Ok(value)
     }
@@ -726,6 +742,7 @@ mod tests {
             "version 1.00\n1\n{}",
             face.replace('1', &"1".repeat(700))
         ));
+        made.extend(mixed_exponent_texts());
         texts.extend(made.into_iter().map(String::into_bytes));
         // Damaged real files: cut short, and a byte changed in the data.
         for t in texts.clone().iter().take(fixtures) {
@@ -764,6 +781,47 @@ mod tests {
             }
         }
         assert!(compared > 500, "{compared}");
+    }
+
+    /// Texts whose numbers have two- and three-digit exponents mixed, either the more.
+    fn mixed_exponent_texts() -> Vec<String> {
+        let face = "[1,2,3][0,1,0][0.5,0.25,0]".repeat(3);
+        let three = face.replace("[1,2,3]", "[1.5e-007,2.5e-07,-3e+008]");
+        let two = face.replace("[1,2,3]", "[1.5e-07,2.5e-007,-3e+08]");
+        // And many numbers not canonical (`1.0`: a third of them): past the first 1024
+        // the parse stops keeping where each starts, and the scan reads every token.
+        let many = face.replace("[1,2,3]", "[1.0,2.0,3.0]").repeat(200);
+        vec![
+            format!("version 1.00\n2\n{three}{face}"),
+            format!("version 1.01\r\n2\r\n{face}{two}"),
+            format!("version 1.00\n200\n{many}"),
+        ]
+    }
+
+    /// A text mixing exponent widths writes back byte for byte: the width most numbers
+    /// use is the format's, the others are overrides (the parse's kind of each unsure
+    /// number lets the scan skip those the format prints as written).
+    #[test]
+    fn mixed_exponent_widths_write_back_exactly() {
+        use super::FileMeshV1;
+        use crate::filemesh::raw::text::ExponentDigits;
+        use crate::filemesh::raw::Version;
+        for (text, (width, overrides)) in mixed_exponent_texts().into_iter().zip([
+            (ExponentDigits::Three, 3),
+            (ExponentDigits::Two, 3),
+            (ExponentDigits::Two, 1800),
+        ]) {
+            let version = if text.starts_with("version 1.01") {
+                Version::V1_01
+            } else {
+                Version::V1_00
+            };
+            let mesh = FileMeshV1::read(text.as_bytes(), version).unwrap();
+            assert_eq!(mesh.format.exponent_digits, width, "{text}");
+            // One number of each vertex's first triple has the other width (or is `1.0`).
+            assert_eq!(mesh.overrides.len(), overrides, "{}", &text[..40]);
+            assert_eq!(mesh.write(version).unwrap(), text.as_bytes());
+        }
     }
 
     /// lexical-core and Rust's own parser give the same f32 for every form the number
