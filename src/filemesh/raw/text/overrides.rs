@@ -213,25 +213,33 @@ impl<'f> OverrideScan<'f> {
                 .iter()
                 .position(|&b| matches!(b, b'[' | b']' | b','))
                 .unwrap_or(rest.len());
-            let token = rest.get(..len).unwrap_or_default();
-            let Some(value) = self.value(index) else {
+            if !self.compare(index, rest.get(..len).unwrap_or_default()) {
                 return true;
-            };
-            if !prints_as(
-                value,
-                token,
-                self.format,
-                &mut self.scratch,
-                &mut self.printed,
-            ) {
-                self.found.push(TokenOverride {
-                    index,
-                    bits: value.to_bits(),
-                    text: String::from_utf8_lossy(token).into_owned(),
-                });
             }
         }
         self.index = self.faces.len() * NUMBERS_PER_FACE;
+        true
+    }
+
+    /// Keeps `token` as an override when the format does not print number `index` as
+    /// written; `false` when there is no such number.
+    fn compare(&mut self, index: usize, token: &[u8]) -> bool {
+        let Some(value) = self.value(index) else {
+            return false;
+        };
+        if !prints_as(
+            value,
+            token,
+            self.format,
+            &mut self.scratch,
+            &mut self.printed,
+        ) {
+            self.found.push(TokenOverride {
+                index,
+                bits: value.to_bits(),
+                text: String::from_utf8_lossy(token).into_owned(),
+            });
+        }
         true
     }
 
@@ -245,21 +253,8 @@ impl<'f> OverrideScan<'f> {
                 self.index += 1;
                 continue;
             }
-            let Some(value) = self.value(self.index) else {
+            if !self.compare(self.index, token) {
                 return;
-            };
-            if !prints_as(
-                value,
-                token,
-                self.format,
-                &mut self.scratch,
-                &mut self.printed,
-            ) {
-                self.found.push(TokenOverride {
-                    index: self.index,
-                    bits: value.to_bits(),
-                    text: String::from_utf8_lossy(token).into_owned(),
-                });
             }
             self.index += 1;
         }
