@@ -62,11 +62,11 @@ from . import axes, checks, exporting, facs, geometry, importing, tags  # noqa: 
 from .axes import Y_UP_FORMATS, from_blender, to_blender  # noqa: E402,F401
 from .checks import (MAX_INFLUENCES, FacsNotCarried, ReadBackError, SkinInfluences, excess_influences,  # noqa: E402,F401
                      file_triangles, read_back)
-from .exporting import edited_in_place, export_file, export_objects, with_companions  # noqa: E402,F401
+from .exporting import edited_in_place, export_file, export_objects, hulls_in_place, with_companions  # noqa: E402,F401
 from .facs import add_facs_shape_keys, facs_keys_changed  # noqa: E402,F401
 from .geometry import all_but_positions, blender_positions, deforming_armature, geometry_hash, vertex_map  # noqa: E402,F401
 from .importing import add_hulls, gather_lods, import_file  # noqa: E402,F401
-from .tags import (PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH,  # noqa: E402,F401
+from .tags import (PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_HULL, PROP_LEVEL, PROP_LOD, PROP_PATH,  # noqa: E402,F401
                    PROP_REST, PROP_ROLE, PROP_SHA, PROP_VERSION)
 
 TARGETS = [

@@ -1,7 +1,8 @@
-"""Export: the selection written as a target format and version by one of three
-routes, each read back: an untouched import as its file's own bytes; a FileMesh whose
-vertices were only moved, edited in place (``File.with_mesh``); anything else through
-Blender's glTF exporter and ``meshcodec.import_file``."""
+"""Export: the selection written as a target format and version by one of four
+routes, each read back: an untouched import as its file's own bytes; CSGPHS hulls
+only moved, and a FileMesh whose vertices were only moved (or UVs edited), edited in
+place (``File.with_mesh``); anything else through Blender's glTF exporter and
+``meshcodec.import_file``."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from .checks import (MAX_INFLUENCES, FacsNotCarried, ReadBackError, SkinInfluenc
                      expected_counts, file_triangles, read_back)
 from .facs import facs_keys_changed
 from .geometry import blender_positions, changed_parts, deforming_armature, geometry_hash, vertex_uvs
-from .tags import PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_SHA, PROP_VERSION, is_helper
+from .tags import (PROP_FACS, PROP_FORMAT, PROP_GEOMETRY, PROP_HULL, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_SHA,
+                   PROP_VERSION, is_helper)
 
 
 def _target_of(objects: Sequence[Any], to: str) -> str:
@@ -157,6 +159,54 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
     return g, ([keys] if keys else []) + list(g.losses)
 
 
+def hulls_in_place(objects: Sequence[Any], target: str) -> Optional[Any]:
+    """The source CSGPHS file with its hulls' vertices as their wire copies now stand
+    (``File.with_mesh``); None unless ``target`` is the file's own version and every
+    hull copy of one object imported from a CSGPHS file still as it was keeps its
+    vertices and faces as imported (only moved). Everything else of the file (its
+    preambles, physics data, layout) is carried over; vertices that did not move keep
+    their exact numbers."""
+    import meshcodec
+    import numpy as np
+
+    parents = [o for o in objects if not is_helper(o) and o.get(PROP_FORMAT) == "csgphs"]
+    if len(parents) != 1 or target != _target_of(parents, "SOURCE"):
+        return None
+    parent = parents[0]
+    hulls = [c for c in parent.children if is_helper(c)]
+    if any(not isinstance(c.get(PROP_HULL), int) for c in hulls):
+        return None
+    hulls.sort(key=lambda c: int(c[PROP_HULL]))
+    path = parent.get(PROP_PATH)
+    if not hulls or path is None or not os.path.isfile(path):
+        return None
+    data = open(path, "rb").read()
+    if hashlib.sha256(data).hexdigest() != parent.get(PROP_SHA):
+        return None
+    f = meshcodec.open(data)
+    m = f.mesh()
+    counts = f.info().get("hull_counts", [])
+    if len(counts) != len(hulls):
+        return None
+    positions = np.array(m.positions, dtype=np.float32)
+    v0 = f0 = 0
+    for hull, c in zip(hulls, counts):
+        nv, nf = c["vertices"], c["faces"]
+        faces = [tuple(p.vertices) for p in hull.data.polygons]
+        want = [tuple(int(x) - v0 for x in face) for face in m.faces[f0 : f0 + nf]]
+        if len(hull.data.vertices) != nv or faces != want:
+            return None
+        world = np.array(hull.matrix_world, dtype=np.float64)
+        co = blender_positions(hull) @ world[:3, :3].T + world[:3, 3]
+        rest = to_blender(m.positions[v0 : v0 + nv], "csgphs")
+        size = max(1.0, float(np.abs(rest).max(initial=0.0)))
+        moved = np.abs(co - rest).max(axis=1) > 1e-6 * size
+        positions[v0 : v0 + nv][moved] = from_blender(co[moved])
+        v0, f0 = v0 + nv, f0 + nf
+    m.positions = positions
+    return f.with_mesh(m)
+
+
 def facs_not_carried(objects: Sequence[Any]) -> List[str]:
     """The report's line for FACS shape keys the glTF route drops: a FileMesh's FACS
     data is written back (as stored) only by an export that moves vertices or edits UVs
@@ -191,6 +241,14 @@ def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOUR
         if open(path, "rb").read() != original:
             raise ReadBackError(f"{path}: the bytes read back are not the file's")
         return []
+    hulls = hulls_in_place(objects, target)
+    if hulls is not None:
+        hulls.save(path)
+        if open(path, "rb").read() != hulls.to_bytes():
+            raise ReadBackError(f"{path}: the bytes read back are not those written")
+        if meshcodec.open(path).info().get("hulls") != hulls.info().get("hulls"):
+            raise ReadBackError(f"{path}: does not read back with the hulls written")
+        return list(hulls.losses)
     in_place = edited_in_place(objects, target, allow_lossy)
     if in_place is not None:
         edited, lines = in_place

@@ -15,7 +15,8 @@ import bpy
 from .axes import numpy_bool, to_blender
 from .facs import add_facs_shape_keys
 from .geometry import geometry_hash, rest_parts, vertex_map
-from .tags import PROP_FORMAT, PROP_GEOMETRY, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_ROLE, PROP_SHA, PROP_VERSION
+from .tags import (PROP_FORMAT, PROP_GEOMETRY, PROP_HULL, PROP_LEVEL, PROP_LOD, PROP_PATH, PROP_REST, PROP_ROLE,
+                   PROP_SHA, PROP_VERSION)
 
 
 def add_hulls(parent: "bpy.types.Object", f: Any) -> List["bpy.types.Object"]:
@@ -38,6 +39,7 @@ def add_hulls(parent: "bpy.types.Object", f: Any) -> List["bpy.types.Object"]:
         o.parent = parent
         o.display_type = "WIRE"
         o[PROP_ROLE] = "hull"
+        o[PROP_HULL] = i
         hulls.append(o)
         v0, f0 = v0 + nv, f0 + nf
     return hulls

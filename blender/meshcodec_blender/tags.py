@@ -18,6 +18,8 @@ PROP_GEOMETRY = "meshcodec_geometry"
 PROP_LOD = "meshcodec_lod"
 #: ``"hull"`` on a CSGPHS hull's wire child object: shown, not exported but as hulls.
 PROP_ROLE = "meshcodec_role"
+#: The index in its file of the hull a CSGPHS hull's wire child object holds.
+PROP_HULL = "meshcodec_hull"
 #: The number of shape keys made from the file's FACS controls.
 PROP_FACS = "meshcodec_facs_controls"
 #: The level of detail a single-level FileMesh import holds.
