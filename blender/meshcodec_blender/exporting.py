@@ -49,10 +49,31 @@ def _untouched_source(objects: Sequence[Any], target: str) -> Optional[bytes]:
     o = objects[0]
     if target not in (_target_of(objects, "SOURCE"), o.get(PROP_VERSION)):
         return None
-    if geometry_hash(objects) != o.get(PROP_GEOMETRY) or not os.path.isfile(o[PROP_PATH]):
+    if geometry_hash(objects) != o.get(PROP_GEOMETRY):
         return None
-    data = open(o[PROP_PATH], "rb").read()
+    return source_bytes(o)
+
+
+def source_bytes(o: Any) -> Optional[bytes]:
+    """The bytes of the file object ``o`` was imported from, if it is still as it was
+    (its SHA-256 the one kept at import); else None."""
+    path = o.get(PROP_PATH)
+    if path is None or not os.path.isfile(path):
+        return None
+    data = open(path, "rb").read()
     return data if hashlib.sha256(data).hexdigest() == o.get(PROP_SHA) else None
+
+
+def moved_rows(o: Any, rest: Any) -> Tuple[Any, Any]:
+    """(``o``'s vertices in world space, which of them moved from ``rest``) for mesh
+    object ``o`` whose vertex k was ``rest[k]`` (Blender's axes) at import: moved by
+    more than float noise (10⁻⁶ of the mesh's size)."""
+    import numpy as np
+
+    world = np.array(o.matrix_world, dtype=np.float64)
+    co = blender_positions(o) @ world[:3, :3].T + world[:3, 3]
+    size = max(1.0, float(np.abs(rest).max(initial=0.0)))
+    return co, np.abs(co - rest).max(axis=1) > 1e-6 * size
 
 
 def with_companions(objects: Sequence[Any]) -> List[Any]:
@@ -91,21 +112,22 @@ def _filemesh_version(target: str) -> Optional[str]:
     return version if re.fullmatch(r"\d\.\d\d", version) else None
 
 
-def _source_level(o: Any) -> Optional[Tuple[Any, Any]]:
-    """(the source FileMesh, the file vertex of each of ``o``'s vertices) when mesh
-    object ``o`` was imported alone from one level of a FileMesh still as it was, with
-    its vertices the level's in order and as many; else None."""
+def _source_level(o: Any) -> Optional[Tuple[Any, Any, Any]]:
+    """(the source FileMesh, its level's mesh, the file vertex of each of ``o``'s
+    vertices) when mesh object ``o`` was imported alone from one level of a FileMesh
+    still as it was, with its vertices the level's in order and as many; else None."""
     import meshcodec
     import numpy as np
 
-    if o.get(PROP_FORMAT) != "filemesh" or o.get(PROP_REST) is None or not os.path.isfile(o[PROP_PATH]):
+    if o.get(PROP_FORMAT) != "filemesh" or o.get(PROP_REST) is None:
         return None
-    data = open(o[PROP_PATH], "rb").read()
-    if hashlib.sha256(data).hexdigest() != o.get(PROP_SHA):
+    data = source_bytes(o)
+    if data is None:
         return None
     f = meshcodec.open(data)
-    used = np.unique(f.mesh(int(o[PROP_LEVEL])).faces)
-    return (f, used) if len(used) == len(o.data.vertices) else None
+    m = f.mesh(int(o[PROP_LEVEL]))
+    used = np.unique(m.faces)
+    return (f, m, used) if len(used) == len(o.data.vertices) else None
 
 
 def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> Optional[Tuple[Any, List[str]]]:
@@ -126,23 +148,21 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
     if version is None or len(meshes) != 1:
         return None
     o = meshes[0]
-    source = _source_level(o)
+    # The checks on the object first; the file is read only when they pass.
     changed = changed_parts(o, o.get(PROP_REST))
-    if source is None or changed is None or changed - {"uvs"}:
+    if changed is None or changed - {"uvs"}:
         return None
     uvs = vertex_uvs(o) if "uvs" in changed else None
     if "uvs" in changed and uvs is None:
         return None
-    f, used = source
+    source = _source_level(o)
+    if source is None:
+        return None
+    f, m, used = source
     keys = facs_keys_changed(o, f, used)
     if keys is not None and not allow_lossy:
         raise FacsNotCarried(f"the export would lose data (allow losses to write it anyway): {keys}")
-    m = f.mesh(int(o[PROP_LEVEL]))
-    world = np.array(o.matrix_world, dtype=np.float64)
-    co = blender_positions(o) @ world[:3, :3].T + world[:3, 3]
-    rest = to_blender(m.positions[used], "filemesh")
-    size = max(1.0, float(np.abs(rest).max(initial=0.0)))
-    moved = np.abs(co - rest).max(axis=1) > 1e-6 * size
+    co, moved = moved_rows(o, to_blender(m.positions[used], "filemesh"))
     positions = np.array(m.positions, dtype=np.float32)
     positions[used[moved]] = from_blender(co[moved])
     m.positions = positions
@@ -177,11 +197,8 @@ def hulls_in_place(objects: Sequence[Any], target: str) -> Optional[Any]:
     if any(not isinstance(c.get(PROP_HULL), int) for c in hulls):
         return None
     hulls.sort(key=lambda c: int(c[PROP_HULL]))
-    path = parent.get(PROP_PATH)
-    if not hulls or path is None or not os.path.isfile(path):
-        return None
-    data = open(path, "rb").read()
-    if hashlib.sha256(data).hexdigest() != parent.get(PROP_SHA):
+    data = source_bytes(parent) if hulls else None
+    if data is None:
         return None
     f = meshcodec.open(data)
     m = f.mesh()
@@ -196,11 +213,7 @@ def hulls_in_place(objects: Sequence[Any], target: str) -> Optional[Any]:
         want = [tuple(int(x) - v0 for x in face) for face in m.faces[f0 : f0 + nf]]
         if len(hull.data.vertices) != nv or faces != want:
             return None
-        world = np.array(hull.matrix_world, dtype=np.float64)
-        co = blender_positions(hull) @ world[:3, :3].T + world[:3, 3]
-        rest = to_blender(m.positions[v0 : v0 + nv], "csgphs")
-        size = max(1.0, float(np.abs(rest).max(initial=0.0)))
-        moved = np.abs(co - rest).max(axis=1) > 1e-6 * size
+        co, moved = moved_rows(hull, to_blender(m.positions[v0 : v0 + nv], "csgphs"))
         positions[v0 : v0 + nv][moved] = from_blender(co[moved])
         v0, f0 = v0 + nv, f0 + nf
     m.positions = positions
