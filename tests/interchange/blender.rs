@@ -74,6 +74,25 @@ fn kept_triangles(triangles: &[[u32; 3]]) -> usize {
 }
 
 /// A count in `info --json`: a number, or the length of a list.
+/// Runs `tests/blender/check_exports.py` in headless Blender on `manifest` (written to
+/// `dir`): its standard output and standard error.
+fn check_exports(blender: &Path, dir: &Path, manifest: &[serde_json::Value]) -> (String, String) {
+    let list = dir.join("manifest.json");
+    std::fs::write(&list, serde_json::to_vec(manifest).unwrap()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/check_exports.py");
+    let out = Command::new(blender)
+        .args(["-b", "--factory-startup", "--python"])
+        .arg(&script)
+        .arg("--")
+        .arg(&list)
+        .output()
+        .expect("run Blender");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn info_count(info: &serde_json::Value, key: &str) -> Option<usize> {
     match &info[key] {
         serde_json::Value::Number(n) => n.as_u64().map(|n| n as usize),
@@ -163,17 +182,7 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
         }));
     }
     assert!(manifest.len() >= want, "{} exports", manifest.len());
-    let list = dir.path().join("manifest.json");
-    std::fs::write(&list, serde_json::to_vec(&manifest).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/check_exports.py");
-    let out = Command::new(&blender)
-        .args(["-b", "--factory-startup", "--python"])
-        .arg(&script)
-        .arg("--")
-        .arg(&list)
-        .output()
-        .expect("run Blender");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (text, stderr) = check_exports(&blender, dir.path(), &manifest);
     let ok = text.lines().filter(|l| l.starts_with("OK ")).count();
     let failures: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
     assert!(
@@ -185,9 +194,8 @@ fn blender_imports_every_export_upright_with_the_right_counts() {
     );
     assert!(
         text.contains(&format!("DONE {}", manifest.len())) && ok == manifest.len(),
-        "Blender checked {ok} of {}:\n{text}\n{}",
+        "Blender checked {ok} of {}:\n{text}\n{stderr}",
         manifest.len(),
-        String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("Blender imported {ok} exports with the expected counts and boxes");
 }
@@ -471,21 +479,10 @@ fn union_levels_of_detail_reach_blender_apart() {
         }));
     }
     assert_eq!(manifest[0]["triangles"], kept_lod0);
-    let list = dir.path().join("manifest.json");
-    std::fs::write(&list, serde_json::to_vec(&manifest).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/check_exports.py");
-    let out = Command::new(&blender)
-        .args(["-b", "--factory-startup", "--python"])
-        .arg(&script)
-        .arg("--")
-        .arg(&list)
-        .output()
-        .expect("run Blender");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (text, stderr) = check_exports(&blender, dir.path(), &manifest);
     assert!(
         text.lines().filter(|l| l.starts_with("OK ")).count() == 2 && text.contains("DONE 2"),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "{text}\n{stderr}"
     );
     eprintln!("Blender imported LOD 0 of the union ({kept_lod0} triangles) without LOD 1");
 }
