@@ -59,6 +59,55 @@ pub enum Level {
     Relaid,
 }
 
+/// How a model's vertices are used by an export that keeps some of its faces (a LOD, an
+/// index range): the scene holds the vertices of the faces it keeps, so the others are
+/// what it leaves out.
+pub(crate) struct VertexUse {
+    /// Vertices that no face uses.
+    pub(crate) unused: usize,
+    /// Vertices that only faces left out use.
+    pub(crate) only_left_out: usize,
+}
+
+impl VertexUse {
+    /// Counts over `faces`, each (whether the export keeps it, its vertex indices into
+    /// `vertices` vertices; indices past them are ignored).
+    pub(crate) fn count<'a>(
+        vertices: usize,
+        faces: impl IntoIterator<Item = (bool, &'a [u32])>,
+    ) -> VertexUse {
+        // Per vertex: 1 if a kept face uses it, 2 if only faces left out do.
+        let mut used = vec![0u8; vertices];
+        for (kept, corners) in faces {
+            let bit = if kept { 1 } else { 2 };
+            for &i in corners {
+                if let Some(u) = used.get_mut(i as usize) {
+                    *u |= bit;
+                }
+            }
+        }
+        VertexUse {
+            unused: used.iter().filter(|&&u| u == 0).count(),
+            only_left_out: used.iter().filter(|&&u| u == 2).count(),
+        }
+    }
+
+    /// The loss line for the vertices no face uses, if there are any; `face` is what the
+    /// format calls one.
+    pub(crate) fn unused_loss(&self, face: &str) -> Option<Loss> {
+        let unused = self.unused;
+        (unused > 0).then(|| {
+            Loss::counted(
+                LossKind::NotImported,
+                unused,
+                format!(
+                    "{unused} vertices that no {face} uses (the scene holds triangles' vertices)"
+                ),
+            )
+        })
+    }
+}
+
 impl Loss {
     /// A loss of `kind` at the kind's usual level ([`LossKind::level`]), counting nothing.
     pub fn new(kind: LossKind, detail: impl Into<String>) -> Loss {

@@ -14,7 +14,7 @@ use crate::file::contract::{
     to_json, usage, ConvertOptions, Converted, ExportOptions, Format, MeshFile, Prepared, Summary,
     Target, WriteLater,
 };
-use crate::loss::{Level, Loss, LossKind};
+use crate::loss::{Level, Loss, LossKind, VertexUse};
 use crate::scene::carry::{Carries, Rig};
 use crate::scene::Scene;
 
@@ -154,31 +154,21 @@ fn scene_losses_of(m: &Mesh, options: &ExportOptions) -> Vec<Loss> {
     } else {
         ranges.get(options.lod).map_or(0..n, |&(a, b)| a..b)
     };
-    // Per vertex: 1 if an exported face uses it, 2 if only faces left out do.
-    let mut used = vec![0u8; m.vertices.len()];
-    for (k, f) in m.faces.iter().enumerate() {
-        let bit = if kept.contains(&k) { 1 } else { 2 };
-        for &i in f {
-            if let Some(u) = used.get_mut(i as usize) {
-                *u |= bit;
-            }
-        }
-    }
-    let unused = used.iter().filter(|&&u| u == 0).count();
-    if unused > 0 {
-        losses.push(Loss::counted(
-            LossKind::NotImported,
-            unused,
-            format!("{unused} vertices that no face uses (the scene holds triangles' vertices)"),
-        ));
-    }
+    let vertex_use = VertexUse::count(
+        m.vertices.len(),
+        m.faces
+            .iter()
+            .enumerate()
+            .map(|(k, f)| (kept.contains(&k), f.as_slice())),
+    );
+    losses.extend(vertex_use.unused_loss("face"));
     if !options.all_lods && ranges.len() > 1 {
         let others: Vec<String> = (0..ranges.len())
             .filter(|&k| k != options.lod)
             .map(|k| k.to_string())
             .collect();
         let faces = n - kept.len();
-        let only_others = used.iter().filter(|&&u| u == 2).count();
+        let only_others = vertex_use.only_left_out;
         losses.push(Loss::counted(
             LossKind::Lods,
             faces,

@@ -4,7 +4,7 @@
 use super::raw::MdlBody;
 use super::CsgMdl;
 use crate::file::contract::ExportOptions;
-use crate::loss::{Level, Loss, LossKind};
+use crate::loss::{Level, Loss, LossKind, VertexUse};
 
 /// What the scene made with `options` (one index range, or every range) does not carry
 /// of `blob`: vertices no triangle uses, the other index ranges (levels of detail) and
@@ -30,30 +30,15 @@ pub(crate) fn scene_losses(blob: &CsgMdl, options: &ExportOptions) -> Vec<Loss> 
                 .map_or(0, |t| t.iter().filter(|v| **v != [0.0; 3]).count()),
         ),
     };
-    // Per vertex: 1 if an exported triangle uses it, 2 if only the others do.
-    let mut used = vec![0u8; vertices];
-    for (k, r) in ranges.iter().enumerate() {
-        let bit = if options.all_lods || k == options.lod {
-            1
-        } else {
-            2
-        };
-        for &i in corners.get(r.clone()).unwrap_or_default() {
-            if let Some(u) = used.get_mut(i as usize) {
-                *u |= bit;
-            }
-        }
-    }
-    let unused = used.iter().filter(|&&u| u == 0).count();
-    if unused > 0 {
-        losses.push(Loss::counted(
-            LossKind::NotImported,
-            unused,
-            format!(
-                "{unused} vertices that no triangle uses (the scene holds triangles' vertices)"
-            ),
-        ));
-    }
+    let kept = |k: usize| options.all_lods || k == options.lod;
+    let vertex_use = VertexUse::count(
+        vertices,
+        ranges
+            .iter()
+            .enumerate()
+            .map(|(k, r)| (kept(k), corners.get(r.clone()).unwrap_or_default())),
+    );
+    losses.extend(vertex_use.unused_loss("triangle"));
     if !options.all_lods && ranges.len() > 1 {
         let others: Vec<String> = (0..ranges.len())
             .filter(|&k| k != options.lod)
@@ -65,7 +50,7 @@ pub(crate) fn scene_losses(blob: &CsgMdl, options: &ExportOptions) -> Vec<Loss> 
             .filter(|&(k, _)| k != options.lod)
             .map(|(_, r)| r.len() / 3)
             .sum();
-        let only_others = used.iter().filter(|&&u| u == 2).count();
+        let only_others = vertex_use.only_left_out;
         losses.push(Loss::counted(
             LossKind::Lods,
             faces,
