@@ -9,9 +9,10 @@
 //! Decompression is `lz4_flex`'s; [`Decoder`] decodes a block as a stream in 64 KiB
 //! steps, for walking a big payload without holding it (`meshcodec info`/`verify`).
 //!
-//! The compressor is safe code, level with `lz4_flex`'s (unsafe) encoder on a mesh payload
-//! (1.00–1.02× as the best of 40 interleaved runs, medians of the pairs' ratios
-//! 1.005–1.02×, from 0.96–0.97× before the changes listed last below) while doing liblz4's
+//! The compressor is safe code, level with or slightly ahead of `lz4_flex`'s (unsafe)
+//! encoder on a mesh payload (1.006–1.043× as the best of 40 interleaved runs, medians of
+//! the pairs' ratios 0.984–1.026× on a loaded machine; 0.96–0.97× before the changes
+//! listed in the last two paragraphs below) while doing liblz4's
 //! extra work (slower skipping, a probe for an immediate match after each match, a 32 KiB
 //! table, and the more matches a 5-byte hash finds): each probe takes one branch (window
 //! and 4-byte compare joined into one word, the candidate read without a bounds check), and
@@ -20,8 +21,9 @@
 //! overlap the writing. Words are read as `u64`/`u32` from slices (one bounds check each,
 //! and only where the algorithm keeps them inside the input), matches are extended 8 bytes
 //! at a time over two pre-sliced windows (XOR, trailing zeros; the first word inline, the
-//! rest out of line), the hash table is a fixed-size array of `u32` positions indexed
-//! through a mask, and the block is written through a cursor into a buffer of LZ4's
+//! rest out of line), the search loop makes two probes per turn, the hash table is a
+//! fixed-size array of `u32` positions on the stack indexed through a mask, and the block
+//! is written through a cursor into a buffer of LZ4's
 //! worst-case size (a sequence with fewer than 15 literals and a short match as one 19-byte
 //! window, other short literal runs copied 16 bytes at a time, longer sequences out of
 //! line, 15 to 32 literals there as one 36-byte window). Its output is the same as the
@@ -74,6 +76,28 @@
 //! is our 3% and up to 1% of lz4_flex's placement), so a change is only kept when it wins
 //! in both harnesses. About a fifth of either encoder's time is the kernel faulting in the
 //! fresh output buffer (the same pages for both).
+//!
+//! The last 2–4%: the search loop's two probes per turn (an inner `for _ in 0..2` that the
+//! compiler unrolls, so the current and next positions no longer trade registers every
+//! probe), with the hash table as an array on the stack instead of in a `Box` (addressed
+//! from the stack pointer, which frees a register the loop had been reloading from the
+//! stack). Alone, the two probes gave 1–2% in the driver and the stack table 0.99–1.01×;
+//! together +3–4% in the driver (best of 40 1.006–1.029×, medians 1.031–1.039×) and, in the
+//! benchmark binary, 1.006–1.043× best and 0.984–1.026× medians against 0.951–0.997× and
+//! 0.939–0.982× for the code before, four alternating runs of each on a loaded machine.
+//! Tried and not kept: four probes per turn (medians 0.97–0.99× against the code before,
+//! in the driver); the first step of the backward extension without a branch, the rest a
+//! loop (with the change above, 0.93–0.96× best and 0.96–1.00× medians against the code
+//! before it, so about 5% slower: 25% of matches extend back by one byte, but the match's
+//! start then waits on the two byte loads). Not possible or not worth it: a software prefetch of the next
+//! probe's candidate (`_mm_prefetch` takes a pointer and is `unsafe` to call on Rust 1.88
+//! and 1.95 alike; and on the payload 97% of the search probes' candidates are within
+//! 64 KiB and the rest within 1 MiB, in the 2 MiB L2, so there is no memory latency to
+//! hide); a cheaper output buffer (the 66 MB `vec![0; …]` is a fresh `mmap` on every
+//! call, above glibc's largest dynamic mmap threshold, and glibc skips the memset for
+//! mapped chunks: strace shows mmap, mremap to the block's size, munmap, and perf
+//! 7,074 page faults per call, the 29 MB written; `lz4_flex`'s `with_capacity` touches
+//! its 30 MB alike).
 
 /// Shortest match.
 const MIN_MATCH: usize = 4;
@@ -437,11 +461,11 @@ impl Slot for usize {
 
 /// The hash table: [`TABLE_SIZE`] positions, indexed by [`hash`] (masked, so the
 /// compiler sees every index in bounds).
-struct Table<S>(Box<[S; TABLE_SIZE]>);
+struct Table<S>([S; TABLE_SIZE]);
 
 impl<S: Slot> Table<S> {
     fn new() -> Table<S> {
-        Table(Box::new([S::ZERO; TABLE_SIZE]))
+        Table([S::ZERO; TABLE_SIZE])
     }
 
     /// The position stored under `h`, replaced by `pos`.
@@ -548,19 +572,23 @@ fn compress_into<'s, S: Slot, I: Input<'s>>(inp: I, mut out: Out<'_>) -> usize {
         let mut step = 1usize;
         let mut search = 1usize << SKIP_TRIGGER;
         let mut found;
-        loop {
-            let next = ip + step;
-            step = search >> SKIP_TRIGGER;
-            search += 1;
-            if next > mflimit_plus_one {
-                return out.finish(inp, anchor);
+        // Two probes per turn (the compiler unrolls the inner loop): the positions then
+        // stay in their registers instead of being moved from one to the other.
+        'search: loop {
+            for _ in 0..2 {
+                let next = ip + step;
+                step = search >> SKIP_TRIGGER;
+                search += 1;
+                if next > mflimit_plus_one {
+                    return out.finish(inp, anchor);
+                }
+                let word = u64_at(src, ip);
+                found = table.swap(hash(word), ip);
+                if usable(src, found, ip, word) {
+                    break 'search;
+                }
+                ip = next;
             }
-            let word = u64_at(src, ip);
-            found = table.swap(hash(word), ip);
-            if usable(src, found, ip, word) {
-                break;
-            }
-            ip = next;
         }
         // Extend backwards.
         while ip > anchor && found > 0 && src.get(ip - 1) == src.get(found - 1) {
