@@ -387,7 +387,8 @@ impl Mesh {
                     HeaderLayout::V2
                 };
                 Mesh {
-                    vertices: b.vertices.to_vertices().iter().map(vertex).collect(),
+                    // Raw and model vertices are the same 40 bytes: one pass.
+                    vertices: bytemuck::allocation::cast_vec(b.vertices.to_vertices()),
                     faces: b.faces.iter().map(|f| f.indices).collect(),
                     lods: Lods {
                         offsets: b
