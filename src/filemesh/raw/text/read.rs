@@ -4,7 +4,8 @@
 
 use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
-use super::scan::canonical_number;
+use super::scan::{canonical_triple, CanonicalTriple};
+use super::seen::Seen;
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filemesh::raw::Version;
@@ -112,6 +113,8 @@ pub(super) struct Parser<'a> {
     bytes: &'a [u8],
     pub(super) pos: usize,
     pub(super) stats: NumberStats,
+    /// Triples read so far, by their text.
+    seen: Seen,
     /// Where `bytes` starts in the file.
     origin: usize,
     /// The line (from 1) that `bytes` starts in, and where in the file that line starts.
@@ -127,6 +130,7 @@ impl<'a> Parser<'a> {
             bytes,
             pos: 0,
             stats: NumberStats::default(),
+            seen: Seen::new(0),
             origin: 0,
             line: 1,
             line_start: 0,
@@ -215,10 +219,13 @@ impl<'a> Parser<'a> {
 
     pub(super) fn read(mut self, version: Version) -> Result<FileMeshV1> {
         let count = self.header(version)?;
+        self.seen = Seen::new(count.faces.saturating_mul(9));
         let data_start = self.pos;
-        let mut faces = Vec::with_capacity(count.faces);
-        for f in 0..count.faces {
-            faces.push(self.face(f, count.faces)?);
+        // Parsed in place (a face built on the stack and then copied out was read back
+        // wider than it was written: a stalled store forward per triple).
+        let mut faces = vec![[VertexV1::default(); 3]; count.faces];
+        for (f, face) in faces.iter_mut().enumerate() {
+            self.face(f, count.faces, face)?;
         }
         let data_end = self.pos;
         let final_newline = self.tail(count.faces, count.line_ending)?;
@@ -313,7 +320,7 @@ impl<'a> Parser<'a> {
 
     /// Face `f` of the `count` line 2 gives (line 3).
     #[inline]
-    fn face(&mut self, f: usize, count: usize) -> Result<[VertexV1; 3]> {
+    fn face(&mut self, f: usize, count: usize, face: &mut [VertexV1; 3]) -> Result<()> {
         if matches!(self.peek(), None | Some(b'\r' | b'\n')) {
             return Err(self.error(
                 LINE3,
@@ -323,13 +330,12 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
-        let mut face = [VertexV1::default(); 3];
-        for vertex in &mut face {
+        for vertex in face {
             for triple in [&mut vertex.position, &mut vertex.normal, &mut vertex.uvw] {
-                *triple = self.triple(LINE3)?;
+                self.triple(LINE3, triple)?;
             }
         }
-        Ok(face)
+        Ok(())
     }
 
     /// What follows the last face: nothing, or one line ending, then the end of the
@@ -367,54 +373,46 @@ impl<'a> Parser<'a> {
         Ok(final_newline)
     }
 
-    /// `[a,b,c]`.
+    /// `[a,b,c]`, into `out`: a triple read before from the table of those seen, else
+    /// a canonical one read (and kept), else read by the general scan.
     #[inline]
-    fn triple(&mut self, context: &str) -> Result<[f32; 3]> {
-        match self.canonical_triple() {
-            Some(t) => Ok(t),
-            None => self.any_triple(context),
+    fn triple(&mut self, context: &str, out: &mut [f32; 3]) -> Result<()> {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        if let Some(key) = Seen::key(rest) {
+            if let Some(t) = self.seen.get(&key) {
+                // Its digits already count; its numbers count again.
+                self.count_triple(&t, key.len);
+                *out = t.value;
+                return Ok(());
+            }
         }
+        match canonical_triple(rest) {
+            Some(t) => {
+                self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
+                self.count_triple(&t, usize::from(t.len));
+                // The key again (cheap; kept from above it would wait on the stack).
+                if let Some(k) = Seen::key(rest) {
+                    self.seen.put(k, t);
+                }
+                *out = t.value;
+            }
+            None => *out = self.any_triple(context)?,
+        }
+        Ok(())
     }
 
-    /// `[a,b,c]` with three numbers as the canonical format prints them
-    /// ([`canonical_number`]), which is what real files hold: read without the general
-    /// scan. `None` (nothing read) for anything else, which [`Parser::any_triple`] then
-    /// reads (or reports).
+    /// Counts the numbers of a canonical triple at `pos` and moves past it (`len`
+    /// bytes).
     #[inline(always)]
-    fn canonical_triple(&mut self) -> Option<[f32; 3]> {
-        let rest = self.bytes.get(self.pos..)?;
-        if rest.first() != Some(&b'[') {
-            return None;
-        }
-        // Each number, then its separator: `,`, `,`, `]`.
-        let a = canonical_number(rest.get(1..)?)?;
-        let i1 = 1 + a.len;
-        if rest.get(i1) != Some(&b',') {
-            return None;
-        }
-        let b = canonical_number(rest.get(i1 + 1..)?)?;
-        let i2 = i1 + 1 + b.len;
-        if rest.get(i2) != Some(&b',') {
-            return None;
-        }
-        let c = canonical_number(rest.get(i2 + 1..)?)?;
-        let end = i2 + 1 + c.len;
-        if rest.get(end) != Some(&b']') {
-            return None;
-        }
-        let digits = a.significant.max(b.significant).max(c.significant);
-        self.stats.max_digits = self.stats.max_digits.max(digits);
-        if a.exponent | b.exponent | c.exponent == 0 {
+    fn count_triple(&mut self, t: &CanonicalTriple, len: usize) {
+        if t.exponents == [0; 3] {
             self.stats.count_plain_triple();
         } else {
             let at = self.origin + self.pos;
-            self.count_exponents(
-                [a.exponent, b.exponent, c.exponent],
-                [at + 1, at + i1 + 1, at + i2 + 1],
-            );
+            let [s1, s2] = t.starts.map(usize::from);
+            self.count_exponents(t.exponents, [at + 1, at + s1, at + s2]);
         }
-        self.pos += end + 1;
-        Some([a.value, b.value, c.value])
+        self.pos += len;
     }
 
     /// Counts a canonical triple with an exponent in it: its numbers' exponent digits
@@ -597,6 +595,7 @@ impl FileMeshV1 {
         let count = p.header(version)?;
         let data_start = p.pos;
         let (mut pos, mut stats) = (p.pos, std::mem::take(&mut p.stats));
+        let mut seen = Seen::new(count.faces.saturating_mul(9));
         let mut faces = Vec::with_capacity(count.faces);
         // The first piece starts at line 1; later ones within line 3 (the data).
         let (mut line, mut line_start) = (1, 0);
@@ -615,16 +614,20 @@ impl FileMeshV1 {
                 bytes: &input.buf,
                 pos,
                 stats,
+                seen,
                 origin: input.origin,
                 line,
                 line_start,
                 file_len,
             };
             for _ in 0..whole {
-                let face = p.face(faces.len(), count.faces)?;
-                faces.push(face);
+                let f = faces.len();
+                faces.push([VertexV1::default(); 3]);
+                if let Some(face) = faces.last_mut() {
+                    p.face(f, count.faces, face)?;
+                }
             }
-            (pos, stats) = (p.pos, p.stats);
+            (pos, stats, seen) = (p.pos, p.stats, p.seen);
             if faces.len() == count.faces {
                 break;
             }
@@ -642,6 +645,7 @@ impl FileMeshV1 {
             bytes: &input.buf,
             pos: 0,
             stats,
+            seen: Seen::new(0),
             origin: input.origin,
             line: 3,
             line_start: data_start,
@@ -796,6 +800,51 @@ mod tests {
             format!("version 1.01\r\n2\r\n{face}{two}"),
             format!("version 1.00\n200\n{many}"),
         ]
+    }
+
+    /// Triples read again from the table of those seen give what parsing them gives:
+    /// every value as Rust parses its token, the file written back byte for byte, also
+    /// for repeats near the end of the data (not looked up there) and for repeated
+    /// tokens the canonical path does not take (never kept).
+    #[test]
+    fn repeated_triples_read_as_parsed() {
+        use super::FileMeshV1;
+        use crate::filemesh::raw::Version;
+        let triples = [
+            "[-0.968616,0.320282,-3.52221]",
+            "[1,1.50996e-007,0]",
+            "[0.530481,0.38697,0]",
+            "[1.0,2.0,3.0]",
+            "[0,0,1]",
+            "[-1.5e-07,2,-3e+08]",
+        ];
+        // A face is nine triples; 40 faces, the triples in a rotating order so that each
+        // comes back at other distances, the last face all repeats.
+        let picks: Vec<&str> = (0..360)
+            .filter_map(|i| triples.get((i * 7 + i / 9) % 6).copied())
+            .collect();
+        let data = picks.concat();
+        let text = format!("version 1.00\r\n40\r\n{data}\r\n");
+        let mesh = FileMeshV1::read(text.as_bytes(), Version::V1_00).unwrap();
+        let read: Vec<[f32; 3]> = mesh
+            .faces
+            .iter()
+            .flatten()
+            .flat_map(|v| [v.position, v.normal, v.uvw])
+            .collect();
+        for (got, token) in read.iter().zip(&picks) {
+            let want: Vec<f32> = token
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .map(|n| n.parse().unwrap())
+                .collect();
+            assert_eq!(
+                got.map(f32::to_bits).to_vec(),
+                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                "{token}"
+            );
+        }
+        assert_eq!(mesh.write(Version::V1_00).unwrap(), text.as_bytes());
     }
 
     /// A text mixing exponent widths writes back byte for byte: the width most numbers

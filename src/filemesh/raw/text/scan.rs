@@ -252,6 +252,52 @@ pub(super) fn canonical_number(rest: &[u8]) -> Option<Canonical> {
     })
 }
 
+/// A triple [`canonical_triple`] read: its numbers, its length from `[` to `]`, its
+/// numbers' most significant digits, their exponent digits (as [`Canonical::exponent`])
+/// and where the second and third numbers start (from the `[`).
+#[derive(Clone, Copy, Default)]
+pub(super) struct CanonicalTriple {
+    pub(super) value: [f32; 3],
+    pub(super) len: u8,
+    pub(super) digits: u8,
+    pub(super) exponents: [u8; 3],
+    pub(super) starts: [u8; 2],
+}
+
+/// `[a,b,c]` at the start of `rest` with three numbers as the canonical format prints
+/// them ([`canonical_number`]), which is what real files hold; `None` for anything
+/// else (the general scan then reads it, or reports it).
+#[inline(always)]
+pub(super) fn canonical_triple(rest: &[u8]) -> Option<CanonicalTriple> {
+    if rest.first() != Some(&b'[') {
+        return None;
+    }
+    // Each number, then its separator: `,`, `,`, `]`.
+    let a = canonical_number(rest.get(1..)?)?;
+    let i1 = 1 + a.len;
+    if rest.get(i1) != Some(&b',') {
+        return None;
+    }
+    let b = canonical_number(rest.get(i1 + 1..)?)?;
+    let i2 = i1 + 1 + b.len;
+    if rest.get(i2) != Some(&b',') {
+        return None;
+    }
+    let c = canonical_number(rest.get(i2 + 1..)?)?;
+    let end = i2 + 1 + c.len;
+    if rest.get(end) != Some(&b']') {
+        return None;
+    }
+    // A canonical number is at most 13 bytes: everything fits a byte.
+    Some(CanonicalTriple {
+        value: [a.value, b.value, c.value],
+        len: (end + 1) as u8,
+        digits: a.significant.max(b.significant).max(c.significant) as u8,
+        exponents: [a.exponent, b.exponent, c.exponent],
+        starts: [(i1 + 1) as u8, (i2 + 1) as u8],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

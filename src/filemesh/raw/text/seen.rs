@@ -1,0 +1,206 @@
+//! Triples seen before: a text mesh writes a vertex out again for every face that uses
+//! it, so most of its `[a,b,c]` triples are texts the parser has already read (75–83%
+//! of them in the real files, with a table of a quarter as many slots as triples). A
+//! triple of at most 32 bytes is looked up by its text, compared whole (four words),
+//! before it is parsed; a hit gives what parsing it again would give.
+//!
+//! Exact by construction: the key is the triple's bytes from `[` to the first `]`, every
+//! byte of them (zeros after), and only what [`canonical_triple`] read is kept, which is
+//! a function of those bytes alone as long as sixteen bytes follow each number (the
+//! lookup asks for 48 after the `[`).
+
+use super::scan::CanonicalTriple;
+
+/// `]` in every byte.
+const CLOSES: u64 = 0x5D5D_5D5D_5D5D_5D5D;
+const ONES: u64 = 0x0101_0101_0101_0101;
+const TOPS: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes a lookup needs from the triple's `[` on: the key's 32 and sixteen after
+/// the last number's start.
+const NEEDED: usize = 48;
+/// Slots at most (a table of 4096 × 56 bytes; the largest real files have about 2,000
+/// distinct triples).
+const MOST_SLOTS: usize = 4096;
+
+/// A triple's text as four little-endian words, zero after its `]`, and its length.
+#[derive(Clone, Copy)]
+pub(super) struct Key {
+    words: [u64; 4],
+    /// Bytes from `[` through `]`: known from the text alone, so the parse moves on
+    /// without waiting for the table.
+    pub(super) len: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    words: [u64; 4],
+    triple: CanonicalTriple,
+}
+
+/// The table of triples read, direct-mapped by a hash of their text (a triple takes its
+/// slot from whatever was there).
+pub(super) struct Seen {
+    slots: Vec<Slot>,
+    /// log2 of the slot count.
+    bits: u32,
+}
+
+/// The marks (top bits) of `]` bytes in `w`; the first is exact (borrows only move
+/// towards later bytes, and only start at a match).
+#[inline(always)]
+fn closes(w: u64) -> u64 {
+    let x = w ^ CLOSES;
+    x.wrapping_sub(ONES) & !x & TOPS
+}
+
+/// The bytes of a word up to and including its first marked one (every byte when none
+/// is marked): the lowest mark and every bit below it.
+#[inline(always)]
+fn through_first(marks: u64) -> u64 {
+    marks ^ marks.wrapping_sub(1)
+}
+
+impl Seen {
+    /// A table for a text of about `triples` triples.
+    pub(super) fn new(triples: usize) -> Seen {
+        let slots = (triples / 4).clamp(16, MOST_SLOTS).next_power_of_two();
+        Seen {
+            slots: vec![Slot::default(); slots],
+            bits: slots.trailing_zeros(),
+        }
+    }
+
+    /// The key of the triple `rest` starts with (at its `[`), when it is at most 32 bytes
+    /// and at least [`NEEDED`] bytes are there.
+    #[inline(always)]
+    pub(super) fn key(rest: &[u8]) -> Option<Key> {
+        let head: &[u8; NEEDED] = rest.first_chunk()?;
+        let word = |i: usize| {
+            head.get(8 * i..8 * i + 8)
+                .and_then(|b| b.first_chunk::<8>())
+                .map_or(0, |b| u64::from_le_bytes(*b))
+        };
+        let w = [word(0), word(1), word(2), word(3)];
+        let [m0, m1, m2, m3] = w.map(closes);
+        if m0 | m1 | m2 | m3 == 0 {
+            return None;
+        }
+        // Each word through the first `]`; none of the words after the one holding it.
+        let keep = [
+            through_first(m0),
+            if m0 == 0 { through_first(m1) } else { 0 },
+            if m0 | m1 == 0 { through_first(m2) } else { 0 },
+            if m0 | m1 | m2 == 0 {
+                through_first(m3)
+            } else {
+                0
+            },
+        ];
+        // The length from the first mark (a bit scan; counting the kept bits would be a
+        // software popcount on baseline x86-64).
+        let lo = u128::from(m0) | u128::from(m1) << 64;
+        let hi = u128::from(m2) | u128::from(m3) << 64;
+        let end = if lo != 0 {
+            lo.trailing_zeros()
+        } else {
+            128 + hi.trailing_zeros()
+        } / 8;
+        let [w0, w1, w2, w3] = w;
+        let [k0, k1, k2, k3] = keep;
+        Some(Key {
+            words: [w0 & k0, w1 & k1, w2 & k2, w3 & k3],
+            len: end as usize + 1,
+        })
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: &Key) -> usize {
+        let [a, b, c, d] = key.words;
+        let h = (a ^ b.rotate_left(17) ^ c.rotate_left(31) ^ d.rotate_left(47))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - self.bits)) as usize
+    }
+
+    /// What the triple of `key` read as, if it was read before (and kept).
+    #[inline(always)]
+    pub(super) fn get(&self, key: &Key) -> Option<CanonicalTriple> {
+        let slot = self.slots.get(self.slot(key))?;
+        // Word by word, not as arrays: an array compare loads the key 16 bytes at a
+        // time from where it was stored 8 at a time, a stalled store forward.
+        let (s, k) = (&slot.words, &key.words);
+        let differ = (s[0] ^ k[0]) | (s[1] ^ k[1]) | (s[2] ^ k[2]) | (s[3] ^ k[3]);
+        (differ == 0).then_some(slot.triple)
+    }
+
+    /// Keeps what the triple of `key` read as.
+    #[inline(always)]
+    pub(super) fn put(&mut self, key: Key, triple: CanonicalTriple) {
+        let i = self.slot(&key);
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = Slot {
+                words: key.words,
+                triple,
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn padded(text: &str) -> Vec<u8> {
+        let mut v = text.as_bytes().to_vec();
+        v.resize(text.len() + NEEDED, b'[');
+        v
+    }
+
+    #[test]
+    fn a_key_is_the_text_to_its_first_close_and_nothing_after() {
+        let a = Seen::key(&padded("[1,2,3][4,5,6]")).unwrap();
+        let b = Seen::key(&padded("[1,2,3][7,8,9]")).unwrap();
+        assert!(a.words == b.words && a.len == 7);
+        let c = Seen::key(&padded("[1,2,4][4,5,6]")).unwrap();
+        assert!(a.words != c.words);
+        // Every length up to 32, the close in each word and at each byte.
+        for n in 0..=30 {
+            let text = format!("[{}]", "7".repeat(n));
+            let other = format!("[{}8]", "7".repeat(n.saturating_sub(1)));
+            let k = Seen::key(&padded(&text)).unwrap();
+            let bytes = k.words.iter().map(|w| 8 - w.leading_zeros() as usize / 8);
+            assert_eq!(bytes.sum::<usize>(), n + 2);
+            assert_eq!(k.len, n + 2);
+            if n > 0 {
+                assert!(
+                    k.words != Seen::key(&padded(&other)).unwrap().words,
+                    "{text}"
+                );
+            }
+        }
+        // Longer than 32 bytes, or too near the end: no key.
+        assert!(Seen::key(&padded(&format!("[{}]", "7".repeat(31)))).is_none());
+        assert!(Seen::key(b"[1,2,3]").is_none());
+    }
+
+    #[test]
+    fn a_slot_gives_back_only_its_own_text() {
+        let mut seen = Seen::new(100);
+        let t = CanonicalTriple {
+            value: [1.0, 2.0, 3.0],
+            len: 7,
+            ..CanonicalTriple::default()
+        };
+        let a = Seen::key(&padded("[1,2,3]")).unwrap();
+        assert!(seen.get(&a).is_none());
+        seen.put(a, t);
+        assert_eq!(seen.get(&a).map(|t| t.value), Some([1.0, 2.0, 3.0]));
+        // Every other text misses, whichever slot it maps to.
+        for i in 0..1000 {
+            let k = Seen::key(&padded(&format!("[{i},2,3]"))).unwrap();
+            if i != 1 {
+                assert!(seen.get(&k).is_none());
+            }
+        }
+    }
+}
