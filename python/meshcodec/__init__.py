@@ -113,41 +113,21 @@ class Mesh:
     facs_controls: Optional[List[str]]
     facs_face_bones: Optional[List[str]]
     facs_poses: Optional[np.ndarray]
+    facs_two_pose: Optional[np.ndarray]
+    facs_three_pose: Optional[np.ndarray]
+    bone_names: List[str]
+    bone_parents: Optional[np.ndarray]
+    bone_positions: Optional[np.ndarray]
+    bone_rotations: Optional[np.ndarray]
+    lod_ranges: List[Any]
+    lod: int
+    _bones: Optional[List[Dict[str, Any]]]
 
     def __init__(self, arrays: Dict[str, Any]):
-        table = arrays.get("vertex_table")
-        if table is not None:
-            # (N, 10) float32 records -> column slices, views with a 40-byte stride, no
-            # copy (the fields of VERTEX_RECORD; slicing is cheaper than its dtype view).
-            start, end = arrays["lod_range"]
-            arrays["positions"] = table[:, 0:3]
-            arrays["normals"] = table[:, 3:6]
-            arrays["uvs"] = table[:, 6:8]
-            if arrays.get("has_colors"):
-                arrays["colors"] = table.view(np.uint8)[:, 36:40]
-            arrays["faces"] = arrays["faces_all"][start:end]
-            if "bone_names" not in arrays:
-                # No bones: the skeleton's arrays, empty (shared; nothing to write in).
-                arrays.update(_NO_SKELETON)
-        self.positions = arrays["positions"]
-        self.faces = arrays["faces"]
-        self.normals = arrays.get("normals")
-        self.uvs = arrays.get("uvs")
-        self.colors = arrays.get("colors")
-        self.joints = arrays.get("joints")
-        self.weights = arrays.get("weights")
-        self._bones: Optional[List[Dict[str, Any]]] = arrays.get("bones")
-        self.bone_names: List[str] = arrays.get("bone_names", [])
-        self.bone_parents: Optional[np.ndarray] = arrays.get("bone_parents")
-        self.bone_positions: Optional[np.ndarray] = arrays.get("bone_positions")
-        self.bone_rotations: Optional[np.ndarray] = arrays.get("bone_rotations")
-        self.lod_ranges: List[Any] = arrays.get("lod_ranges", [(0, len(self.faces))])
-        self.facs_controls = arrays.get("facs_controls")
-        self.facs_face_bones = arrays.get("facs_face_bones")
-        self.facs_two_pose: Optional[np.ndarray] = arrays.get("facs_two_pose")
-        self.facs_three_pose: Optional[np.ndarray] = arrays.get("facs_three_pose")
-        self.facs_poses = arrays.get("facs_poses")
-        self.lod: int = arrays.get("lod", 0)
+        # The native side's arrays; each attribute is made from them when first read
+        # (`_Made`), then kept: a script that reads positions and faces pays for those
+        # two only.
+        self._arrays = arrays
 
     @property
     def bones(self) -> List[Dict[str, Any]]:
@@ -199,6 +179,107 @@ class Mesh:
 
     def __repr__(self) -> str:
         return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
+
+
+def _positions(arrays: Dict[str, Any]) -> Any:
+    # A FileMesh: (N, 10) float32 records -> column slices, views with a 40-byte stride,
+    # no copy (the fields of VERTEX_RECORD; slicing is cheaper than its dtype view).
+    table = arrays.get("vertex_table")
+    return arrays["positions"] if table is None else table[:, 0:3]
+
+
+def _normals(arrays: Dict[str, Any]) -> Any:
+    table = arrays.get("vertex_table")
+    return arrays.get("normals") if table is None else table[:, 3:6]
+
+
+def _uvs(arrays: Dict[str, Any]) -> Any:
+    table = arrays.get("vertex_table")
+    return arrays.get("uvs") if table is None else table[:, 6:8]
+
+
+def _colors(arrays: Dict[str, Any]) -> Any:
+    # The last 4 bytes of each 40-byte record; a version without colours has none.
+    table = arrays.get("vertex_table")
+    if table is None:
+        return arrays.get("colors")
+    return table.view(np.uint8)[:, 36:40] if arrays.get("has_colors") else None
+
+
+def _faces(arrays: Dict[str, Any]) -> Any:
+    # A FileMesh sends every level's faces and the level's range.
+    if "faces_all" not in arrays:
+        return arrays["faces"]
+    start, end = arrays["lod_range"]
+    return arrays["faces_all"][start:end]
+
+
+def _sent(key: str, default: Any = None) -> Any:
+    def make(arrays: Dict[str, Any]) -> Any:
+        return arrays.get(key, default)
+
+    return make
+
+
+def _skeleton(key: str) -> Any:
+    # A FileMesh without bones: the skeleton's arrays, empty (shared; nothing to write in).
+    def make(arrays: Dict[str, Any]) -> Any:
+        if "bone_names" in arrays or "vertex_table" not in arrays:
+            return arrays.get(key)
+        return _NO_SKELETON[key]
+
+    return make
+
+
+def _lod_ranges(arrays: Dict[str, Any]) -> Any:
+    return arrays["lod_ranges"] if "lod_ranges" in arrays else [(0, len(_faces(arrays)))]
+
+
+#: How each :class:`Mesh` attribute is made from the native side's arrays.
+_MESH_FIELDS: Dict[str, Any] = {
+    "positions": _positions,
+    "normals": _normals,
+    "uvs": _uvs,
+    "colors": _colors,
+    "faces": _faces,
+    "joints": _sent("joints"),
+    "weights": _sent("weights"),
+    "_bones": _sent("bones"),
+    "bone_names": lambda arrays: arrays.get("bone_names", []),
+    "bone_parents": _skeleton("bone_parents"),
+    "bone_positions": _skeleton("bone_positions"),
+    "bone_rotations": _skeleton("bone_rotations"),
+    "lod_ranges": _lod_ranges,
+    "facs_controls": _sent("facs_controls"),
+    "facs_face_bones": _sent("facs_face_bones"),
+    "facs_two_pose": _sent("facs_two_pose"),
+    "facs_three_pose": _sent("facs_three_pose"),
+    "facs_poses": _sent("facs_poses"),
+    "lod": _sent("lod", 0),
+}
+
+
+class _Made:
+    """A :class:`Mesh` attribute made from the native arrays when first read and then
+    kept in the instance, which from then on answers for it (a non-data descriptor, as
+    ``functools.cached_property`` without its lock); assigning replaces it."""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Any):
+        self.name = name
+        self.make = make
+
+    def __get__(self, mesh: Optional[Mesh], owner: Any = None) -> Any:
+        if mesh is None:
+            return self
+        value = self.make(mesh._arrays)
+        mesh.__dict__[self.name] = value
+        return value
+
+
+for _name, _make in _MESH_FIELDS.items():
+    setattr(Mesh, _name, _Made(_name, _make))
 
 
 class File:

@@ -33,6 +33,28 @@ def test_filemesh_arrays_are_views_of_one_vertex_table() -> None:
         assert len(lods.mesh(lod).faces) == end - start
 
 
+def test_attributes_are_made_when_first_read_and_kept() -> None:
+    f = meshcodec.open(FIXTURES / "filemesh" / "v4.01-bones.mesh")
+    m = f.mesh()
+    assert "positions" not in vars(m)  # nothing made before it is asked for
+    p = m.positions
+    assert m.positions is p and "positions" in vars(m) and "normals" not in vars(m)
+    # Assigning replaces it, before or after it was first read.
+    m.normals = np.zeros((len(p), 3), np.float32)
+    assert not m.normals.any()
+    m.positions = p * 2
+    assert np.array_equal(m.positions, p * 2)
+    # The edit reaches the file; what was never read comes as the file has it.
+    g = f.with_mesh(m)
+    back = g.mesh()
+    assert np.array_equal(back.positions, p * 2) and not back.normals.any()
+    assert np.array_equal(back.uvs, f.mesh().uvs)
+    assert back.bone_names == f.mesh().bone_names and len(back.bones) == len(back.bone_names)
+    with pytest.raises(AttributeError):
+        m.no_such_array  # noqa: B018 - the lookup is the test
+    assert "faces" in dir(m) and repr(m).startswith("<meshcodec.Mesh")
+
+
 def test_a_version_without_colours_has_none() -> None:
     # 2.00 with 36-byte vertices stores no colour; with 40-byte vertices it does.
     assert meshcodec.open(FIXTURES / "filemesh" / "v2.00-36b.mesh").mesh().colors is None
