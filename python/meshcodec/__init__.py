@@ -181,21 +181,15 @@ class Mesh:
         return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
 
 
-def _positions(arrays: Dict[str, Any]) -> Any:
+def _column(key: str, first: int, last: int) -> Any:
     # A FileMesh: (N, 10) float32 records -> column slices, views with a 40-byte stride,
     # no copy (the fields of VERTEX_RECORD; slicing is cheaper than its dtype view).
-    table = arrays.get("vertex_table")
-    return arrays["positions"] if table is None else table[:, 0:3]
+    # Other formats send the array itself.
+    def make(arrays: Dict[str, Any]) -> Any:
+        table = arrays.get("vertex_table")
+        return arrays.get(key) if table is None else table[:, first:last]
 
-
-def _normals(arrays: Dict[str, Any]) -> Any:
-    table = arrays.get("vertex_table")
-    return arrays.get("normals") if table is None else table[:, 3:6]
-
-
-def _uvs(arrays: Dict[str, Any]) -> Any:
-    table = arrays.get("vertex_table")
-    return arrays.get("uvs") if table is None else table[:, 6:8]
+    return make
 
 
 def _colors(arrays: Dict[str, Any]) -> Any:
@@ -237,9 +231,9 @@ def _lod_ranges(arrays: Dict[str, Any]) -> Any:
 
 #: How each :class:`Mesh` attribute is made from the native side's arrays.
 _MESH_FIELDS: Dict[str, Any] = {
-    "positions": _positions,
-    "normals": _normals,
-    "uvs": _uvs,
+    "positions": _column("positions", 0, 3),
+    "normals": _column("normals", 3, 6),
+    "uvs": _column("uvs", 6, 8),
     "colors": _colors,
     "faces": _faces,
     "joints": _sent("joints"),

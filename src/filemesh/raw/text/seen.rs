@@ -45,8 +45,8 @@ struct Slot {
 /// slot from whatever was there).
 pub(super) struct Seen {
     slots: Vec<Slot>,
-    /// log2 of the slot count.
-    bits: u32,
+    /// 64 − log2 of the slot count: a hash's top bits index the slots.
+    shift: u32,
 }
 
 /// The marks (top bits) of `]` bytes in `w`; the first is exact (borrows only move
@@ -70,7 +70,16 @@ impl Seen {
         let slots = (triples / 4).clamp(16, MOST_SLOTS).next_power_of_two();
         Seen {
             slots: vec![Slot::default(); slots],
-            bits: slots.trailing_zeros(),
+            shift: 64 - slots.trailing_zeros(),
+        }
+    }
+
+    /// No table, for a parser before the face count is known or past the faces: every
+    /// lookup misses, nothing is kept, nothing allocated.
+    pub(super) fn none() -> Seen {
+        Seen {
+            slots: Vec::new(),
+            shift: 63,
         }
     }
 
@@ -122,7 +131,7 @@ impl Seen {
         let [a, b, c, d] = key.words;
         let h = (a ^ b.rotate_left(17) ^ c.rotate_left(31) ^ d.rotate_left(47))
             .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> (64 - self.bits)) as usize
+        (h >> self.shift) as usize
     }
 
     /// What the triple of `key` read as, if it was read before (and kept).
@@ -198,6 +207,9 @@ mod tests {
         assert!(seen.get(&a).is_none());
         seen.put(a, t);
         assert_eq!(seen.get(&a).map(|t| t.value), Some([1.0, 2.0, 3.0]));
+        let mut none = Seen::none();
+        none.put(a, t);
+        assert!(none.get(&a).is_none());
         // Every other text misses, whichever slot it maps to.
         for i in 0..1000 {
             let k = Seen::key(&padded(&format!("[{i},2,3]"))).unwrap();
