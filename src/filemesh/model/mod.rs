@@ -584,14 +584,14 @@ pub(crate) fn vertex(v: &Vertex) -> MeshVertex {
 
 /// 1.x: one vertex per face corner; 1.00 positions halved; V flipped. Done in f32.
 fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
-    let n = b.faces.len() * 3;
-    // Every array sized once, filled in one pass over the faces.
-    let mut vertices = Vec::with_capacity(n);
-    let mut w = Vec::with_capacity(n);
-    for v in b.faces.iter().flatten() {
-        vertices.push(text_model_vertex(v, version));
-        w.push(v.uvw[2]);
-    }
+    // Each array collected from a slice of the vertex points: sized once, no checks of
+    // capacity per vertex.
+    let points = b.faces.as_flattened();
+    let vertices = points
+        .iter()
+        .map(|v| text_model_vertex(v, version))
+        .collect();
+    let w = points.iter().map(|v| v.uvw[2]).collect();
     let mut m = Mesh {
         vertices,
         faces: (0..b.faces.len() as u32)
@@ -613,8 +613,9 @@ pub(crate) fn text_model_vertex(
     version: Version,
 ) -> MeshVertex {
     let scale = if version == Version::V1_00 { 0.5 } else { 1.0 };
+    let [x, y, z] = v.position;
     MeshVertex {
-        position: v.position.map(|x| x * scale),
+        position: [x * scale, y * scale, z * scale],
         normal: v.normal,
         uv: [v.uvw[0], 1.0 - v.uvw[1]],
         tangent_bytes: Tangent::ABSENT_BYTES,

@@ -68,7 +68,8 @@ use number::{fast_f32, format_g, Decimal, FAST_DIGITS};
 use read::{Parser, READ_PIECE};
 pub(crate) use write::write_faces;
 /// One vertex point of a text mesh: three bracketed triples, in file order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct VertexV1 {
     /// `[pos_X,pos_Y,pos_Z]` (1.00: at twice the size of later versions; kept as read).
     pub position: [f32; 3],

@@ -112,16 +112,18 @@ impl NumberStats {
     }
 
     /// Counts three numbers that any six-digit format prints as written
-    /// ([`NumberStats::count`] of `None` three times, in one step).
+    /// ([`NumberStats::count`] of `None` three times, in one step), given the
+    /// [`NumberStats::unsure`] bits and the count of [`NumberStats::numbers`] apart (a
+    /// loop keeps the count in a register).
     #[inline(always)]
-    pub(super) fn count_plain_triple(&mut self) {
+    pub(super) fn count_plain_triple(unsure: &mut Vec<u64>, numbers: &mut usize) {
         // Three numbers from here reach a new word of bits at most once: here, or at
         // the second or third.
-        let bit = self.numbers % 64;
+        let bit = *numbers % 64;
         if bit == 0 || bit >= 62 {
-            self.unsure.push(0);
+            unsure.push(0);
         }
-        self.numbers += 3;
+        *numbers += 3;
     }
 
     /// Keeps where unsure number [`NumberStats::numbers`] starts, or stops keeping them

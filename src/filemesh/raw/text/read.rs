@@ -4,7 +4,7 @@
 
 use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
-use super::scan::{canonical_triple, CanonicalTriple};
+use super::scan::canonical_triple;
 use super::seen::Seen;
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
@@ -224,9 +224,7 @@ impl<'a> Parser<'a> {
         // Parsed in place (a face built on the stack and then copied out was read back
         // wider than it was written: a stalled store forward per triple).
         let mut faces = vec![[VertexV1::default(); 3]; count.faces];
-        for (f, face) in faces.iter_mut().enumerate() {
-            self.face(f, count.faces, face)?;
-        }
+        self.faces(&mut faces, 0, count.faces)?;
         let data_end = self.pos;
         let final_newline = self.tail(count.faces, count.line_ending)?;
         let data = self.bytes.get(data_start..data_end).unwrap_or_default();
@@ -318,23 +316,65 @@ impl<'a> Parser<'a> {
         Ok(Header { line_ending, faces })
     }
 
-    /// Face `f` of the `count` line 2 gives (line 3).
-    #[inline]
-    fn face(&mut self, f: usize, count: usize, face: &mut [VertexV1; 3]) -> Result<()> {
-        if matches!(self.peek(), None | Some(b'\r' | b'\n')) {
-            return Err(self.error(
-                LINE3,
-                format_args!(
-                    "line 2 says {count} faces but the data ends after {f} (found {})",
-                    self.found()
-                ),
-            ));
-        }
-        for vertex in face {
-            for triple in [&mut vertex.position, &mut vertex.normal, &mut vertex.uvw] {
-                self.triple(LINE3, triple)?;
+    /// Faces `first..` (as many as `faces` holds) of the `count` line 2 gives (line 3),
+    /// into `faces`.
+    ///
+    /// The loop every triple of the data goes through, so its state lives in locals:
+    /// the position and the count of numbers read stay in registers (as the parser's
+    /// fields they were stored and loaded again on every triple, and the next triple's
+    /// start waited on that), written back only around the calls that need them. A
+    /// triple seen before is taken from the table here; the others go to
+    /// [`Parser::parse_triple`].
+    fn faces(&mut self, faces: &mut [[VertexV1; 3]], first: usize, count: usize) -> Result<()> {
+        let bytes = self.bytes;
+        let mut pos = self.pos;
+        let mut numbers = self.stats.numbers;
+        for (f, face) in faces.iter_mut().enumerate() {
+            if matches!(bytes.get(pos), None | Some(b'\r' | b'\n')) {
+                self.pos = pos;
+                return Err(self.error(
+                    LINE3,
+                    format_args!(
+                        "line 2 says {count} faces but the data ends after {} (found {})",
+                        first + f,
+                        self.found()
+                    ),
+                ));
+            }
+            let triples: &mut [[f32; 3]; 9] = bytemuck::cast_mut(face);
+            for out in triples {
+                let rest = bytes.get(pos..).unwrap_or_default();
+                if let Some(key) = Seen::key(rest) {
+                    if let Some(t) = self.seen.get(&key) {
+                        // Its digits already count; its numbers count again.
+                        if t.plain {
+                            NumberStats::count_plain_triple(&mut self.stats.unsure, &mut numbers);
+                        } else {
+                            self.stats.numbers = numbers;
+                            let at = self.origin + pos;
+                            let [s1, s2] = t.starts;
+                            let starts = [at + 1, at + usize::from(s1), at + usize::from(s2)];
+                            let exponents = t.exponents;
+                            *out = t.value;
+                            self.count_exponents(exponents, starts);
+                            numbers = self.stats.numbers;
+                            pos += key.len;
+                            continue;
+                        }
+                        *out = t.value;
+                        pos += key.len;
+                        continue;
+                    }
+                }
+                self.pos = pos;
+                self.stats.numbers = numbers;
+                self.parse_triple(LINE3, out)?;
+                pos = self.pos;
+                numbers = self.stats.numbers;
             }
         }
+        self.pos = pos;
+        self.stats.numbers = numbers;
         Ok(())
     }
 
@@ -373,24 +413,27 @@ impl<'a> Parser<'a> {
         Ok(final_newline)
     }
 
-    /// `[a,b,c]`, into `out`: a triple read before from the table of those seen, else
-    /// a canonical one read (and kept), else read by the general scan.
-    #[inline]
-    fn triple(&mut self, context: &str, out: &mut [f32; 3]) -> Result<()> {
+    /// `[a,b,c]`, into `out`, not found among those seen: a canonical one read (and
+    /// kept), else read by the general scan. Inlined into [`Parser::faces`] (out of
+    /// line, the call and its result through memory cost more than the registers it
+    /// freed).
+    #[inline(always)]
+    fn parse_triple(&mut self, context: &str, out: &mut [f32; 3]) -> Result<()> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        if let Some(key) = Seen::key(rest) {
-            if let Some(t) = self.seen.get(&key) {
-                // Its digits already count; its numbers count again.
-                self.count_triple(&t, key.len);
-                *out = t.value;
-                return Ok(());
-            }
-        }
         match canonical_triple(rest) {
             Some(t) => {
                 self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
-                self.count_triple(&t, usize::from(t.len));
-                // The key again (cheap; kept from above it would wait on the stack).
+                if t.plain {
+                    NumberStats::count_plain_triple(
+                        &mut self.stats.unsure,
+                        &mut self.stats.numbers,
+                    );
+                } else {
+                    let at = self.origin + self.pos;
+                    let [s1, s2] = t.starts.map(usize::from);
+                    self.count_exponents(t.exponents, [at + 1, at + s1, at + s2]);
+                }
+                self.pos += usize::from(t.len);
                 if let Some(k) = Seen::key(rest) {
                     self.seen.put(k, t);
                 }
@@ -399,20 +442,6 @@ impl<'a> Parser<'a> {
             None => *out = self.any_triple(context)?,
         }
         Ok(())
-    }
-
-    /// Counts the numbers of a canonical triple at `pos` and moves past it (`len`
-    /// bytes).
-    #[inline(always)]
-    fn count_triple(&mut self, t: &CanonicalTriple, len: usize) {
-        if t.exponents == [0; 3] {
-            self.stats.count_plain_triple();
-        } else {
-            let at = self.origin + self.pos;
-            let [s1, s2] = t.starts.map(usize::from);
-            self.count_exponents(t.exponents, [at + 1, at + s1, at + s2]);
-        }
-        self.pos += len;
     }
 
     /// Counts a canonical triple with an exponent in it: its numbers' exponent digits
@@ -620,13 +649,9 @@ impl FileMeshV1 {
                 line_start,
                 file_len,
             };
-            for _ in 0..whole {
-                let f = faces.len();
-                faces.push([VertexV1::default(); 3]);
-                if let Some(face) = faces.last_mut() {
-                    p.face(f, count.faces, face)?;
-                }
-            }
+            let f = faces.len();
+            faces.resize(f + whole, [VertexV1::default(); 3]);
+            p.faces(faces.get_mut(f..).unwrap_or_default(), f, count.faces)?;
             (pos, stats, seen) = (p.pos, p.stats, p.seen);
             if faces.len() == count.faces {
                 break;

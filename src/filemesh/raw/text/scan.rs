@@ -262,6 +262,8 @@ pub(super) struct CanonicalTriple {
     pub(super) digits: u8,
     pub(super) exponents: [u8; 3],
     pub(super) starts: [u8; 2],
+    /// No number has an exponent (`exponents` all 0): one test where the loop counts.
+    pub(super) plain: bool,
 }
 
 /// `[a,b,c]` at the start of `rest` with three numbers as the canonical format prints
@@ -295,6 +297,7 @@ pub(super) fn canonical_triple(rest: &[u8]) -> Option<CanonicalTriple> {
         digits: a.significant.max(b.significant).max(c.significant) as u8,
         exponents: [a.exponent, b.exponent, c.exponent],
         starts: [(i1 + 1) as u8, (i2 + 1) as u8],
+        plain: a.exponent | b.exponent | c.exponent == 0,
     })
 }
 

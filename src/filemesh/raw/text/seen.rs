@@ -1,7 +1,7 @@
 //! Triples seen before: a text mesh writes a vertex out again for every face that uses
-//! it, so most of its `[a,b,c]` triples are texts the parser has already read (74–81%
-//! of them in the real files, with a table of a quarter as many slots as triples, 1024
-//! at most). A
+//! it, so most of its `[a,b,c]` triples are texts the parser has already read (75–83%
+//! of them in the real files; a table of half as many slots as triples, 1024 at most,
+//! finds 72–82%: a quarter as many found 2–3 points fewer in the smaller files). A
 //! triple of at most 32 bytes is looked up by its text, compared whole (four words),
 //! before it is parsed; a hit gives what parsing it again would give.
 //!
@@ -57,17 +57,36 @@ fn closes(w: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & TOPS
 }
 
-/// The bytes of a word up to and including its first marked one (every byte when none
-/// is marked): the lowest mark and every bit below it.
-#[inline(always)]
-fn through_first(marks: u64) -> u64 {
-    marks ^ marks.wrapping_sub(1)
-}
+/// For a triple whose `]` is byte `end` (0 to 31): the bytes of each of the four words
+/// that are in it (through the `]`).
+// Indexing in a constant's initialiser: out of bounds would not compile, not panic.
+#[allow(clippy::indexing_slicing)]
+const KEEP: [[u64; 4]; 32] = {
+    let mut table = [[0u64; 4]; 32];
+    let mut end = 0;
+    while end < 32 {
+        let mut word = 0;
+        while word < 4 {
+            // Bytes of this word in the triple: `end + 1 - 8 × word`, within 0..=8.
+            let bytes = end as i64 + 1 - 8 * word as i64;
+            table[end][word] = if bytes >= 8 {
+                u64::MAX
+            } else if bytes <= 0 {
+                0
+            } else {
+                (1u64 << (8 * bytes)) - 1
+            };
+            word += 1;
+        }
+        end += 1;
+    }
+    table
+};
 
 impl Seen {
     /// A table for a text of about `triples` triples.
     pub(super) fn new(triples: usize) -> Seen {
-        let slots = (triples / 4).clamp(16, MOST_SLOTS).next_power_of_two();
+        let slots = (triples / 2).clamp(16, MOST_SLOTS).next_power_of_two();
         Seen {
             slots: vec![Slot::default(); slots],
             shift: 64 - slots.trailing_zeros(),
@@ -94,21 +113,12 @@ impl Seen {
                 .map_or(0, |b| u64::from_le_bytes(*b))
         };
         let w = [word(0), word(1), word(2), word(3)];
-        let [m0, m1, m2, m3] = w.map(closes);
+        // Word by word: `w.map(closes)` was not inlined (a call with the words passed
+        // through memory on every lookup).
+        let (m0, m1, m2, m3) = (closes(w[0]), closes(w[1]), closes(w[2]), closes(w[3]));
         if m0 | m1 | m2 | m3 == 0 {
             return None;
         }
-        // Each word through the first `]`; none of the words after the one holding it.
-        let keep = [
-            through_first(m0),
-            if m0 == 0 { through_first(m1) } else { 0 },
-            if m0 | m1 == 0 { through_first(m2) } else { 0 },
-            if m0 | m1 | m2 == 0 {
-                through_first(m3)
-            } else {
-                0
-            },
-        ];
         // The length from the first mark (a bit scan; counting the kept bits would be a
         // software popcount on baseline x86-64).
         let lo = u128::from(m0) | u128::from(m1) << 64;
@@ -117,12 +127,15 @@ impl Seen {
             lo.trailing_zeros()
         } else {
             128 + hi.trailing_zeros()
-        } / 8;
+        } as usize
+            / 8;
+        // Each word's bytes through the first `]`, by the length (a table: masks made
+        // from each word's mark were a chain of conditional moves).
+        let [k0, k1, k2, k3] = KEEP.get(end % 32).copied().unwrap_or_default();
         let [w0, w1, w2, w3] = w;
-        let [k0, k1, k2, k3] = keep;
         Some(Key {
             words: [w0 & k0, w1 & k1, w2 & k2, w3 & k3],
-            len: end as usize + 1,
+            len: end + 1,
         })
     }
 
@@ -136,13 +149,13 @@ impl Seen {
 
     /// What the triple of `key` read as, if it was read before (and kept).
     #[inline(always)]
-    pub(super) fn get(&self, key: &Key) -> Option<CanonicalTriple> {
+    pub(super) fn get(&self, key: &Key) -> Option<&CanonicalTriple> {
         let slot = self.slots.get(self.slot(key))?;
         // Word by word, not as arrays: an array compare loads the key 16 bytes at a
         // time from where it was stored 8 at a time, a stalled store forward.
         let (s, k) = (&slot.words, &key.words);
         let differ = (s[0] ^ k[0]) | (s[1] ^ k[1]) | (s[2] ^ k[2]) | (s[3] ^ k[3]);
-        (differ == 0).then_some(slot.triple)
+        (differ == 0).then_some(&slot.triple)
     }
 
     /// Keeps what the triple of `key` read as.
