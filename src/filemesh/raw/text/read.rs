@@ -5,7 +5,7 @@
 use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
 use super::scan::canonical_triple;
-use super::seen::Seen;
+use super::seen::{Key, Seen};
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filemesh::raw::Version;
@@ -344,8 +344,9 @@ impl<'a> Parser<'a> {
             let triples: &mut [[f32; 3]; 9] = bytemuck::cast_mut(face);
             for out in triples {
                 let rest = bytes.get(pos..).unwrap_or_default();
-                if let Some(key) = Seen::key(rest) {
-                    if let Some(t) = self.seen.get(&key) {
+                let key = Seen::key(rest);
+                if let Some(key) = &key {
+                    if let Some(t) = self.seen.get(key) {
                         // Its digits already count; its numbers count again.
                         if t.plain {
                             NumberStats::count_plain_triple(&mut self.stats.unsure, &mut numbers);
@@ -368,7 +369,7 @@ impl<'a> Parser<'a> {
                 }
                 self.pos = pos;
                 self.stats.numbers = numbers;
-                self.parse_triple(LINE3, out)?;
+                self.parse_triple(LINE3, out, key)?;
                 pos = self.pos;
                 numbers = self.stats.numbers;
             }
@@ -414,11 +415,11 @@ impl<'a> Parser<'a> {
     }
 
     /// `[a,b,c]`, into `out`, not found among those seen: a canonical one read (and
-    /// kept), else read by the general scan. Inlined into [`Parser::faces`] (out of
+    /// kept under `key`, the lookup's), else read by the general scan. Inlined into [`Parser::faces`] (out of
     /// line, the call and its result through memory cost more than the registers it
     /// freed).
     #[inline(always)]
-    fn parse_triple(&mut self, context: &str, out: &mut [f32; 3]) -> Result<()> {
+    fn parse_triple(&mut self, context: &str, out: &mut [f32; 3], key: Option<Key>) -> Result<()> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
         match canonical_triple(rest) {
             Some(t) => {
@@ -434,7 +435,7 @@ impl<'a> Parser<'a> {
                     self.count_exponents(t.exponents, [at + 1, at + s1, at + s2]);
                 }
                 self.pos += usize::from(t.len);
-                if let Some(k) = Seen::key(rest) {
+                if let Some(k) = key {
                     self.seen.put(k, t);
                 }
                 *out = t.value;
