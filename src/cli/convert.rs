@@ -13,7 +13,7 @@ use super::batch::{self, fields, finish, Entry, Report, Status};
 use super::failure::{fail, invalid_value, usage_error, Failure};
 use super::input::load;
 use super::losses::{self, print_losses, refuse_losses};
-use super::output::{beside, make_parent, stream, write_beside};
+use super::output::{beside, beside_path, make_parent, stream, write_beside};
 use super::Context;
 
 /// Rewrite a file byte-identically, or as another version or format (--to).
@@ -229,12 +229,21 @@ fn convert_batch(
             }
         }
     }
+    // Files written beside an output (UNIGINE .anim) must be neither another input's
+    // output nor a file beside another's: known once converted, so claimed as they come
+    // (the input that comes second fails, writing nothing).
+    let outputs: std::collections::HashMap<PathBuf, PathBuf> = seen
+        .into_iter()
+        .map(|(rel, path)| (out_dir.join(rel), path))
+        .collect();
+    let claimed = std::sync::Mutex::new(std::collections::HashMap::new());
     let tally = batch::run(entries, cx.jobs, json, |input| {
         let path = &input.path;
         let output = out_dir.join(&input.rel);
         let done = (|| {
             let file = load(path, &cx.limits)?;
             let mut c = convert_file(path, file, how, &cx.limits)?;
+            claim_beside(&output, path, &c.beside, &outputs, &claimed)?;
             make_parent(&output)?;
             let (written, beside) = write_conversion(&mut c, &output)?;
             Ok((c, written, beside))
@@ -285,6 +294,55 @@ fn convert_batch(
         }
     });
     Ok(finish(&tally, &tally.line("converted"), json))
+}
+
+/// Claims the paths of the files to be written beside `output` (the conversion of
+/// `input`) for it: refused when one is another input's output (`outputs`: output to
+/// input) or already claimed beside another's (`claimed`).
+fn claim_beside(
+    output: &Path,
+    input: &Path,
+    files: &[ExtraFile],
+    outputs: &std::collections::HashMap<PathBuf, PathBuf>,
+    claimed: &std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
+) -> Result<(), Failure> {
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .map(|e| beside_path(output, &e.suffix))
+        .collect();
+    for p in &paths {
+        if let Some(other) = outputs.get(p).filter(|&o| o != input) {
+            return Err(fail(
+                input,
+                format!(
+                    "its animation would be written to {}, the output of {}: rename one, or \
+                     convert them apart",
+                    p.display(),
+                    other.display()
+                ),
+            ));
+        }
+    }
+    // A poisoned lock only means another job panicked; the map is still whole.
+    let mut claimed = claimed.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((p, other)) = paths
+        .iter()
+        .find_map(|p| claimed.get(p).filter(|&o| o != input).map(|o| (p, o)))
+    {
+        return Err(fail(
+            input,
+            format!(
+                "its animation would be written to {}, as {}'s is: rename one, or convert them \
+                 apart",
+                p.display(),
+                other.display()
+            ),
+        ));
+    }
+    for p in paths {
+        claimed.insert(p, input.to_path_buf());
+    }
+    Ok(())
 }
 
 /// `--coremesh`: how a 7.00 core mesh is written.

@@ -65,14 +65,9 @@ pub fn make_parent(output: &Path) -> Result<(), Failure> {
 /// OUT's path without its extension, then each file's suffix. Refused when one would
 /// be OUT itself.
 pub fn beside(output: &Path, files: Vec<ExtraFile>) -> Result<Vec<(PathBuf, ExtraFile)>, Failure> {
-    let stem = output.with_extension("");
     let placed: Vec<(PathBuf, ExtraFile)> = files
         .into_iter()
-        .map(|e| {
-            let mut path = stem.clone().into_os_string();
-            path.push(&e.suffix);
-            (PathBuf::from(path), e)
-        })
+        .map(|e| (beside_path(output, &e.suffix), e))
         .collect();
     if placed.iter().any(|(path, _)| path == output) {
         return Err(fail(
@@ -82,6 +77,13 @@ pub fn beside(output: &Path, files: Vec<ExtraFile>) -> Result<Vec<(PathBuf, Extr
         ));
     }
     Ok(placed)
+}
+
+/// Where the file of `suffix` beside OUT goes ([`beside`]).
+pub fn beside_path(output: &Path, suffix: &str) -> PathBuf {
+    let mut path = output.with_extension("").into_os_string();
+    path.push(suffix);
+    PathBuf::from(path)
 }
 
 /// Writes the files beside OUT ([`beside`]), each atomically.

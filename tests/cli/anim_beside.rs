@@ -160,3 +160,68 @@ fn an_out_named_like_its_animation_is_refused() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("the mesh's own name"));
     assert!(!out.exists());
 }
+
+/// Batch conversion: a file written beside one output is never another input's output or
+/// a file beside another's; the input that would write it fails, naming both, and the
+/// file that is written is the other's.
+#[test]
+fn batch_files_beside_never_overwrite_each_other_or_an_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let unigine = common::fixture_dir("unigine");
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    // Two meshes of one stem, each with an animation to write beside it as `a.anim`.
+    std::fs::copy(unigine.join("ms11-embedded-anim.mesh"), src.join("a.mesh")).unwrap();
+    std::fs::copy(unigine.join("ms11-embedded-anim.mesh"), src.join("a.msh")).unwrap();
+    let out = dir.path().join("out");
+    let o = meshcodec(&[
+        "convert",
+        "--out-dir",
+        s(&out),
+        "--to",
+        "ms13",
+        s(&src.join("a.mesh")),
+        s(&src.join("a.msh")),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report =
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        report.contains("its animation would be written to"),
+        "{report}"
+    );
+    assert!(report.contains("1 converted, 1 failed"), "{report}");
+    // Exactly one of the two was written, with its animation.
+    let written: Vec<bool> = ["a.mesh", "a.msh"]
+        .iter()
+        .map(|n| out.join(n).exists())
+        .collect();
+    assert_eq!(written.iter().filter(|&&w| w).count(), 1, "{written:?}");
+    same_animations(
+        &scene(&src.join("a.mesh")),
+        &scene(&out.join("a.anim")),
+        "a.anim",
+    );
+
+    // A mesh whose animation would land on another input's output (a mesh named
+    // `b.anim`): refused, and that output is the other input's conversion.
+    std::fs::copy(unigine.join("ms11-embedded-anim.mesh"), src.join("b.mesh")).unwrap();
+    std::fs::copy(unigine.join("ms11-static-quad.mesh"), src.join("b.anim")).unwrap();
+    let out = dir.path().join("out2");
+    let o = meshcodec(&[
+        "convert",
+        "--out-dir",
+        s(&out),
+        "--to",
+        "ms13",
+        s(&src.join("b.mesh")),
+        s(&src.join("b.anim")),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report =
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(report.contains("the output of"), "{report}");
+    assert!(!out.join("b.mesh").exists());
+    let quad = scene(&out.join("b.anim"));
+    assert!(quad.animations.is_empty() && !quad.meshes.is_empty());
+}
