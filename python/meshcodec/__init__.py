@@ -414,6 +414,10 @@ def open(  # noqa: A001 - the package's front door, as the CLI's commands take a
     :class:`FormatError` for bytes that are not such a file, ``OSError`` for a path that
     cannot be read.
     """
+    # Bytes first: testing for `os.PathLike` (an abstract class) costs more than the
+    # rest of the call does on a small file.
+    if type(src) is bytes:
+        return File(_native.open_bytes(src, max_input, max_decoded))
     if isinstance(src, (str, os.PathLike)):
         return File(_native.open_path(os.fspath(src), max_input, max_decoded))
     if not isinstance(src, bytes):
