@@ -161,6 +161,16 @@ fn an_out_named_like_its_animation_is_refused() {
     assert!(!out.exists());
 }
 
+/// `convert --out-dir OUT --to ms13 INPUTS…` that fails one input: its report (stdout
+/// and stderr).
+fn batch_to_ms13_failing(out: &Path, inputs: [&Path; 2]) -> String {
+    let mut args = vec!["convert", "--out-dir", s(out), "--to", "ms13"];
+    args.extend(inputs.map(s));
+    let o = meshcodec(&args);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
+}
+
 /// Batch conversion: a file written beside one output is never another input's output or
 /// a file beside another's; the input that would write it fails, naming both, and the
 /// file that is written is the other's.
@@ -174,18 +184,7 @@ fn batch_files_beside_never_overwrite_each_other_or_an_output() {
     std::fs::copy(unigine.join("ms11-embedded-anim.mesh"), src.join("a.mesh")).unwrap();
     std::fs::copy(unigine.join("ms11-embedded-anim.mesh"), src.join("a.msh")).unwrap();
     let out = dir.path().join("out");
-    let o = meshcodec(&[
-        "convert",
-        "--out-dir",
-        s(&out),
-        "--to",
-        "ms13",
-        s(&src.join("a.mesh")),
-        s(&src.join("a.msh")),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    let report =
-        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    let report = batch_to_ms13_failing(&out, [&src.join("a.mesh"), &src.join("a.msh")]);
     assert!(
         report.contains("its animation would be written to"),
         "{report}"
@@ -208,18 +207,7 @@ fn batch_files_beside_never_overwrite_each_other_or_an_output() {
     std::fs::copy(unigine.join("ms11-embedded-anim.mesh"), src.join("b.mesh")).unwrap();
     std::fs::copy(unigine.join("ms11-static-quad.mesh"), src.join("b.anim")).unwrap();
     let out = dir.path().join("out2");
-    let o = meshcodec(&[
-        "convert",
-        "--out-dir",
-        s(&out),
-        "--to",
-        "ms13",
-        s(&src.join("b.mesh")),
-        s(&src.join("b.anim")),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    let report =
-        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    let report = batch_to_ms13_failing(&out, [&src.join("b.mesh"), &src.join("b.anim")]);
     assert!(report.contains("the output of"), "{report}");
     assert!(!out.join("b.mesh").exists());
     let quad = scene(&out.join("b.anim"));
