@@ -347,22 +347,11 @@ impl<'a> Parser<'a> {
                 let key = Seen::key(rest);
                 if let Some(key) = &key {
                     if let Some(t) = self.seen.get(key) {
+                        let (value, plain, exponents, starts) =
+                            (t.value, t.plain, t.exponents, t.starts);
                         // Its digits already count; its numbers count again.
-                        if t.plain {
-                            NumberStats::count_plain_triple(&mut self.stats.unsure, &mut numbers);
-                        } else {
-                            self.stats.numbers = numbers;
-                            let at = self.origin + pos;
-                            let [s1, s2] = t.starts;
-                            let starts = [at + 1, at + usize::from(s1), at + usize::from(s2)];
-                            let exponents = t.exponents;
-                            *out = t.value;
-                            self.count_exponents(exponents, starts);
-                            numbers = self.stats.numbers;
-                            pos += key.len;
-                            continue;
-                        }
-                        *out = t.value;
+                        numbers = self.count_triple(plain, exponents, starts, pos, numbers);
+                        *out = value;
                         pos += key.len;
                         continue;
                     }
@@ -415,25 +404,17 @@ impl<'a> Parser<'a> {
     }
 
     /// `[a,b,c]`, into `out`, not found among those seen: a canonical one read (and
-    /// kept under `key`, the lookup's), else read by the general scan. Inlined into [`Parser::faces`] (out of
-    /// line, the call and its result through memory cost more than the registers it
-    /// freed).
+    /// kept under `key`, the lookup's), else read by the general scan. Inlined into
+    /// [`Parser::faces`] (out of line, the call and its result through memory cost more
+    /// than the registers it freed).
     #[inline(always)]
     fn parse_triple(&mut self, context: &str, out: &mut [f32; 3], key: Option<Key>) -> Result<()> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
         match canonical_triple(rest) {
             Some(t) => {
                 self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
-                if t.plain {
-                    NumberStats::count_plain_triple(
-                        &mut self.stats.unsure,
-                        &mut self.stats.numbers,
-                    );
-                } else {
-                    let at = self.origin + self.pos;
-                    let [s1, s2] = t.starts.map(usize::from);
-                    self.count_exponents(t.exponents, [at + 1, at + s1, at + s2]);
-                }
+                self.stats.numbers =
+                    self.count_triple(t.plain, t.exponents, t.starts, self.pos, self.stats.numbers);
                 self.pos += usize::from(t.len);
                 if let Some(k) = key {
                     self.seen.put(k, t);
@@ -443,6 +424,33 @@ impl<'a> Parser<'a> {
             None => *out = self.any_triple(context)?,
         }
         Ok(())
+    }
+
+    /// Counts the numbers of a canonical triple whose `[` is at `pos` (`plain`,
+    /// `exponents` and `starts` as [`CanonicalTriple`](super::scan::CanonicalTriple)
+    /// has them), `numbers` counted before it (the caller keeps the count); the count
+    /// after it. One place for both the table's hits and the triples parsed.
+    #[inline(always)]
+    fn count_triple(
+        &mut self,
+        plain: bool,
+        exponents: [u8; 3],
+        starts: [u8; 2],
+        pos: usize,
+        mut numbers: usize,
+    ) -> usize {
+        if plain {
+            NumberStats::count_plain_triple(&mut self.stats.unsure, &mut numbers);
+            return numbers;
+        }
+        self.stats.numbers = numbers;
+        let at = self.origin + pos;
+        let [s1, s2] = starts;
+        self.count_exponents(
+            exponents,
+            [at + 1, at + usize::from(s1), at + usize::from(s2)],
+        );
+        self.stats.numbers
     }
 
     /// Counts a canonical triple with an exponent in it: its numbers' exponent digits
