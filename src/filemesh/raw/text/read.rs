@@ -4,7 +4,6 @@
 
 use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
-use super::scan::canonical_triple;
 use super::seen::{Key, Seen};
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
@@ -410,7 +409,7 @@ impl<'a> Parser<'a> {
     #[inline(always)]
     fn parse_triple(&mut self, context: &str, out: &mut [f32; 3], key: Option<Key>) -> Result<()> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        match canonical_triple(rest) {
+        match self.seen.triple(rest) {
             Some(t) => {
                 self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
                 self.stats.numbers =

@@ -6,6 +6,7 @@ use super::number::POW10_F32;
 /// A number [`canonical_number`] read: its value, its length in bytes, its significant
 /// digits and how many digits its exponent has (0 without one, 2, or 3 for the
 /// three-digit form `e-007` of older C runtimes).
+#[derive(Clone, Copy, Default)]
 pub(super) struct Canonical {
     pub(super) value: f32,
     pub(super) len: usize,
@@ -53,7 +54,7 @@ fn swar_digits(word: u64, n: usize) -> u32 {
     (v.wrapping_mul(10_000 << 32 | 1) >> 32) as u32
 }
 
-/// The place of the first `,` or `]` in 16 bytes (`low` first), if there is one.
+/// Marks (top bits) on the `,` and `]` bytes of `w`; the first mark is exact.
 ///
 /// A byte equal to the one sought becomes 0 under the XOR, and subtracting 1 sets its
 /// top bit; no other byte gets a mark (top bit set by the subtraction and clear before
@@ -61,12 +62,17 @@ fn swar_digits(word: u64, n: usize) -> u32 {
 /// later bytes. So the first mark of each search is exact, and so is the first of
 /// their union.
 #[inline(always)]
-fn separator(low: u64, high: u64) -> Option<usize> {
+pub(super) fn separator_marks(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const TOPS: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;
-    let marks = |w: u64| zero(w ^ (ONES * u64::from(b','))) | zero(w ^ (ONES * u64::from(b']')));
-    let marks = u128::from(marks(low)) | u128::from(marks(high)) << 64;
+    zero(w ^ (ONES * u64::from(b','))) | zero(w ^ (ONES * u64::from(b']')))
+}
+
+/// The place of the first `,` or `]` in 16 bytes (`low` first), if there is one.
+#[inline(always)]
+fn separator(low: u64, high: u64) -> Option<usize> {
+    let marks = u128::from(separator_marks(low)) | u128::from(separator_marks(high)) << 64;
     (marks != 0).then(|| (marks.trailing_zeros() / 8) as usize)
 }
 
@@ -252,6 +258,13 @@ pub(super) fn canonical_number(rest: &[u8]) -> Option<Canonical> {
     })
 }
 
+/// Where [`canonical_triple`] gets its numbers: what [`canonical_number`] gives, from
+/// a table of those read before or by calling it.
+pub(super) trait Numbers {
+    /// [`canonical_number`] at the start of `rest`.
+    fn number(&mut self, rest: &[u8]) -> Option<Canonical>;
+}
+
 /// A triple [`canonical_triple`] read: its numbers, its length from `[` to `]`, its
 /// numbers' most significant digits, their exponent digits (as [`Canonical::exponent`])
 /// and where the second and third numbers start (from the `[`).
@@ -267,25 +280,24 @@ pub(super) struct CanonicalTriple {
 }
 
 /// `[a,b,c]` at the start of `rest` with three numbers as the canonical format prints
-/// them ([`canonical_number`]), which is what real files hold; `None` for anything
-/// else (the general scan then reads it, or reports it).
+/// them, which is what real files hold, each read by `numbers`; `None` for anything else (the general scan then reads it, or reports it).
 #[inline(always)]
-pub(super) fn canonical_triple(rest: &[u8]) -> Option<CanonicalTriple> {
+pub(super) fn canonical_triple(rest: &[u8], numbers: &mut impl Numbers) -> Option<CanonicalTriple> {
     if rest.first() != Some(&b'[') {
         return None;
     }
     // Each number, then its separator: `,`, `,`, `]`.
-    let a = canonical_number(rest.get(1..)?)?;
+    let a = numbers.number(rest.get(1..)?)?;
     let i1 = 1 + a.len;
     if rest.get(i1) != Some(&b',') {
         return None;
     }
-    let b = canonical_number(rest.get(i1 + 1..)?)?;
+    let b = numbers.number(rest.get(i1 + 1..)?)?;
     let i2 = i1 + 1 + b.len;
     if rest.get(i2) != Some(&b',') {
         return None;
     }
-    let c = canonical_number(rest.get(i2 + 1..)?)?;
+    let c = numbers.number(rest.get(i2 + 1..)?)?;
     let end = i2 + 1 + c.len;
     if rest.get(end) != Some(&b']') {
         return None;

@@ -1,16 +1,20 @@
-//! Triples seen before: a text mesh writes a vertex out again for every face that uses
-//! it, so most of its `[a,b,c]` triples are texts the parser has already read (75–83%
-//! of them in the real files; a table of half as many slots as triples, 1024 at most,
-//! finds 72–82%: a quarter as many found 2–3 points fewer in the smaller files). A
-//! triple of at most 32 bytes is looked up by its text, compared whole (four words),
-//! before it is parsed; a hit gives what parsing it again would give.
+//! Triples and numbers seen before: a text mesh writes a vertex out again for every face
+//! that uses it, so most of its `[a,b,c]` triples are texts the parser has already read
+//! (75–83% of them in the real files; a table of half as many slots as triples, 1024 at
+//! most, in sets of two, finds 74–82%). A triple of at most 32 bytes is looked up by its
+//! text, compared whole (four words), before it is parsed; a hit gives what parsing it
+//! again would give. The triples not found repeat numbers: those of at most seven bytes
+//! are looked up by their text too (a table of a quarter as many slots as triples).
 //!
 //! Exact by construction: the key is the triple's bytes from `[` to the first `]`, every
 //! byte of them (zeros after), and only what [`canonical_triple`] read is kept, which is
 //! a function of those bytes alone as long as sixteen bytes follow each number (the
-//! lookup asks for 48 after the `[`).
+//! lookup asks for 48 after the `[`); a number's key is its bytes through the separator
+//! after it, likewise.
 
-use super::scan::CanonicalTriple;
+use super::scan::{
+    canonical_number, canonical_triple, separator_marks, Canonical, CanonicalTriple, Numbers,
+};
 
 /// `]` in every byte.
 const CLOSES: u64 = 0x5D5D_5D5D_5D5D_5D5D;
@@ -25,6 +29,8 @@ const NEEDED: usize = 48;
 /// and steadier (its 14 pages stay in the TLB): that file 0.47-0.67 ms with 4096 slots
 /// in Python processes, 0.55-0.58 ms with 1024.
 const MOST_SLOTS: usize = 1024;
+/// Number slots at most: 32 KiB.
+const MOST_NUMBERS: usize = 1024;
 
 /// A triple's text as four little-endian words, zero after its `]`, and its length.
 #[derive(Clone, Copy)]
@@ -35,18 +41,32 @@ pub(super) struct Key {
     pub(super) len: usize,
 }
 
+/// A number read, under its text through the `,` or `]` after it (zeros after).
+#[derive(Clone, Copy, Default)]
+struct NumberSlot {
+    key: u64,
+    number: Canonical,
+}
+
 #[derive(Clone, Copy, Default)]
 struct Slot {
     words: [u64; 4],
     triple: CanonicalTriple,
 }
 
-/// The table of triples read, direct-mapped by a hash of their text (a triple takes its
-/// slot from whatever was there).
+/// The table of triples read, in sets of two slots chosen by a hash of their text: a
+/// triple read goes first in its set, the one there moves second, the second is
+/// forgotten (a slot of its own per triple lost 22 of the 97 lookups that missed in a
+/// real 1.01 file, and 490 of 2,600 in the largest 1.00 file, to two triples sharing
+/// it).
 pub(super) struct Seen {
-    slots: Vec<Slot>,
-    /// 64 − log2 of the slot count: a hash's top bits index the slots.
+    sets: Vec<[Slot; 2]>,
+    /// 64 − log2 of the set count: a hash's top bits index the sets.
     shift: u32,
+    /// The numbers of the triples read, direct-mapped by a hash of their text.
+    numbers: Vec<NumberSlot>,
+    /// 64 − log2 of the number slots.
+    number_shift: u32,
 }
 
 /// The marks (top bits) of `]` bytes in `w`; the first is exact (borrows only move
@@ -86,10 +106,13 @@ const KEEP: [[u64; 4]; 32] = {
 impl Seen {
     /// A table for a text of about `triples` triples.
     pub(super) fn new(triples: usize) -> Seen {
-        let slots = (triples / 2).clamp(16, MOST_SLOTS).next_power_of_two();
+        let sets = (triples / 4).clamp(8, MOST_SLOTS / 2).next_power_of_two();
+        let numbers = (triples / 4).clamp(16, MOST_NUMBERS).next_power_of_two();
         Seen {
-            slots: vec![Slot::default(); slots],
-            shift: 64 - slots.trailing_zeros(),
+            sets: vec![[Slot::default(); 2]; sets],
+            shift: 64 - sets.trailing_zeros(),
+            numbers: vec![NumberSlot::default(); numbers],
+            number_shift: 64 - numbers.trailing_zeros(),
         }
     }
 
@@ -97,8 +120,10 @@ impl Seen {
     /// lookup misses, nothing is kept, nothing allocated.
     pub(super) fn none() -> Seen {
         Seen {
-            slots: Vec::new(),
+            sets: Vec::new(),
             shift: 63,
+            numbers: Vec::new(),
+            number_shift: 63,
         }
     }
 
@@ -139,8 +164,9 @@ impl Seen {
         })
     }
 
+    /// The set of `key`.
     #[inline(always)]
-    fn slot(&self, key: &Key) -> usize {
+    fn set(&self, key: &Key) -> usize {
         let [a, b, c, d] = key.words;
         let h = (a ^ b.rotate_left(17) ^ c.rotate_left(31) ^ d.rotate_left(47))
             .wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -150,24 +176,74 @@ impl Seen {
     /// What the triple of `key` read as, if it was read before (and kept).
     #[inline(always)]
     pub(super) fn get(&self, key: &Key) -> Option<&CanonicalTriple> {
-        let slot = self.slots.get(self.slot(key))?;
+        let [first, second] = self.sets.get(self.set(key))?;
         // Word by word, not as arrays: an array compare loads the key 16 bytes at a
         // time from where it was stored 8 at a time, a stalled store forward.
-        let (s, k) = (&slot.words, &key.words);
-        let differ = (s[0] ^ k[0]) | (s[1] ^ k[1]) | (s[2] ^ k[2]) | (s[3] ^ k[3]);
-        (differ == 0).then_some(&slot.triple)
+        let same = |slot: &Slot| {
+            let (s, k) = (&slot.words, &key.words);
+            (s[0] ^ k[0]) | (s[1] ^ k[1]) | (s[2] ^ k[2]) | (s[3] ^ k[3]) == 0
+        };
+        if same(first) {
+            return Some(&first.triple);
+        }
+        same(second).then_some(&second.triple)
     }
 
-    /// Keeps what the triple of `key` read as.
+    /// Keeps what the triple of `key` read as, first in its set; the one that was first
+    /// moves to second, and the second is forgotten.
     #[inline(always)]
     pub(super) fn put(&mut self, key: Key, triple: CanonicalTriple) {
-        let i = self.slot(&key);
-        if let Some(slot) = self.slots.get_mut(i) {
-            *slot = Slot {
+        let i = self.set(&key);
+        if let Some([first, second]) = self.sets.get_mut(i) {
+            *second = *first;
+            *first = Slot {
                 words: key.words,
                 triple,
             };
         }
+    }
+
+    /// [`canonical_triple`] at the start of `rest`, its numbers taken from those read
+    /// before where they were (a triple not seen whole often repeats numbers that were:
+    /// 26 texts make the 216 numbers of the 72 triples of a real 1.01 file).
+    #[inline(always)]
+    pub(super) fn triple(&mut self, rest: &[u8]) -> Option<CanonicalTriple> {
+        canonical_triple(rest, self)
+    }
+}
+
+impl Numbers for Seen {
+    /// [`canonical_number`] at the start of `rest`: from the table when its text through
+    /// the separator (at most eight bytes) was read before, else read and kept.
+    ///
+    /// Exact by construction as the triples are: the key is every byte through the first
+    /// `,` or `]` (so two keys are equal only for the same bytes: the separator is the
+    /// first byte where texts of different lengths differ), and what `canonical_number`
+    /// gives is a function of those bytes as long as sixteen bytes are there, which the
+    /// lookup asks for too.
+    #[inline(always)]
+    fn number(&mut self, rest: &[u8]) -> Option<Canonical> {
+        let Some(head) = rest.first_chunk::<16>() else {
+            return canonical_number(rest);
+        };
+        let word = u64::from_le_bytes(*head.first_chunk::<8>()?);
+        let marks = separator_marks(word);
+        if marks == 0 {
+            return canonical_number(rest);
+        }
+        // Bytes 0 through the separator's (its top bit is bit 8 × place + 7).
+        let key = word & (u64::MAX >> (63 - marks.trailing_zeros()));
+        let i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.number_shift) as usize;
+        if let Some(slot) = self.numbers.get(i) {
+            if slot.key == key {
+                return Some(slot.number);
+            }
+        }
+        let number = canonical_number(rest)?;
+        if let Some(slot) = self.numbers.get_mut(i) {
+            *slot = NumberSlot { key, number };
+        }
+        Some(number)
     }
 }
 
@@ -230,5 +306,115 @@ mod tests {
                 assert!(seen.get(&k).is_none());
             }
         }
+    }
+
+    /// [`canonical_number`] itself, for comparing.
+    struct Direct;
+
+    impl Numbers for Direct {
+        fn number(&mut self, rest: &[u8]) -> Option<Canonical> {
+            canonical_number(rest)
+        }
+    }
+
+    fn show(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    /// Triples read through the tables give what reading each afresh gives, at every
+    /// place of texts made of numbers that share their first bytes, differ only after
+    /// eight, end near the end of the data or are not canonical.
+    #[test]
+    fn numbers_from_the_table_are_the_numbers_read_afresh() {
+        const TOKENS: [&str; 24] = [
+            "0",
+            "1",
+            "-1",
+            "0.5",
+            "-0.5",
+            "0.25",
+            "0.125",
+            "12.5",
+            "12.50",
+            "1.5e-07",
+            "1.5e-007",
+            "-1.5e-07",
+            "0.000123",
+            "123456",
+            "1234567",
+            "0.123456",
+            "-0.123456",
+            "-0.1234567",
+            "1e+10",
+            "1.",
+            ".5",
+            "0.5\0",
+            "\0",
+            "1e5",
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut compared = 0;
+        let mut taken = 0;
+        for _ in 0..300 {
+            let triples = 1 + next(40);
+            let text: Vec<u8> = (0..3 * triples)
+                .flat_map(|k| {
+                    let token = TOKENS.get(next(TOKENS.len())).copied().unwrap_or("0");
+                    let open = if k % 3 == 0 { "[" } else { "" };
+                    let close = if k % 3 == 2 { "]" } else { "," };
+                    format!("{open}{token}{close}").into_bytes()
+                })
+                .collect();
+            let mut seen = Seen::new(1 + next(200));
+            for start in 0..text.len() {
+                let rest = text.get(start..).unwrap_or_default();
+                match rest.first() {
+                    Some(b'[') => {
+                        let want = canonical_triple(rest, &mut Direct);
+                        let got = seen.triple(rest);
+                        assert_eq!(want.is_some(), got.is_some(), "{}", show(rest));
+                        if let (Some(w), Some(g)) = (want, got) {
+                            assert_eq!(
+                                (w.value.map(f32::to_bits), w.len, w.digits),
+                                (g.value.map(f32::to_bits), g.len, g.digits),
+                                "{}",
+                                show(rest)
+                            );
+                            assert_eq!((w.exponents, w.starts), (g.exponents, g.starts));
+                        }
+                    }
+                    Some(b',') => {
+                        // Each number alone too (a triple's own checks would hide a
+                        // number of the wrong length).
+                        let rest = rest.get(1..).unwrap_or_default();
+                        let want = canonical_number(rest);
+                        let got = seen.number(rest);
+                        compared += 1;
+                        assert_eq!(want.is_some(), got.is_some(), "{}", show(rest));
+                        if let (Some(w), Some(g)) = (want, got) {
+                            taken += 1;
+                            assert_eq!(
+                                (w.value.to_bits(), w.len, w.significant, w.exponent),
+                                (g.value.to_bits(), g.len, g.significant, g.exponent),
+                                "{}",
+                                show(rest)
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Both outcomes were exercised.
+        assert!(
+            taken > 1000 && compared - taken > 1000,
+            "{taken} of {compared}"
+        );
     }
 }
