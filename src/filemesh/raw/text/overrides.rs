@@ -62,7 +62,8 @@ pub(super) struct NumberStats {
     pub(super) not_canonical: usize,
     /// Numbers read so far.
     pub(super) numbers: usize,
-    /// One bit per number, set for a number that is not canonical or has an exponent:
+    /// One bit per number (room made by [`NumberStats::expect`]), set for a number
+    /// that is not canonical or has an exponent:
     /// the others print as written in any format of six significant digits (fixed
     /// notation does not depend on the exponent's width), so the override scan skips
     /// them.
@@ -93,37 +94,27 @@ pub(super) enum Unsure {
 }
 
 impl NumberStats {
+    /// Makes room for the bits of `numbers` numbers (all zero), so that counting one
+    /// only sets a bit. The text holds at least 7 bytes a number (the face count is
+    /// checked against it first), so this is under a fiftieth of the text.
+    pub(super) fn expect(&mut self, numbers: usize) {
+        self.unsure = vec![0; numbers.div_ceil(64)];
+    }
+
     /// Counts one number, whose token starts at byte `at` of the file; `unsure` (`None`
     /// for a number any six-digit format prints as written) as [`NumberStats::unsure`]
-    /// says.
+    /// says. (A number beyond those [`NumberStats::expect`] made room for has no bit,
+    /// which [`NumberStats::is_unsure`] takes as unsure.)
     #[inline(always)]
     pub(super) fn count(&mut self, unsure: Option<Unsure>, at: usize) {
-        let (word, bit) = (self.numbers / 64, self.numbers % 64);
-        if bit == 0 {
-            self.unsure.push(0);
-        }
         if let Some(kind) = unsure {
+            let (word, bit) = (self.numbers / 64, self.numbers % 64);
             if let Some(w) = self.unsure.get_mut(word) {
                 *w |= 1 << bit;
             }
             self.keep_unsure(at, kind);
         }
         self.numbers += 1;
-    }
-
-    /// Counts three numbers that any six-digit format prints as written
-    /// ([`NumberStats::count`] of `None` three times, in one step), given the
-    /// [`NumberStats::unsure`] bits and the count of [`NumberStats::numbers`] apart (a
-    /// loop keeps the count in a register).
-    #[inline(always)]
-    pub(super) fn count_plain_triple(unsure: &mut Vec<u64>, numbers: &mut usize) {
-        // Three numbers from here reach a new word of bits at most once: here, or at
-        // the second or third.
-        let bit = *numbers % 64;
-        if bit == 0 || bit >= 62 {
-            unsure.push(0);
-        }
-        *numbers += 3;
     }
 
     /// Keeps where unsure number [`NumberStats::numbers`] starts, or stops keeping them
