@@ -343,8 +343,7 @@ impl<'a> Parser<'a> {
             }
             let triples: &mut [[f32; 3]; 9] = bytemuck::cast_mut(face);
             for out in triples {
-                let rest = bytes.get(pos..).unwrap_or_default();
-                let key = Seen::key(rest);
+                let key = Seen::key(bytes, pos);
                 if let Some(key) = &key {
                     if let Some(t) = self.seen.get(key) {
                         let (value, plain, exponents, starts) =

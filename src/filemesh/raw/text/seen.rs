@@ -127,11 +127,11 @@ impl Seen {
         }
     }
 
-    /// The key of the triple `rest` starts with (at its `[`), when it is at most 32 bytes
-    /// and at least [`NEEDED`] bytes are there.
+    /// The key of the triple at `pos` of `bytes` (at its `[`), when it is at most 32
+    /// bytes and at least [`NEEDED`] bytes are there.
     #[inline(always)]
-    pub(super) fn key(rest: &[u8]) -> Option<Key> {
-        let head: &[u8; NEEDED] = rest.first_chunk()?;
+    pub(super) fn key(bytes: &[u8], pos: usize) -> Option<Key> {
+        let head: &[u8; NEEDED] = bytes.get(pos..pos.checked_add(NEEDED)?)?.try_into().ok()?;
         let word = |i: usize| {
             head.get(8 * i..8 * i + 8)
                 .and_then(|b| b.first_chunk::<8>())
@@ -251,6 +251,10 @@ impl Numbers for Seen {
 mod tests {
     use super::*;
 
+    fn key(bytes: &[u8]) -> Option<Key> {
+        Seen::key(bytes, 0)
+    }
+
     fn padded(text: &str) -> Vec<u8> {
         let mut v = text.as_bytes().to_vec();
         v.resize(text.len() + NEEDED, b'[');
@@ -259,29 +263,26 @@ mod tests {
 
     #[test]
     fn a_key_is_the_text_to_its_first_close_and_nothing_after() {
-        let a = Seen::key(&padded("[1,2,3][4,5,6]")).unwrap();
-        let b = Seen::key(&padded("[1,2,3][7,8,9]")).unwrap();
+        let a = key(&padded("[1,2,3][4,5,6]")).unwrap();
+        let b = key(&padded("[1,2,3][7,8,9]")).unwrap();
         assert!(a.words == b.words && a.len == 7);
-        let c = Seen::key(&padded("[1,2,4][4,5,6]")).unwrap();
+        let c = key(&padded("[1,2,4][4,5,6]")).unwrap();
         assert!(a.words != c.words);
         // Every length up to 32, the close in each word and at each byte.
         for n in 0..=30 {
             let text = format!("[{}]", "7".repeat(n));
             let other = format!("[{}8]", "7".repeat(n.saturating_sub(1)));
-            let k = Seen::key(&padded(&text)).unwrap();
+            let k = key(&padded(&text)).unwrap();
             let bytes = k.words.iter().map(|w| 8 - w.leading_zeros() as usize / 8);
             assert_eq!(bytes.sum::<usize>(), n + 2);
             assert_eq!(k.len, n + 2);
             if n > 0 {
-                assert!(
-                    k.words != Seen::key(&padded(&other)).unwrap().words,
-                    "{text}"
-                );
+                assert!(k.words != key(&padded(&other)).unwrap().words, "{text}");
             }
         }
         // Longer than 32 bytes, or too near the end: no key.
-        assert!(Seen::key(&padded(&format!("[{}]", "7".repeat(31)))).is_none());
-        assert!(Seen::key(b"[1,2,3]").is_none());
+        assert!(key(&padded(&format!("[{}]", "7".repeat(31)))).is_none());
+        assert!(key(b"[1,2,3]").is_none());
     }
 
     #[test]
@@ -292,7 +293,7 @@ mod tests {
             len: 7,
             ..CanonicalTriple::default()
         };
-        let a = Seen::key(&padded("[1,2,3]")).unwrap();
+        let a = key(&padded("[1,2,3]")).unwrap();
         assert!(seen.get(&a).is_none());
         seen.put(a, t);
         assert_eq!(seen.get(&a).map(|t| t.value), Some([1.0, 2.0, 3.0]));
@@ -301,7 +302,7 @@ mod tests {
         assert!(none.get(&a).is_none());
         // Every other text misses, whichever slot it maps to.
         for i in 0..1000 {
-            let k = Seen::key(&padded(&format!("[{i},2,3]"))).unwrap();
+            let k = key(&padded(&format!("[{i},2,3]"))).unwrap();
             if i != 1 {
                 assert!(seen.get(&k).is_none());
             }
