@@ -54,19 +54,22 @@ fn swar_digits(word: u64, n: usize) -> u32 {
     (v.wrapping_mul(10_000 << 32 | 1) >> 32) as u32
 }
 
-/// Marks (top bits) on the `,` and `]` bytes of `w`; the first mark is exact.
+/// Marks (top bits) on the `,` and `]` bytes of `w` and on bytes from 0x80 up: the
+/// first mark is the first separator when no byte before it is one from 0x80 up.
 ///
 /// A byte equal to the one sought becomes 0 under the XOR, and subtracting 1 sets its
-/// top bit; no other byte gets a mark (top bit set by the subtraction and clear before
-/// it) unless a borrow reaches it, and borrows start only at a 0 byte and move towards
-/// later bytes. So the first mark of each search is exact, and so is the first of
-/// their union.
+/// top bit; an ASCII byte other than it becomes 0x01 to 0x7F and gets no mark unless
+/// a borrow reaches it, and borrows start only at a 0 byte and move towards later
+/// bytes. (The exact test would also clear the marks of bytes with their top bit set.)
+/// A number that seems to end at such a byte is not canonical: its digits end before
+/// it, at a byte that is not a separator, and [`canonical_number`] gives `None`.
 #[inline(always)]
 pub(super) fn separator_marks(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const TOPS: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;
-    zero(w ^ (ONES * u64::from(b','))) | zero(w ^ (ONES * u64::from(b']')))
+    ((w ^ (ONES * u64::from(b','))).wrapping_sub(ONES)
+        | (w ^ (ONES * u64::from(b']'))).wrapping_sub(ONES))
+        & TOPS
 }
 
 /// The place of the first `,` or `]` in 16 bytes (`low` first), if there is one.
@@ -545,6 +548,35 @@ mod tests {
                 if let Some(n) = canonical_number(padded.as_bytes()) {
                     proptest::prop_assert!(false, "{} read as {}", token, n.value);
                 }
+            }
+        }
+
+        /// A canonical number with a byte from 0x80 up put anywhere into it, or in place
+        /// of one of its bytes, is never read (the separator search marks such bytes
+        /// too, and the number then ends where no separator is).
+        #[test]
+        fn a_byte_from_0x80_up_is_never_part_of_a_number(
+            digits in 1u32..1_000_000,
+            exp in -12i32..=12,
+            negative: bool,
+            high in 0x80u8..=0xFF,
+            at in 0usize..16,
+            replace: bool,
+        ) {
+            let value = (digits as f64 * 10f64.powi(exp)) as f32;
+            let mut bytes = Vec::new();
+            let canonical = crate::filemesh::raw::text::TextFormat::canonical();
+            format_g(if negative { -value } else { value }, &canonical, &mut String::new(), &mut bytes)
+                .unwrap();
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let at = at % (bytes.len() + 1);
+            match bytes.get_mut(at) {
+                Some(b) if replace => *b = high,
+                _ => bytes.insert(at, high),
+            }
+            bytes.extend_from_slice(b",[0,0,0][0,0,0]");
+            if let Some(n) = canonical_number(&bytes) {
+                proptest::prop_assert!(false, "{:?} (from {}) read as {}", bytes, text, n.value);
             }
         }
 

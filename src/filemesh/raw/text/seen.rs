@@ -32,7 +32,8 @@ const MOST_SLOTS: usize = 1024;
 /// Number slots at most: 32 KiB.
 const MOST_NUMBERS: usize = 1024;
 
-/// A triple's text as four little-endian words, zero after its `]`, and its length.
+/// A triple's text as four little-endian words, zero after its `]` (or after a byte from
+/// 0x80 up before it: see [`closes`]), and its length.
 #[derive(Clone, Copy)]
 pub(super) struct Key {
     words: [u64; 4],
@@ -69,12 +70,19 @@ pub(super) struct Seen {
     number_shift: u32,
 }
 
-/// The marks (top bits) of `]` bytes in `w`; the first is exact (borrows only move
-/// towards later bytes, and only start at a match).
+/// Marks (top bits) on the `]` bytes of `w` and on the bytes from 0x80 up but 0xDD:
+/// the first mark is the first `]` when the bytes before it are ASCII.
+///
+/// A `]` becomes 0 under the XOR and subtracting 1 sets its top bit; an ASCII byte
+/// other than `]` becomes 0x01 to 0x7F and gets no mark unless a borrow reaches it,
+/// and borrows start only at a 0 byte and move towards later bytes. (The exact test
+/// would also clear the marks of bytes with their top bit set, one more operation and
+/// a copy a word.) Exact all the same: a triple is kept only when it is read as
+/// canonical, which takes ASCII through its `]`, so every key kept is ASCII ending at
+/// its first `]`, and a text with the same key starts with the same triple.
 #[inline(always)]
 fn closes(w: u64) -> u64 {
-    let x = w ^ CLOSES;
-    x.wrapping_sub(ONES) & !x & TOPS
+    (w ^ CLOSES).wrapping_sub(ONES) & TOPS
 }
 
 /// For a triple whose `]` is byte `end` (0 to 31): the bytes of each of the four words
@@ -285,6 +293,32 @@ mod tests {
         assert!(key(b"[1,2,3]").is_none());
     }
 
+    /// A byte from 0x80 up before the `]` ends the key there (0xDD does not; see
+    /// [`closes`]), and a key with such a byte is never found: a kept key is ASCII.
+    #[test]
+    fn a_byte_from_0x80_up_is_never_found() {
+        let text = "[-0.935,0.935,0.5]";
+        let mut seen = Seen::new(100);
+        let t = CanonicalTriple {
+            len: text.len() as u8,
+            ..CanonicalTriple::default()
+        };
+        seen.put(key(&padded(text)).unwrap(), t);
+        // Every byte between the `[` and the `]`.
+        for at in 1..text.len() - 1 {
+            for high in [0x80u8, 0xC3, 0xDD, 0xFF] {
+                let mut bytes = padded(text);
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = high;
+                }
+                let k = key(&bytes).unwrap();
+                assert_eq!(k.len, if high == 0xDD { text.len() } else { at + 1 });
+                assert!(seen.get(&k).is_none(), "{at} {high:#x}");
+            }
+        }
+        assert!(seen.get(&key(&padded(text)).unwrap()).is_some());
+    }
+
     #[test]
     fn a_slot_gives_back_only_its_own_text() {
         let mut seen = Seen::new(100);
@@ -327,7 +361,7 @@ mod tests {
     /// eight, end near the end of the data or are not canonical.
     #[test]
     fn numbers_from_the_table_are_the_numbers_read_afresh() {
-        const TOKENS: [&str; 24] = [
+        const TOKENS: [&str; 27] = [
             "0",
             "1",
             "-1",
@@ -352,6 +386,9 @@ mod tests {
             "0.5\0",
             "\0",
             "1e5",
+            "0.5\u{e9}",
+            "\u{ff}1",
+            "12\u{80}",
         ];
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = |n: usize| {
