@@ -62,8 +62,8 @@ pub(super) struct NumberStats {
     pub(super) not_canonical: usize,
     /// Numbers read so far.
     pub(super) numbers: usize,
-    /// One bit per number (room made by [`NumberStats::expect`]), set for a number
-    /// that is not canonical or has an exponent:
+    /// One bit per number, set for a number that is not canonical or has an exponent
+    /// (the words after the last set bit are not there: their bits are 0):
     /// the others print as written in any format of six significant digits (fixed
     /// notation does not depend on the exponent's width), so the override scan skips
     /// them.
@@ -94,32 +94,35 @@ pub(super) enum Unsure {
 }
 
 impl NumberStats {
-    /// Makes room for the bits of `numbers` numbers (all zero), so that counting one
-    /// only sets a bit. The text holds at least 7 bytes a number (the face count is
-    /// checked against it first), so this is under a fiftieth of the text.
-    pub(super) fn expect(&mut self, numbers: usize) {
-        self.unsure = vec![0; numbers.div_ceil(64)];
-    }
-
     /// Counts one number, whose token starts at byte `at` of the file; `unsure` (`None`
     /// for a number any six-digit format prints as written) as [`NumberStats::unsure`]
-    /// says. (A number beyond those [`NumberStats::expect`] made room for has no bit,
-    /// which [`NumberStats::is_unsure`] takes as unsure.)
+    /// says. Counting a number that is not unsure is only the count (a plain triple's
+    /// three are counted by adding 3 to [`NumberStats::numbers`]).
     #[inline(always)]
     pub(super) fn count(&mut self, unsure: Option<Unsure>, at: usize) {
         if let Some(kind) = unsure {
-            let (word, bit) = (self.numbers / 64, self.numbers % 64);
-            if let Some(w) = self.unsure.get_mut(word) {
-                *w |= 1 << bit;
-            }
-            self.keep_unsure(at, kind);
+            self.mark_unsure(kind, at);
         }
         self.numbers += 1;
     }
 
+    /// Sets the bit of number [`NumberStats::numbers`] (the words up to its own made
+    /// when first needed) and keeps where it starts.
+    #[inline(never)]
+    fn mark_unsure(&mut self, kind: Unsure, at: usize) {
+        let (word, bit) = (self.numbers / 64, self.numbers % 64);
+        if self.unsure.len() <= word {
+            self.unsure.resize(word + 1, 0);
+        }
+        if let Some(w) = self.unsure.get_mut(word) {
+            *w |= 1 << bit;
+        }
+        self.keep_unsure(at, kind);
+    }
+
     /// Keeps where unsure number [`NumberStats::numbers`] starts, or stops keeping them
     /// once they are many.
-    #[inline(never)]
+    #[inline]
     fn keep_unsure(&mut self, at: usize, kind: Unsure) {
         if self.unsure_many {
             return;
@@ -137,7 +140,7 @@ impl NumberStats {
     fn is_unsure(&self, index: usize) -> bool {
         self.unsure
             .get(index / 64)
-            .is_none_or(|w| w >> (index % 64) & 1 == 1)
+            .is_some_and(|w| w >> (index % 64) & 1 == 1)
     }
 }
 

@@ -5,7 +5,7 @@
 use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
 use super::seen::{Key, Seen};
-use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1, NUMBERS_PER_FACE};
+use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filemesh::raw::Version;
 /// Shortest text of a face: 9 triples of at least `[0,0,0]`.
@@ -312,7 +312,6 @@ impl<'a> Parser<'a> {
         }
         let faces = usize::try_from(count)
             .map_err(|_| self.error_at(count_start, LINE2, "the face count is too large"))?;
-        self.stats.expect(faces.saturating_mul(NUMBERS_PER_FACE));
         Ok(Header { line_ending, faces })
     }
 
