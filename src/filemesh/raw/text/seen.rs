@@ -390,12 +390,13 @@ mod tests {
             "\u{ff}1",
             "12\u{80}",
         ];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        // A linear congruential sequence (Knuth's MMIX constants), its high bits used.
+        let mut x: u64 = 1;
         let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((x >> 33) % n as u64) as usize
         };
         let mut compared = 0;
         let mut taken = 0;
