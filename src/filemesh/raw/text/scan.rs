@@ -54,22 +54,31 @@ fn swar_digits(word: u64, n: usize) -> u32 {
     (v.wrapping_mul(10_000 << 32 | 1) >> 32) as u32
 }
 
-/// Marks (top bits) on the `,` and `]` bytes of `w` and on bytes from 0x80 up: the
-/// first mark is the first separator when no byte before it is one from 0x80 up.
+/// Marks (top bits) on the bytes of `w` equal to `byte` (ASCII) and on bytes from 0x80
+/// up (but the one whose XOR with `byte` is 0x80): the first mark is the first `byte`
+/// when the bytes before it are ASCII.
 ///
 /// A byte equal to the one sought becomes 0 under the XOR, and subtracting 1 sets its
 /// top bit; an ASCII byte other than it becomes 0x01 to 0x7F and gets no mark unless
 /// a borrow reaches it, and borrows start only at a 0 byte and move towards later
-/// bytes. (The exact test would also clear the marks of bytes with their top bit set.)
-/// A number that seems to end at such a byte is not canonical: its digits end before
-/// it, at a byte that is not a separator, and [`canonical_number`] gives `None`.
+/// bytes. (The exact test would also clear the marks of bytes with their top bit set:
+/// one more operation and a copy a word.) The callers keep and find only ASCII texts
+/// ending at the byte sought, so a mark on a byte from 0x80 up only ends a text early
+/// that is then never kept nor found.
 #[inline(always)]
-pub(super) fn separator_marks(w: u64) -> u64 {
+pub(super) fn byte_marks(w: u64, byte: u8) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const TOPS: u64 = 0x8080_8080_8080_8080;
-    ((w ^ (ONES * u64::from(b','))).wrapping_sub(ONES)
-        | (w ^ (ONES * u64::from(b']'))).wrapping_sub(ONES))
-        & TOPS
+    (w ^ (ONES * u64::from(byte))).wrapping_sub(ONES) & TOPS
+}
+
+/// Marks on the `,` and `]` bytes of `w` and on bytes from 0x80 up ([`byte_marks`]
+/// of both: no byte from 0x80 up escapes both): a number that seems to end at such a
+/// byte is not canonical (its digits end before it, at a byte that is not a
+/// separator), and [`canonical_number`] gives `None`.
+#[inline(always)]
+pub(super) fn separator_marks(w: u64) -> u64 {
+    byte_marks(w, b',') | byte_marks(w, b']')
 }
 
 /// The place of the first `,` or `]` in 16 bytes (`low` first), if there is one.

@@ -13,13 +13,9 @@
 //! after it, likewise.
 
 use super::scan::{
-    canonical_number, canonical_triple, separator_marks, Canonical, CanonicalTriple, Numbers,
+    byte_marks, canonical_number, canonical_triple, separator_marks, Canonical, CanonicalTriple,
+    Numbers,
 };
-
-/// `]` in every byte.
-const CLOSES: u64 = 0x5D5D_5D5D_5D5D_5D5D;
-const ONES: u64 = 0x0101_0101_0101_0101;
-const TOPS: u64 = 0x8080_8080_8080_8080;
 
 /// The bytes a lookup needs from the triple's `[` on: the key's 32 and sixteen after
 /// the last number's start.
@@ -70,19 +66,14 @@ pub(super) struct Seen {
     number_shift: u32,
 }
 
-/// Marks (top bits) on the `]` bytes of `w` and on the bytes from 0x80 up but 0xDD:
-/// the first mark is the first `]` when the bytes before it are ASCII.
-///
-/// A `]` becomes 0 under the XOR and subtracting 1 sets its top bit; an ASCII byte
-/// other than `]` becomes 0x01 to 0x7F and gets no mark unless a borrow reaches it,
-/// and borrows start only at a 0 byte and move towards later bytes. (The exact test
-/// would also clear the marks of bytes with their top bit set, one more operation and
-/// a copy a word.) Exact all the same: a triple is kept only when it is read as
-/// canonical, which takes ASCII through its `]`, so every key kept is ASCII ending at
-/// its first `]`, and a text with the same key starts with the same triple.
+/// Marks on the `]` bytes of `w` ([`byte_marks`]): the first is the first `]` when the
+/// bytes before it are ASCII (0xDD is the one byte from 0x80 up left unmarked). Exact
+/// all the same: a triple is kept only when it is read as canonical, which takes ASCII
+/// through its `]`, so every key kept is ASCII ending at its first `]`, and a text with
+/// the same key starts with the same triple.
 #[inline(always)]
 fn closes(w: u64) -> u64 {
-    (w ^ CLOSES).wrapping_sub(ONES) & TOPS
+    byte_marks(w, b']')
 }
 
 /// For a triple whose `]` is byte `end` (0 to 31): the bytes of each of the four words
