@@ -124,10 +124,11 @@ class Mesh:
     _bones: Optional[List[Dict[str, Any]]]
 
     def __init__(self, arrays: Dict[str, Any]):
-        # The native side's arrays; each attribute is made from them when first read
-        # (`_Made`), then kept: a script that reads positions and faces pays for those
-        # two only.
-        self._arrays = arrays
+        # The native side's arrays, by the attributes' names, are the instance's own
+        # (`File.mesh` sets them without calling this): `positions` and `faces` come
+        # made; the others are made from them when first read (`_Made`), then kept, so a
+        # script that reads positions and faces pays for those two only.
+        self.__dict__ = arrays
 
     @property
     def bones(self) -> List[Dict[str, Any]]:
@@ -181,76 +182,60 @@ class Mesh:
         return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
 
 
-def _column(key: str, first: int, last: int) -> Any:
+def _column(first: int, last: int) -> Any:
     # A FileMesh: (N, 10) float32 records -> column slices, views with a 40-byte stride,
     # no copy (the fields of VERTEX_RECORD; slicing is cheaper than its dtype view).
-    # Other formats send the array itself.
+    # Other formats send the arrays they have.
     def make(arrays: Dict[str, Any]) -> Any:
-        table = arrays.get("vertex_table")
-        return arrays.get(key) if table is None else table[:, first:last]
+        table = arrays.get("_table")
+        return None if table is None else table[:, first:last]
 
     return make
 
 
 def _colors(arrays: Dict[str, Any]) -> Any:
     # The last 4 bytes of each 40-byte record; a version without colours has none.
-    table = arrays.get("vertex_table")
-    if table is None:
-        return arrays.get("colors")
-    return table.view(np.uint8)[:, 36:40] if arrays.get("has_colors") else None
-
-
-def _faces(arrays: Dict[str, Any]) -> Any:
-    # A FileMesh sends every level's faces and the level's range.
-    if "faces_all" not in arrays:
-        return arrays["faces"]
-    start, end = arrays["lod_range"]
-    return arrays["faces_all"][start:end]
-
-
-def _sent(key: str, default: Any = None) -> Any:
-    def make(arrays: Dict[str, Any]) -> Any:
-        return arrays.get(key, default)
-
-    return make
+    table = arrays.get("_table")
+    if table is None or not arrays.get("_has_colors"):
+        return None
+    return table.view(np.uint8)[:, 36:40]
 
 
 def _skeleton(key: str) -> Any:
     # A FileMesh without bones: the skeleton's arrays, empty (shared; nothing to write in).
     def make(arrays: Dict[str, Any]) -> Any:
-        if "bone_names" in arrays or "vertex_table" not in arrays:
-            return arrays.get(key)
-        return _NO_SKELETON[key]
+        return _NO_SKELETON[key] if "_table" in arrays else None
 
     return make
 
 
-def _lod_ranges(arrays: Dict[str, Any]) -> Any:
-    return arrays["lod_ranges"] if "lod_ranges" in arrays else [(0, len(_faces(arrays)))]
-
-
 #: How each :class:`Mesh` attribute is made from the native side's arrays.
 _MESH_FIELDS: Dict[str, Any] = {
-    "positions": _column("positions", 0, 3),
-    "normals": _column("normals", 3, 6),
-    "uvs": _column("uvs", 6, 8),
+    # Only read when the native side did not send the attribute (`positions`, `faces`
+    # and what the file has come sent).
+    "positions": _column(0, 3),
+    "normals": _column(3, 6),
+    "uvs": _column(6, 8),
     "colors": _colors,
-    "faces": _faces,
-    "joints": _sent("joints"),
-    "weights": _sent("weights"),
-    "_bones": _sent("bones"),
-    "bone_names": lambda arrays: arrays.get("bone_names", []),
+    "joints": lambda arrays: None,
+    "weights": lambda arrays: None,
+    "_bones": lambda arrays: arrays.get("bones"),
+    "bone_names": lambda arrays: [],
     "bone_parents": _skeleton("bone_parents"),
     "bone_positions": _skeleton("bone_positions"),
     "bone_rotations": _skeleton("bone_rotations"),
-    "lod_ranges": _lod_ranges,
-    "facs_controls": _sent("facs_controls"),
-    "facs_face_bones": _sent("facs_face_bones"),
-    "facs_two_pose": _sent("facs_two_pose"),
-    "facs_three_pose": _sent("facs_three_pose"),
-    "facs_poses": _sent("facs_poses"),
-    "lod": _sent("lod", 0),
+    "lod_ranges": lambda arrays: [(0, len(arrays["faces"]))],
+    "facs_controls": lambda arrays: None,
+    "facs_face_bones": lambda arrays: None,
+    "facs_two_pose": lambda arrays: None,
+    "facs_three_pose": lambda arrays: None,
+    "facs_poses": lambda arrays: None,
+    "lod": lambda arrays: 0,
 }
+
+
+#: Makes an instance without calling ``__init__`` (``File.mesh``: one call less).
+_new = object.__new__
 
 
 class _Made:
@@ -267,8 +252,8 @@ class _Made:
     def __get__(self, mesh: Optional[Mesh], owner: Any = None) -> Any:
         if mesh is None:
             return self
-        value = self.make(mesh._arrays)
-        mesh.__dict__[self.name] = value
+        arrays = mesh.__dict__
+        value = arrays[self.name] = self.make(arrays)
         return value
 
 
@@ -338,9 +323,9 @@ class File:
         """Level of detail ``lod`` (0: full detail) as a :class:`Mesh` of NumPy arrays.
 
         Raises ``ValueError`` for a level the file does not have."""
-        arrays = self._native.mesh(lod)
-        arrays["lod"] = lod
-        return Mesh(arrays)
+        m = _new(Mesh)
+        m.__dict__ = self._native.mesh(lod)
+        return m
 
     def facs_positions(self, weights: Dict[str, float]) -> np.ndarray:
         """Every vertex's position, (N, 3) float32, with the FACS controls posed:

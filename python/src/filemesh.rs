@@ -2,11 +2,14 @@
 //! asked level index them) and `File.with_mesh()` puts edited arrays back into the model,
 //! keeping what the edit did not touch.
 
-use meshcodec::filemesh::model::{Influence, MeshVertex, VertexSkin};
+use meshcodec::filemesh::model::{FacsRig, Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
-use numpy::IntoPyArray;
+use numpy::ndarray::{s, Array2};
+use numpy::{IntoPyArray, PyArray2};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PySlice, PyTuple};
 
 use crate::arrays::{
     geometry, owned, per_vertex, rows_of, set_vertices, value_error, VertexFields,
@@ -30,12 +33,15 @@ fn has_colors(model: &Mesh, version: Version) -> bool {
     !version.is_text() && model.stored.vertex_size != Some(36)
 }
 
-/// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`.
+/// The model's arrays as `Mesh` wants them: every vertex, the faces of level `lod`; the
+/// dict becomes the `Mesh`'s own attributes (`__dict__`), so its keys are their names.
 ///
 /// Nothing big is copied on the way out: the vertex records leave as they lie in the
-/// model (`vertex_table`, (N, 10) float32 of 40-byte records that Python views as
-/// positions, normals, UVs and colours) and the faces of every level as one (F, 3)
-/// array (`faces_all`) that Python slices to the level (`lod_range`).
+/// model (`_table`, (N, 10) float32 of 40-byte records, of which `positions` is a view
+/// and Python makes `normals`, `uvs` and `colours` views when first read) and `faces`
+/// is the level's rows of every level's faces, handed over whole. What every script
+/// reads (positions and faces) is made here, not in Python, and the keys are interned:
+/// on a small file the calls around the work are most of the time.
 pub(crate) fn mesh_dict(
     py: Python<'_>,
     model: Mesh,
@@ -44,9 +50,14 @@ pub(crate) fn mesh_dict(
 ) -> PyResult<Bound<'_, PyDict>> {
     let range = lod_range(&model, lod)?;
     let d = PyDict::new(py);
-    d.set_item("has_colors", has_colors(&model, version))?;
-    d.set_item("lod_range", (range.start, range.end))?;
-    d.set_item("lod_ranges", model.lod_ranges())?;
+    // One level of every face is what `Mesh` assumes when there is no `lod_ranges`.
+    let ranges = model.lod_ranges();
+    if ranges[..] != [(0, model.faces.len())] {
+        d.set_item(intern!(py, "lod_ranges"), ranges)?;
+    }
+    if has_colors(&model, version) {
+        d.set_item(intern!(py, "_has_colors"), true)?;
+    }
     if let Some(s) = &model.skinning {
         let skins = s.as_slice();
         let j: Vec<[u16; 4]> = skins.iter().map(|k| k.influences.map(|i| i.bone)).collect();
@@ -54,8 +65,8 @@ pub(crate) fn mesh_dict(
             .iter()
             .map(|k| k.influences.map(|i| i.weight))
             .collect();
-        d.set_item("joints", owned(py, j)?)?;
-        d.set_item("weights", owned(py, w)?)?;
+        d.set_item(intern!(py, "joints"), owned(py, j)?)?;
+        d.set_item(intern!(py, "weights"), owned(py, w)?)?;
     }
     // The skeleton as arrays (`Mesh.bones` makes its dicts when asked); none without
     // bones (`Mesh` gives empty arrays).
@@ -63,55 +74,97 @@ pub(crate) fn mesh_dict(
         skeleton_arrays(py, &d, &model)?;
     }
     if let Some(f) = &model.facs {
-        d.set_item("facs_controls", &f.control_names)?;
-        d.set_item("facs_face_bones", &f.face_bone_names)?;
-        d.set_item("facs_two_pose", owned(py, f.two_pose_correctives.clone())?)?;
-        d.set_item(
-            "facs_three_pose",
-            owned(py, f.three_pose_correctives.clone())?,
-        )?;
-        let columns = f.poses.len();
-        let bones = f.face_bone_names.len();
-        let poses: Vec<[f32; 6]> = f
-            .poses
-            .iter()
-            .flat_map(|column| {
-                (0..bones).map(move |b| {
-                    let p = column.get(b).copied().unwrap_or_default();
-                    let [x, y, z] = p.position;
-                    let [rx, ry, rz] = p.rotation;
-                    [x, y, z, rx, ry, rz]
-                })
-            })
-            .collect();
-        let poses =
-            numpy::ndarray::Array3::from_shape_vec((columns, bones, 6), poses.into_flattened())
-                .map_err(value_error)?
-                .into_pyarray(py);
-        d.set_item("facs_poses", poses)?;
+        facs_arrays(py, &d, f)?;
     }
     let table: Vec<f32> = bytemuck::allocation::try_cast_vec(model.vertices)
         .map_err(|(e, _)| value_error(format!("vertex records: {e:?}")))?;
-    d.set_item("vertex_table", crate::arrays::flat_table(py, table, 10)?)?;
-    d.set_item("faces_all", owned(py, model.faces)?)?;
+    let table = crate::arrays::flat_table(py, table, 10)?;
+    d.set_item(
+        intern!(py, "positions"),
+        table.get_item(positions_key(py)?)?,
+    )?;
+    d.set_item(intern!(py, "_table"), table)?;
+    d.set_item(intern!(py, "faces"), rows_in(py, model.faces, range)?)?;
     Ok(d)
+}
+
+/// The key `[:, 0:3]` (a vertex record's position), made once.
+fn positions_key(py: Python<'_>) -> PyResult<&Bound<'_, PyTuple>> {
+    static KEY: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
+    let key = KEY.get_or_try_init(py, || -> PyResult<Py<PyTuple>> {
+        let every = PySlice::full(py);
+        let position = PySlice::new(py, 0, 3, 1);
+        Ok(PyTuple::new(py, [every, position])?.unbind())
+    })?;
+    Ok(key.bind(py))
+}
+
+/// Rows `range` of `rows` as an (R, `K`) array that owns all of them (no copy: the
+/// array starts at the range's first row).
+fn rows_in<T: numpy::Element, const K: usize>(
+    py: Python<'_>,
+    rows: Vec<[T; K]>,
+    range: std::ops::Range<usize>,
+) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
+    let n = rows.len();
+    let all = Array2::from_shape_vec((n, K), rows.into_flattened()).map_err(value_error)?;
+    if range.start > range.end || range.end > n {
+        return Err(value_error(format!("rows {range:?} of {n}")));
+    }
+    Ok(PyArray2::from_owned_array(
+        py,
+        all.slice_move(s![range, ..]),
+    ))
+}
+
+/// The FACS rig: `facs_controls`, `facs_face_bones`, `facs_two_pose` (K, 2),
+/// `facs_three_pose` (K, 3) and `facs_poses` (columns, face bones, 6).
+fn facs_arrays(py: Python<'_>, d: &Bound<'_, PyDict>, f: &FacsRig) -> PyResult<()> {
+    d.set_item(intern!(py, "facs_controls"), &f.control_names)?;
+    d.set_item(intern!(py, "facs_face_bones"), &f.face_bone_names)?;
+    d.set_item(
+        intern!(py, "facs_two_pose"),
+        owned(py, f.two_pose_correctives.clone())?,
+    )?;
+    d.set_item(
+        intern!(py, "facs_three_pose"),
+        owned(py, f.three_pose_correctives.clone())?,
+    )?;
+    let columns = f.poses.len();
+    let bones = f.face_bone_names.len();
+    let poses: Vec<[f32; 6]> = f
+        .poses
+        .iter()
+        .flat_map(|column| {
+            (0..bones).map(move |b| {
+                let p = column.get(b).copied().unwrap_or_default();
+                let [x, y, z] = p.position;
+                let [rx, ry, rz] = p.rotation;
+                [x, y, z, rx, ry, rz]
+            })
+        })
+        .collect();
+    let poses = numpy::ndarray::Array3::from_shape_vec((columns, bones, 6), poses.into_flattened())
+        .map_err(value_error)?
+        .into_pyarray(py);
+    d.set_item(intern!(py, "facs_poses"), poses)
 }
 
 /// The skeleton's arrays: `bone_names`, `bone_parents` (-1 for a root),
 /// `bone_positions` (B, 3) and `bone_rotations` (B, 9).
 fn skeleton_arrays(py: Python<'_>, d: &Bound<'_, PyDict>, model: &Mesh) -> PyResult<()> {
     let names: Vec<&str> = model.skeleton.iter().map(|b| b.name.as_str()).collect();
-    d.set_item("bone_names", names)?;
+    d.set_item(intern!(py, "bone_names"), names)?;
     let parents: Vec<i32> = model
         .skeleton
         .iter()
         .map(|b| b.parent.map_or(-1, i32::from))
         .collect();
-    d.set_item("bone_parents", parents.into_pyarray(py))?;
+    d.set_item(intern!(py, "bone_parents"), parents.into_pyarray(py))?;
     let positions: Vec<[f32; 3]> = model.skeleton.iter().map(|b| b.position).collect();
-    d.set_item("bone_positions", owned(py, positions)?)?;
+    d.set_item(intern!(py, "bone_positions"), owned(py, positions)?)?;
     let rotations: Vec<[f32; 9]> = model.skeleton.iter().map(|b| b.rotation).collect();
-    d.set_item("bone_rotations", owned(py, rotations)?)?;
+    d.set_item(intern!(py, "bone_rotations"), owned(py, rotations)?)?;
     Ok(())
 }
 

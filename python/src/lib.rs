@@ -242,37 +242,15 @@ impl NativeFile {
         report(&self.losses)
     }
 
-    /// Level of detail `lod` as arrays (a dict; see `meshcodec.Mesh`).
+    /// Level of detail `lod` as arrays: a dict that becomes a `meshcodec.Mesh`'s
+    /// attributes (`lod` only when not 0).
     #[pyo3(signature = (lod=0))]
     fn mesh<'py>(&self, py: Python<'py>, lod: usize) -> PyResult<Bound<'py, PyDict>> {
-        if let AnyFile::FileMesh(f) = &self.file {
-            let model = py
-                .detach(|| Mesh::from_file_with_limits(f, &self.limits))
-                .map_err(|e| format_error(py, &e))?;
-            return filemesh::mesh_dict(py, model, f.version, lod);
+        let d = self.level(py, lod)?;
+        if lod != 0 {
+            d.set_item(pyo3::intern!(py, "lod"), lod)?;
         }
-        if let (AnyFile::Csgmdl(f), 0) = (&self.file, lod) {
-            return csg::csgmdl_mesh_dict(py, f);
-        }
-        let options = ExportOptions {
-            lod,
-            all_lods: false,
-            name: String::new(),
-            // The numbers as stored: no turn to glTF's axes.
-            keep_axes: true,
-        };
-        if lod != 0 && !matches!(self.file, AnyFile::Csgmdl(_)) {
-            return Err(value_error(format!(
-                "level of detail: no LOD {lod}: only FileMesh and union graphics have \
-                 levels of detail"
-            )));
-        }
-        // A union's further levels (index ranges) come through the scene, with the
-        // vertices that level uses.
-        let scene = py
-            .detach(|| self.file.to_scene(&options, &self.limits))
-            .map_err(|e| format_error(py, &e))?;
-        mesh_dict(py, scene)
+        Ok(d)
     }
 
     /// Every vertex's position with the FACS controls `weights` (name to weight, 0 to 1)
@@ -434,6 +412,40 @@ impl NativeFile {
             })
             .map_err(|e| format_error(py, &e))?;
         Ok(PyBytes::new(py, &png))
+    }
+}
+
+impl NativeFile {
+    /// Level of detail `lod` as arrays, by the names of `meshcodec.Mesh`'s attributes.
+    fn level<'py>(&self, py: Python<'py>, lod: usize) -> PyResult<Bound<'py, PyDict>> {
+        if let AnyFile::FileMesh(f) = &self.file {
+            let model = py
+                .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+                .map_err(|e| format_error(py, &e))?;
+            return filemesh::mesh_dict(py, model, f.version, lod);
+        }
+        if let (AnyFile::Csgmdl(f), 0) = (&self.file, lod) {
+            return csg::csgmdl_mesh_dict(py, f);
+        }
+        let options = ExportOptions {
+            lod,
+            all_lods: false,
+            name: String::new(),
+            // The numbers as stored: no turn to glTF's axes.
+            keep_axes: true,
+        };
+        if lod != 0 && !matches!(self.file, AnyFile::Csgmdl(_)) {
+            return Err(value_error(format!(
+                "level of detail: no LOD {lod}: only FileMesh and union graphics have \
+                 levels of detail"
+            )));
+        }
+        // A union's further levels (index ranges) come through the scene, with the
+        // vertices that level uses.
+        let scene = py
+            .detach(|| self.file.to_scene(&options, &self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        mesh_dict(py, scene)
     }
 }
 

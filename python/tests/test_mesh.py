@@ -36,9 +36,13 @@ def test_filemesh_arrays_are_views_of_one_vertex_table() -> None:
 def test_attributes_are_made_when_first_read_and_kept() -> None:
     f = meshcodec.open(FIXTURES / "filemesh" / "v4.01-bones.mesh")
     m = f.mesh()
-    assert "positions" not in vars(m)  # nothing made before it is asked for
+    # Positions and faces come made (every script reads them); the rest is made when
+    # first asked for, then kept.
+    assert "positions" in vars(m) and "faces" in vars(m)
+    assert not {"normals", "uvs", "colors"} & set(vars(m))
     p = m.positions
-    assert m.positions is p and "positions" in vars(m) and "normals" not in vars(m)
+    n = m.normals
+    assert m.normals is n and "normals" in vars(m) and "uvs" not in vars(m)
     # Assigning replaces it, before or after it was first read.
     m.normals = np.zeros((len(p), 3), np.float32)
     assert not m.normals.any()
