@@ -6,12 +6,15 @@ import concurrent.futures
 import json
 import pickle
 import subprocess
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
 
 import meshcodec
-from conftest import corpus_files, fixture_files
+from conftest import FIXTURES, corpus_files, fixture_files
 
 FILES = fixture_files() + corpus_files()
 
@@ -60,6 +63,48 @@ def test_a_thread_pool_gives_the_serial_results() -> None:
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(work, FILES))
     assert threaded == serial
+
+
+def test_the_interpreter_is_released_while_a_large_file_is_read() -> None:
+    """Another Python thread runs while a large file is opened and its mesh made, which it
+    cannot while a native call holds the interpreter; files under 4 KiB keep it (their
+    few microseconds are less than releasing it costs) and block the other thread."""
+    n = 200_000
+    rng = np.random.default_rng(7)
+    big = meshcodec.from_arrays(
+        rng.random((n, 3), np.float32), rng.integers(0, n, (2 * n, 3), dtype=np.uint32), to="4.01"
+    ).to_bytes()
+    small = (FIXTURES / "text" / "v1.01.mesh").read_bytes()
+    assert len(small) < 4096
+    meshcodec.open(small).mesh()  # the first call looks up what it needs (imports may wait)
+    counter = [0]
+    stop = threading.Event()
+
+    def count() -> None:
+        # Gives the interpreter up on every turn (sleep releases it), so the main thread
+        # gets it back at once; the main thread only gives it up when a call releases it
+        # (no forced switches: the switch interval is long below).
+        while not stop.is_set():
+            counter[0] += 1
+            time.sleep(0)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(30.0)
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        during = []
+        for data in (big, small):
+            before = counter[0]
+            meshcodec.open(data).mesh()
+            during.append(counter[0] - before)
+    finally:
+        sys.setswitchinterval(interval)
+        stop.set()
+        thread.join()
+    # The other thread ran while the large file was read, never while the small one was.
+    assert during[0] > 0, during
+    assert during[1] == 0, during
 
 
 def test_mesh_arrays_equal_the_gltf_export(tmp_path) -> None:

@@ -1,0 +1,372 @@
+//! `meshcodec.File`: one opened file of any format, a native class, so that opening a
+//! file and asking for its mesh go from Python straight into Rust (a Python class
+//! wrapping a native one cost two Python calls per file, as much as reading a small
+//! text mesh).
+
+use meshcodec::filemesh::Mesh;
+use meshcodec::loss::Loss;
+use meshcodec::{AnyFile, ConvertOptions, ExportOptions, Limits, MeshFile};
+use numpy::PyArray2;
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+
+use crate::arrays::value_error;
+use crate::{csg, filemesh, format_error, interchange_extension, refuse_lost, report};
+
+/// A mesh file of any format meshcodec reads, opened with :func:`meshcodec.open`.
+///
+/// Unmodified, :meth:`to_bytes` and :meth:`save` give back the bytes read, exactly.
+/// Pickles as its bytes.
+#[pyclass(module = "meshcodec", name = "File", frozen)]
+pub(crate) struct File {
+    pub(crate) file: AnyFile,
+    pub(crate) limits: Limits,
+    /// What the conversion that made this file lost (empty for an opened file).
+    pub(crate) losses: Vec<Loss>,
+    /// The bytes it was read from (`usize::MAX` for a file read from disk): small files
+    /// are worked on without releasing the interpreter ([`crate::RELEASE_FROM`]).
+    pub(crate) size: usize,
+}
+
+/// A Python function, looked up once.
+fn function<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import(module)?.getattr(name)?.unbind())
+    })
+    .map(|f| f.bind(py))
+}
+
+/// JSON text as Python objects (`json.loads`).
+fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    function(py, &LOADS, "json", "loads")?.call1((text,))
+}
+
+impl File {
+    /// A file just opened or made from `size` bytes: no losses.
+    pub(crate) fn opened(file: AnyFile, limits: Limits, size: usize) -> File {
+        File {
+            file,
+            limits,
+            losses: Vec::new(),
+            size,
+        }
+    }
+
+    /// A file made from this one (edited): its limits and size, no losses.
+    fn made(&self, file: AnyFile) -> File {
+        File::opened(file, self.limits, self.size)
+    }
+}
+
+#[pymethods]
+impl File {
+    /// The format, as the CLI names it: ``filemesh``, ``csgphs``, ``csgmdl``, ``csgk``,
+    /// ``unigine-mesh``, ``unigine-anim`` or ``stf``.
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.file.format().name()
+    }
+
+    /// The version, as ``meshcodec info --json`` gives it (``"4.01"``, ``"7"``,
+    /// ``"ms14"``; CSGK, which has none, ``"CSGK"``).
+    #[getter]
+    fn version(&self) -> String {
+        self.file
+            .version()
+            .unwrap_or_else(|| self.file.version_name())
+    }
+
+    /// What the conversion that made this file lost, a line each as the CLI prints them
+    /// (empty for a file opened, or converted without loss).
+    #[getter]
+    fn losses(&self) -> Vec<String> {
+        self.losses.iter().map(ToString::to_string).collect()
+    }
+
+    /// :attr:`losses` as dicts: ``kind``, ``level`` (``"lost"`` or ``"re-laid"``),
+    /// ``count`` (or ``None``) and ``text``.
+    #[getter]
+    fn loss_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_loads(py, &report(&self.losses))
+    }
+
+    /// What ``meshcodec info --json`` prints for this file, as a dict.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let summary = py
+            .detach(|| self.file.summary(&self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        json_loads(py, &summary.json.to_string())
+    }
+
+    /// The file's bytes (the bytes read, when the file is unmodified).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes =
+            crate::work(py, self.size, || self.file.write()).map_err(|e| format_error(py, &e))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Writes the file to ``path`` (str or path-like) atomically, as the CLI does: a
+    /// failure leaves an existing file as it was.
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        py.detach(|| {
+            let bytes = self.file.write().map_err(Ok)?;
+            meshcodec::output::write_atomically(&path, &bytes).map_err(Err)
+        })
+        .map_err(|e| match e {
+            Ok(e) => format_error(py, &e),
+            Err(e) => PyOSError::new_err(format!("{}: cannot write: {e}", path.display())),
+        })
+    }
+
+    /// The file converted to ``to``, spelled as the CLI's ``--to`` (``"2.00"``,
+    /// ``"filemesh:4.01"``, ``"csgphs:7"``, ``"unigine:ms13"``, ``"stf"``).
+    ///
+    /// Raises :class:`LossyConversion` (listing the losses) when the target cannot hold
+    /// everything, unless ``allow_lossy``; the result's :attr:`losses` says what went.
+    /// Layouts the target only re-lays (chunk order, LOD offsets ...) need no permission
+    /// and are listed too. A ``to`` that names no version raises ``ValueError``.
+    #[pyo3(signature = (to, *, allow_lossy=false))]
+    fn convert(&self, py: Python<'_>, to: &str, allow_lossy: bool) -> PyResult<File> {
+        // A version that is none is the caller's mistake, not the file's.
+        match meshcodec::Target::qualified(to) {
+            Some(target) => target.map(drop),
+            None => self.file.target(to).map(drop),
+        }
+        .map_err(value_error)?;
+        let limits = self.limits;
+        let (file, losses, size) = py
+            .detach(|| {
+                meshcodec::convert_to(&self.file, to, &ConvertOptions::default(), &limits).and_then(
+                    |c| {
+                        let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
+                        Ok((file, c.losses, c.bytes.len()))
+                    },
+                )
+            })
+            .map_err(|e| format_error(py, &e))?;
+        let what = format!(
+            "converting {} {} to {to}",
+            self.file.format().name(),
+            self.file.version_name()
+        );
+        refuse_lost(py, &losses, allow_lossy, &what)?;
+        Ok(File {
+            file,
+            limits,
+            losses,
+            size,
+        })
+    }
+
+    /// Level of detail ``lod`` (0: full detail) as a :class:`Mesh` of NumPy arrays.
+    ///
+    /// Raises ``ValueError`` for a level the file does not have.
+    #[pyo3(signature = (lod=0))]
+    fn mesh<'py>(&self, py: Python<'py>, lod: usize) -> PyResult<Bound<'py, PyAny>> {
+        crate::mesh::new_mesh(py, self.level(py, lod)?)
+    }
+
+    /// Every vertex's position, (N, 3) float32, with the FACS controls posed:
+    /// ``weights`` maps control names (``"c_JD"``, or FaceControls names such as
+    /// ``"JawDrop"``) to weights from 0 to 1; correctives follow from them. The face
+    /// bones take the transforms the library evaluates (``meshcodec info`` names the rig)
+    /// and the vertices follow them by their skinning weights; vertices on other bones
+    /// stay. A shape key per control is ``f.facs_positions({name: 1.0})``.
+    ///
+    /// FileMesh with FACS data only (5.00 and later); ``ValueError`` otherwise, or for a
+    /// name that is no control.
+    fn facs_positions<'py>(
+        &self,
+        py: Python<'py>,
+        weights: std::collections::HashMap<String, f32>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let AnyFile::FileMesh(f) = &self.file else {
+            return Err(value_error(format!(
+                "FACS: {} files have none (FileMesh 5.00 and later do)",
+                self.file.format().name()
+            )));
+        };
+        let model = py
+            .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        filemesh::facs_positions(py, &model, weights.into_iter().collect())
+    }
+
+    /// This file with ``mesh``'s arrays, edited, in place of its level of detail: what
+    /// the edit did not touch (skinning, FACS, other levels, how the file laid out its
+    /// bytes) is kept, as the Rust model keeps it, and the version stays.
+    ///
+    /// ``mesh`` comes from :meth:`mesh`; replace its arrays (same or new counts: a skinned
+    /// mesh with new vertices needs ``joints`` and ``weights`` for them). FileMesh,
+    /// CSGPHS (the rows are hull after hull: each hull keeps its vertex count unless
+    /// there is one, and a face stays within its hull) and union graphics (CSGMDL);
+    /// ``ValueError`` for other formats (build one with :func:`from_arrays`, or convert).
+    /// Unedited, the bytes are the file's.
+    fn with_mesh(&self, py: Python<'_>, mesh: &Bound<'_, PyAny>) -> PyResult<File> {
+        let lod: usize = mesh.getattr(pyo3::intern!(py, "lod"))?.extract()?;
+        let arrays = crate::mesh::contiguous_arrays(py, mesh)?;
+        if lod != 0 && !matches!(self.file, AnyFile::FileMesh(_)) {
+            return Err(value_error(format!(
+                "level of detail: with_mesh edits LOD 0 of {} files (LOD {lod} given)",
+                self.file.format().name()
+            )));
+        }
+        let f = match &self.file {
+            AnyFile::FileMesh(f) => f,
+            AnyFile::Csgphs(f) => {
+                let file = csg::csgphs_with(f, &arrays, &self.limits)?;
+                return Ok(self.made(file.map_or_else(|| self.file.clone(), AnyFile::Csgphs)));
+            }
+            AnyFile::Csgmdl(f) => {
+                let file = csg::csgmdl_with(f, &arrays)?;
+                return Ok(self.made(file.map_or_else(|| self.file.clone(), AnyFile::Csgmdl)));
+            }
+            other => {
+                return Err(value_error(format!(
+                    "with_mesh edits FileMesh, CSGPHS and union graphics files; this is {}: \
+                     build a new file with meshcodec.from_arrays, or convert it",
+                    other.format().name()
+                )))
+            }
+        };
+        let mut model = py
+            .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+            .map_err(|e| format_error(py, &e))?;
+        let before = model.clone();
+        filemesh::apply(&mut model, &arrays, lod)?;
+        if model == before {
+            // Nothing edited: the file as it is (a text file's numbers as printed).
+            return Ok(self.made(self.file.clone()));
+        }
+        let version = f.version;
+        let file = py
+            .detach(|| model.to_file(version))
+            .map_err(|e| format_error(py, &e))?;
+        Ok(self.made(AnyFile::FileMesh(file)))
+    }
+
+    /// Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as
+    /// ``meshcodec export`` does; returns the lines of what the export leaves out.
+    #[pyo3(signature = (path, *, lod=0, all_lods=false))]
+    fn export(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        lod: usize,
+        all_lods: bool,
+    ) -> PyResult<Vec<String>> {
+        let options = ExportOptions {
+            lod,
+            all_lods,
+            name: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            keep_axes: false,
+        };
+        let ext = interchange_extension(&path)?;
+        let done = py.detach(
+            || -> Result<Vec<Loss>, Result<meshcodec::Error, std::io::Error>> {
+                let (scene, mut losses) = self
+                    .file
+                    .clone()
+                    .into_scene_and_losses(&options, &self.limits)
+                    .map_err(Ok)?;
+                let bytes = match ext.as_str() {
+                    "glb" => {
+                        losses.extend(meshcodec::scene::gltf::losses(&scene));
+                        meshcodec::scene::gltf::to_glb(&scene).map_err(Ok)?
+                    }
+                    "gltf" => {
+                        losses.extend(meshcodec::scene::gltf::losses(&scene));
+                        meshcodec::scene::gltf::to_gltf(&scene)
+                            .map_err(Ok)?
+                            .into_bytes()
+                    }
+                    _ => {
+                        losses.extend(meshcodec::scene::obj::losses(&scene));
+                        meshcodec::scene::obj::to_obj(&scene)
+                            .map_err(Ok)?
+                            .into_bytes()
+                    }
+                };
+                meshcodec::output::write_atomically(&path, &bytes).map_err(Err)?;
+                Ok(losses)
+            },
+        );
+        match done {
+            Ok(losses) => Ok(losses.iter().map(ToString::to_string).collect()),
+            Err(Ok(e)) => Err(format_error(py, &e)),
+            Err(Err(e)) => Err(PyOSError::new_err(format!(
+                "{}: cannot write: {e}",
+                path.display()
+            ))),
+        }
+    }
+
+    /// The PNG thumbnail ``meshcodec render`` draws, ``size`` pixels square; also
+    /// written to ``path`` (atomically) when given.
+    #[pyo3(signature = (path=None, *, size=256, lod=0))]
+    fn render<'py>(
+        &self,
+        py: Python<'py>,
+        path: Option<std::path::PathBuf>,
+        size: u32,
+        lod: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let options = ExportOptions {
+            lod,
+            ..ExportOptions::default()
+        };
+        let png = py
+            .detach(|| {
+                let scene = self.file.to_scene(&options, &self.limits)?;
+                let render = meshcodec::render::RenderOptions {
+                    size,
+                    ..Default::default()
+                };
+                meshcodec::render::render_png(&scene, &render)
+            })
+            .map_err(|e| format_error(py, &e))?;
+        if let Some(path) = path {
+            py.detach(|| meshcodec::output::write_atomically(&path, &png))
+                .map_err(|e| {
+                    PyOSError::new_err(format!("{}: cannot write: {e}", path.display()))
+                })?;
+        }
+        Ok(PyBytes::new(py, &png))
+    }
+
+    /// Pickled as its bytes, opened again on the other side: process pools and
+    /// distributed engines ship the file.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        static OPEN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let open = function(py, &OPEN, "meshcodec._native", "open")?;
+        let bytes = self.to_bytes(py)?;
+        PyTuple::new(py, [open.clone(), PyTuple::new(py, [bytes])?.into_any()])
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<meshcodec.File {} {}>", self.format(), self.version())
+    }
+}
+
+impl File {
+    /// Level of detail `lod` as arrays, by the names of `meshcodec.Mesh`'s attributes
+    /// (`lod` only when not 0).
+    fn level<'py>(&self, py: Python<'py>, lod: usize) -> PyResult<Bound<'py, PyDict>> {
+        let d = crate::mesh::level(py, &self.file, &self.limits, self.size, lod)?;
+        if lod != 0 {
+            d.set_item(pyo3::intern!(py, "lod"), lod)?;
+        }
+        Ok(d)
+    }
+}
