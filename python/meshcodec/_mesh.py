@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 #: The 40-byte vertex record of FileMesh 2.00-6.00 (and of the model of every version),
 #: as NumPy sees it: a FileMesh's arrays are views of one table of these.
@@ -146,12 +147,26 @@ class Mesh:
         return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
 
 
+def _table(arrays: Dict[str, Any]) -> Any:
+    # A FileMesh's 40-byte vertex records as (N, 10) float32, a view made (once) of
+    # `_records`, the first positions array: it owns every record and starts at the first
+    # (the native side sends no second array, as most scripts read positions only).
+    # Other formats: None.
+    table = arrays.get("_table")
+    if table is None:
+        records = arrays.get("_records")
+        if records is None:
+            return None
+        table = arrays["_table"] = as_strided(records, (len(records), 10), (40, 4))
+    return table
+
+
 def _column(first: int, last: int) -> Any:
-    # A FileMesh: (N, 10) float32 records -> column slices, views with a 40-byte stride,
-    # no copy (the fields of VERTEX_RECORD; slicing is cheaper than its dtype view).
-    # Other formats send the arrays they have.
+    # A FileMesh: columns of its records, views with a 40-byte stride, no copy (the fields
+    # of VERTEX_RECORD; slicing is cheaper than its dtype view). Other formats send the
+    # arrays they have.
     def make(arrays: Dict[str, Any]) -> Any:
-        table = arrays.get("_table")
+        table = _table(arrays)
         return None if table is None else table[:, first:last]
 
     return make
@@ -159,16 +174,16 @@ def _column(first: int, last: int) -> Any:
 
 def _colors(arrays: Dict[str, Any]) -> Any:
     # The last 4 bytes of each 40-byte record; a version without colours has none.
-    table = arrays.get("_table")
-    if table is None or not arrays.get("_has_colors"):
+    if not arrays.get("_has_colors"):
         return None
-    return table.view(np.uint8)[:, 36:40]
+    table = _table(arrays)
+    return None if table is None else table.view(np.uint8)[:, 36:40]
 
 
 def _skeleton(key: str) -> Any:
     # A FileMesh without bones: the skeleton's arrays, empty (shared; nothing to write in).
     def make(arrays: Dict[str, Any]) -> Any:
-        return _NO_SKELETON[key] if "_table" in arrays else None
+        return _NO_SKELETON[key] if "_records" in arrays else None
 
     return make
 

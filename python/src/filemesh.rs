@@ -8,8 +8,7 @@ use numpy::ndarray::{s, Array2};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PySlice, PyTuple};
+use pyo3::types::PyDict;
 
 use crate::arrays::{
     geometry, owned, per_vertex, rows_of, set_vertices, value_error, VertexFields,
@@ -37,10 +36,11 @@ fn has_colors(model: &Mesh, version: Version) -> bool {
 /// dict becomes the `Mesh`'s own attributes (`__dict__`), so its keys are their names.
 ///
 /// Nothing big is copied on the way out: the vertex records leave as they lie in the
-/// model (`_table`, (N, 10) float32 of 40-byte records, of which `positions` is a view
-/// and Python makes `normals`, `uvs` and `colours` views when first read) and `faces`
-/// is the level's rows of every level's faces, handed over whole. What every script
-/// reads (positions and faces) is made here, not in Python, and the keys are interned:
+/// model, as `positions` ((N, 3) float32 with a 40-byte stride, owning every record;
+/// `_records` is the same array, kept for Python to view the records whole as (N, 10)
+/// and make `normals`, `uvs` and `colours` of them when first read), and `faces` is the
+/// level's rows of every level's faces, handed over whole. What every script reads
+/// (positions and faces) is made here, one NumPy array each, and the keys are interned:
 /// on a small file the calls around the work are most of the time.
 pub(crate) fn mesh_dict(
     py: Python<'_>,
@@ -78,25 +78,14 @@ pub(crate) fn mesh_dict(
     }
     let table: Vec<f32> = bytemuck::allocation::try_cast_vec(model.vertices)
         .map_err(|(e, _)| value_error(format!("vertex records: {e:?}")))?;
-    let table = crate::arrays::flat_table(py, table, 10)?;
-    d.set_item(
-        intern!(py, "positions"),
-        table.get_item(positions_key(py)?)?,
-    )?;
-    d.set_item(intern!(py, "_table"), table)?;
+    let n = table.len() / 10;
+    let records = Array2::from_shape_vec((n, 10), table).map_err(value_error)?;
+    // The first three floats of each record, the array owning them all.
+    let positions = PyArray2::from_owned_array(py, records.slice_move(s![.., 0..3]));
+    d.set_item(intern!(py, "_records"), &positions)?;
+    d.set_item(intern!(py, "positions"), positions)?;
     d.set_item(intern!(py, "faces"), rows_in(py, model.faces, range)?)?;
     Ok(d)
-}
-
-/// The key `[:, 0:3]` (a vertex record's position), made once.
-fn positions_key(py: Python<'_>) -> PyResult<&Bound<'_, PyTuple>> {
-    static KEY: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
-    let key = KEY.get_or_try_init(py, || -> PyResult<Py<PyTuple>> {
-        let every = PySlice::full(py);
-        let position = PySlice::new(py, 0, 3, 1);
-        Ok(PyTuple::new(py, [every, position])?.unbind())
-    })?;
-    Ok(key.bind(py))
 }
 
 /// Rows `range` of `rows` as an (R, `K`) array that owns all of them (no copy: the
