@@ -191,6 +191,9 @@ fn open_path(py: Python<'_>, path: std::path::PathBuf, limits: Limits) -> PyResu
     let file = py.detach(
         || -> Result<AnyFile, Result<meshcodec::Error, std::io::Error>> {
             let f = std::fs::File::open(&path).map_err(Err)?;
+            if f.metadata().is_ok_and(|m| m.is_dir()) {
+                return Err(Err(std::io::Error::other("a directory, not a file")));
+            }
             meshcodec::open_reader(std::io::BufReader::new(f), &limits).map_err(Ok)
         },
     );

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
+import numpy as np
 import pytest
 
 import meshcodec
@@ -78,6 +79,16 @@ def test_bad_bytes_raise_format_error_with_offset_and_field() -> None:
         meshcodec.open(b"not a mesh at all")
     with pytest.raises(OSError):
         meshcodec.open(FIXTURES / "no-such-file.mesh")
+    with pytest.raises(OSError, match="directory"):
+        meshcodec.open(FIXTURES)
+    # Neither a path nor bytes: not read as the bytes `bytes(x)` would make.
+    for wrong in (5, 2.5, None, object()):
+        with pytest.raises(TypeError):
+            meshcodec.open(wrong)  # type: ignore[arg-type]
+    # Any bytes-like object is its bytes.
+    text = (FIXTURES / "text" / "v1.01.mesh").read_bytes()
+    for like in (bytearray(text), memoryview(text), np.frombuffer(text, np.uint8)):
+        assert meshcodec.open(like).to_bytes() == text
 
 
 def test_hostile_bytes_never_crash(tmp_path) -> None:
