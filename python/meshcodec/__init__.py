@@ -42,6 +42,12 @@ __all__ = [
 
 __version__: str = _native.__version__
 
+def _from_bytes(data: bytes) -> File:
+    # What pickles made before File was a native class call to load (File.__reduce__
+    # now names _native.open itself).
+    return open(data)
+
+
 #: What :func:`open` takes.
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
