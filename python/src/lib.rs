@@ -27,7 +27,7 @@ use meshcodec::scene::Scene;
 use meshcodec::{AnyFile, ConvertOptions, Limits};
 use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyString};
 
 /// Inputs from this many bytes are read (and their meshes made) with the interpreter
 /// released; smaller ones, a few microseconds of work, keep it. Releasing it costs
@@ -157,22 +157,36 @@ fn open(
             "open: a path or the file's bytes expected, not an int",
         ));
     }
+    // Any other bytes-like object (bytearray, memoryview, a NumPy uint8 array, ...): its
+    // bytes, copied (it may change under us), once its size is within the limit (an
+    // input too large is refused before it is copied).
+    let view = PyMemoryView::from(src).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "open: a path or the file's bytes expected, not {}",
+            src.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let size: u64 = view.getattr(pyo3::intern!(py, "nbytes"))?.extract()?;
+    if size > limits.max_input_bytes {
+        let e = meshcodec::Error::new(
+            "",
+            meshcodec::ErrorKind::LimitExceeded {
+                what: "input",
+                requested: size,
+                limit: limits.max_input_bytes,
+            },
+        );
+        return Err(format_error(py, &e));
+    }
     if let Ok(a) = src.cast::<PyByteArray>() {
         return open_bytes(py, &a.to_vec(), limits);
     }
-    // Any other bytes-like object (memoryview, a NumPy uint8 array, ...): its bytes.
     let bytes = py
         .get_type::<PyBytes>()
-        .call1((src,))
-        .map_err(|_| {
-            PyTypeError::new_err(format!(
-                "open: a path or the file's bytes expected, not {}",
-                src.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ))
-        })?
+        .call1((view,))?
         .cast_into::<PyBytes>()?;
     open_bytes(py, bytes.as_bytes(), limits)
 }

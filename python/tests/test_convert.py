@@ -89,6 +89,11 @@ def test_bad_bytes_raise_format_error_with_offset_and_field() -> None:
     text = (FIXTURES / "text" / "v1.01.mesh").read_bytes()
     for like in (bytearray(text), memoryview(text), np.frombuffer(text, np.uint8)):
         assert meshcodec.open(like).to_bytes() == text
+        # Over max_input: refused (before a bytes-like object is copied), as bytes are.
+        with pytest.raises(meshcodec.FormatError, match="exceeds the limit of 100 bytes"):
+            meshcodec.open(like, max_input=100)
+    with pytest.raises(meshcodec.FormatError, match="exceeds the limit of 100 bytes"):
+        meshcodec.open(text, max_input=100)
 
 
 def test_hostile_bytes_never_crash(tmp_path) -> None:
