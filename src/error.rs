@@ -244,7 +244,10 @@ impl Limits {
         max_decoded_bytes: u64::MAX,
     };
 
-    pub(crate) fn check_input(&self, len: usize) -> Result<()> {
+    /// Refuses an input of `len` bytes over [`Limits::max_input_bytes`] (the error every
+    /// reader gives: [`ErrorKind::LimitExceeded`] for `input`), for a caller that can
+    /// tell the size before it has the bytes.
+    pub fn check_input(&self, len: usize) -> Result<()> {
         let len = len as u64;
         if len > self.max_input_bytes {
             return Err(Error::new(

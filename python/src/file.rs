@@ -30,23 +30,10 @@ pub(crate) struct File {
     pub(crate) size: usize,
 }
 
-/// A Python function, looked up once.
-fn function<'py>(
-    py: Python<'py>,
-    cell: &'static PyOnceLock<Py<PyAny>>,
-    module: &str,
-    name: &str,
-) -> PyResult<&'py Bound<'py, PyAny>> {
-    cell.get_or_try_init(py, || {
-        Ok::<_, PyErr>(py.import(module)?.getattr(name)?.unbind())
-    })
-    .map(|f| f.bind(py))
-}
-
 /// JSON text as Python objects (`json.loads`).
 fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    function(py, &LOADS, "json", "loads")?.call1((text,))
+    crate::lookup(py, &LOADS, "json", "loads")?.call1((text,))
 }
 
 impl File {
@@ -349,7 +336,7 @@ impl File {
     /// distributed engines ship the file.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         static OPEN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let open = function(py, &OPEN, "meshcodec._native", "open")?;
+        let open = crate::lookup(py, &OPEN, "meshcodec._native", "open")?;
         let bytes = self.to_bytes(py)?;
         PyTuple::new(py, [open.clone(), PyTuple::new(py, [bytes])?.into_any()])
     }

@@ -27,7 +27,7 @@ use meshcodec::scene::Scene;
 use meshcodec::{AnyFile, ConvertOptions, Limits};
 use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
 
 /// Inputs from this many bytes are read (and their meshes made) with the interpreter
 /// released; smaller ones, a few microseconds of work, keep it. Releasing it costs
@@ -49,6 +49,24 @@ where
     } else {
         py.detach(work)
     }
+}
+
+/// `module.name` (a dotted `name` goes into attributes), looked up once into `cell`.
+#[inline]
+pub(crate) fn lookup<'py>(
+    py: Python<'py>,
+    cell: &'static pyo3::sync::PyOnceLock<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || {
+        let mut found = py.import(module)?.into_any();
+        for part in name.split('.') {
+            found = found.getattr(part)?;
+        }
+        Ok::<_, PyErr>(found.unbind())
+    })
+    .map(|f| f.bind(py))
 }
 
 /// The limits of a call: the library's defaults where not given.
@@ -151,15 +169,10 @@ fn open(
     if src.is_instance_of::<PyString>() || src.hasattr(pyo3::intern!(py, "__fspath__"))? {
         return open_path(py, src.extract()?, limits);
     }
-    if src.is_instance_of::<PyInt>() {
-        // `bytes(5)` would be five zero bytes, not a file.
-        return Err(PyTypeError::new_err(
-            "open: a path or the file's bytes expected, not an int",
-        ));
-    }
     // Any other bytes-like object (bytearray, memoryview, a NumPy uint8 array, ...): its
     // bytes, copied (it may change under us), once its size is within the limit (an
-    // input too large is refused before it is copied).
+    // input too large is refused before it is copied). Through a memoryview, so an int
+    // is a TypeError, not the zero bytes `bytes(5)` would make.
     let view = PyMemoryView::from(src).map_err(|_| {
         PyTypeError::new_err(format!(
             "open: a path or the file's bytes expected, not {}",
@@ -170,17 +183,9 @@ fn open(
         ))
     })?;
     let size: u64 = view.getattr(pyo3::intern!(py, "nbytes"))?.extract()?;
-    if size > limits.max_input_bytes {
-        let e = meshcodec::Error::new(
-            "",
-            meshcodec::ErrorKind::LimitExceeded {
-                what: "input",
-                requested: size,
-                limit: limits.max_input_bytes,
-            },
-        );
-        return Err(format_error(py, &e));
-    }
+    limits
+        .check_input(usize::try_from(size).unwrap_or(usize::MAX))
+        .map_err(|e| format_error(py, &e))?;
     if let Ok(a) = src.cast::<PyByteArray>() {
         return open_bytes(py, &a.to_vec(), limits);
     }

@@ -6,7 +6,7 @@ use meshcodec::scene::{Primitive, Scene};
 use meshcodec::{AnyFile, ExportOptions, Limits, MeshFile};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::types::{PyDict, PyList};
 
 use crate::arrays::{owned, value_error};
 use crate::{csg, filemesh, format_error};
@@ -50,30 +50,16 @@ pub(crate) fn level<'py>(
     scene_dict(py, scene)
 }
 
-/// The Python class `meshcodec._mesh.Mesh` and `object.__new__`, looked up once.
-fn mesh_class(py: Python<'_>) -> PyResult<&(Py<PyType>, Py<PyAny>)> {
-    static CLASS: PyOnceLock<(Py<PyType>, Py<PyAny>)> = PyOnceLock::new();
-    CLASS.get_or_try_init(py, || -> PyResult<(Py<PyType>, Py<PyAny>)> {
-        let class = py
-            .import("meshcodec._mesh")?
-            .getattr("Mesh")?
-            .cast_into::<PyType>()?;
-        let new = py
-            .import("builtins")?
-            .getattr("object")?
-            .getattr("__new__")?;
-        Ok((class.unbind(), new.unbind()))
-    })
-}
-
 /// A `Mesh` whose attributes are `arrays` (its `__dict__`), made without calling
 /// `Mesh.__init__` (a Python call as dear as the rest of `File.mesh()` on a small file).
 pub(crate) fn new_mesh<'py>(
     py: Python<'py>,
     arrays: Bound<'py, PyDict>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (class, new) = mesh_class(py)?;
-    let mesh = new.bind(py).call1((class.bind(py),))?;
+    static CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let class = crate::lookup(py, &CLASS, "meshcodec._mesh", "Mesh")?;
+    let mesh = crate::lookup(py, &NEW, "builtins", "object.__new__")?.call1((class,))?;
     mesh.setattr(pyo3::intern!(py, "__dict__"), arrays)?;
     Ok(mesh)
 }
@@ -85,10 +71,8 @@ pub(crate) fn contiguous_arrays<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    let np = NUMPY
-        .get_or_try_init(py, || Ok::<_, PyErr>(py.import("numpy")?.unbind()))?
-        .bind(py);
+    static CONTIGUOUS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let contiguous = crate::lookup(py, &CONTIGUOUS, "numpy", "ascontiguousarray")?;
     let given = mesh
         .call_method0(pyo3::intern!(py, "arrays"))?
         .cast_into::<PyDict>()?;
@@ -104,12 +88,7 @@ pub(crate) fn contiguous_arrays<'py>(
             "joints" => "uint16",
             _ => "float32",
         };
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("dtype", dtype)?;
-        out.set_item(
-            key,
-            np.call_method("ascontiguousarray", (a,), Some(&kwargs))?,
-        )?;
+        out.set_item(key, contiguous.call1((a, dtype))?)?;
     }
     Ok(out)
 }
