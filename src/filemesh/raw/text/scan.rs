@@ -66,7 +66,7 @@ fn swar_digits(word: u64, n: usize) -> u32 {
 /// ending at the byte sought, so a mark on a byte from 0x80 up only ends a text early
 /// that is then never kept nor found.
 #[inline(always)]
-pub(super) fn byte_marks(w: u64, byte: u8) -> u64 {
+fn byte_marks(w: u64, byte: u8) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const TOPS: u64 = 0x8080_8080_8080_8080;
     (w ^ (ONES * u64::from(byte))).wrapping_sub(ONES) & TOPS

@@ -2,7 +2,7 @@
 //! that uses it, so most of its `[a,b,c]` triples are texts the parser has already read
 //! (75–83% of them in the real files; a table of half as many slots as triples, 1024 at
 //! most, in sets of two, finds 74–82%). A triple of at most 32 bytes is looked up by its
-//! text, compared whole (four words), before it is parsed; a hit gives what parsing it
+//! text, compared whole (32 bytes as two vectors: [`Block`]), before it is parsed; a hit gives what parsing it
 //! again would give. The triples not found repeat numbers: those of at most seven bytes
 //! are looked up by their text too (a table of a quarter as many slots as triples).
 //!
@@ -12,15 +12,15 @@
 //! lookup asks for 48 after the `[`); a number's key is its bytes through the separator
 //! after it, likewise.
 
+use super::block::Block;
 use super::scan::{
-    byte_marks, canonical_number, canonical_triple, separator_marks, Canonical, CanonicalTriple,
-    Numbers,
+    canonical_number, canonical_triple, separator_marks, Canonical, CanonicalTriple, Numbers,
 };
 
 /// The bytes a lookup needs from the triple's `[` on: the key's 32 and sixteen after
 /// the last number's start.
 const NEEDED: usize = 48;
-/// Slots at most: 56 KiB. Repeats come soon after their first (1024 slots catch 81% of
+/// Slots at most: 64 KiB (a slot is 64 bytes). Repeats come soon after their first (1024 slots catch 81% of
 /// the largest real file's triples, 4096 catch 82%), and the smaller table is faster
 /// and steadier (its 14 pages stay in the TLB): that file 0.47-0.67 ms with 4096 slots
 /// in Python processes, 0.55-0.58 ms with 1024.
@@ -28,11 +28,10 @@ const MOST_SLOTS: usize = 1024;
 /// Number slots at most: 32 KiB.
 const MOST_NUMBERS: usize = 1024;
 
-/// A triple's text as four little-endian words, zero after its `]` (or after a byte from
-/// 0x80 up before it: see [`closes`]), and its length.
+/// A triple's text from its `[` through its first `]`, zeros after, and its length.
 #[derive(Clone, Copy)]
 pub(super) struct Key {
-    words: [u64; 4],
+    text: Block,
     /// Bytes from `[` through `]`: known from the text alone, so the parse moves on
     /// without waiting for the table.
     pub(super) len: usize,
@@ -47,7 +46,7 @@ struct NumberSlot {
 
 #[derive(Clone, Copy, Default)]
 struct Slot {
-    words: [u64; 4],
+    text: Block,
     triple: CanonicalTriple,
 }
 
@@ -65,42 +64,6 @@ pub(super) struct Seen {
     /// 64 − log2 of the number slots.
     number_shift: u32,
 }
-
-/// Marks on the `]` bytes of `w` ([`byte_marks`]): the first is the first `]` when the
-/// bytes before it are ASCII (0xDD is the one byte from 0x80 up left unmarked). Exact
-/// all the same: a triple is kept only when it is read as canonical, which takes ASCII
-/// through its `]`, so every key kept is ASCII ending at its first `]`, and a text with
-/// the same key starts with the same triple.
-#[inline(always)]
-fn closes(w: u64) -> u64 {
-    byte_marks(w, b']')
-}
-
-/// For a triple whose `]` is byte `end` (0 to 31): the bytes of each of the four words
-/// that are in it (through the `]`).
-// Indexing in a constant's initialiser: out of bounds would not compile, not panic.
-#[allow(clippy::indexing_slicing)]
-const KEEP: [[u64; 4]; 32] = {
-    let mut table = [[0u64; 4]; 32];
-    let mut end = 0;
-    while end < 32 {
-        let mut word = 0;
-        while word < 4 {
-            // Bytes of this word in the triple: `end + 1 - 8 × word`, within 0..=8.
-            let bytes = end as i64 + 1 - 8 * word as i64;
-            table[end][word] = if bytes >= 8 {
-                u64::MAX
-            } else if bytes <= 0 {
-                0
-            } else {
-                (1u64 << (8 * bytes)) - 1
-            };
-            word += 1;
-        }
-        end += 1;
-    }
-    table
-};
 
 impl Seen {
     /// A table for a text of about `triples` triples.
@@ -131,61 +94,28 @@ impl Seen {
     #[inline(always)]
     pub(super) fn key(bytes: &[u8], pos: usize) -> Option<Key> {
         let head: &[u8; NEEDED] = bytes.get(pos..pos.checked_add(NEEDED)?)?.try_into().ok()?;
-        let word = |i: usize| {
-            head.get(8 * i..8 * i + 8)
-                .and_then(|b| b.first_chunk::<8>())
-                .map_or(0, |b| u64::from_le_bytes(*b))
-        };
-        let w = [word(0), word(1), word(2), word(3)];
-        // Word by word: `w.map(closes)` was not inlined (a call with the words passed
-        // through memory on every lookup).
-        let (m0, m1, m2, m3) = (closes(w[0]), closes(w[1]), closes(w[2]), closes(w[3]));
-        if m0 | m1 | m2 | m3 == 0 {
-            return None;
-        }
-        // The length from the first mark (a bit scan; counting the kept bits would be a
-        // software popcount on baseline x86-64).
-        let lo = u128::from(m0) | u128::from(m1) << 64;
-        let hi = u128::from(m2) | u128::from(m3) << 64;
-        let end = if lo != 0 {
-            lo.trailing_zeros()
-        } else {
-            128 + hi.trailing_zeros()
-        } as usize
-            / 8;
-        // Each word's bytes through the first `]`, by the length (a table: masks made
-        // from each word's mark were a chain of conditional moves).
-        let [k0, k1, k2, k3] = KEEP.get(end % 32).copied().unwrap_or_default();
-        let [w0, w1, w2, w3] = w;
+        let text = Block::load(head.first_chunk::<32>()?);
+        let len = text.first(b']')? + 1;
         Some(Key {
-            words: [w0 & k0, w1 & k1, w2 & k2, w3 & k3],
-            len: end + 1,
+            text: text.keep(len),
+            len,
         })
     }
 
     /// The set of `key`.
     #[inline(always)]
     fn set(&self, key: &Key) -> usize {
-        let [a, b, c, d] = key.words;
-        let h = (a ^ b.rotate_left(17) ^ c.rotate_left(31) ^ d.rotate_left(47))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> self.shift) as usize
+        (key.text.hash() >> self.shift) as usize
     }
 
     /// What the triple of `key` read as, if it was read before (and kept).
     #[inline(always)]
     pub(super) fn get(&self, key: &Key) -> Option<&CanonicalTriple> {
         let [first, second] = self.sets.get(self.set(key))?;
-        // Word by word, not as arrays: an array compare loads the key 16 bytes at a
-        // time from where it was stored 8 at a time, a stalled store forward.
-        let same = |slot: &Slot| {
-            let (s, k) = (&slot.words, &key.words);
-            (s[0] ^ k[0]) | (s[1] ^ k[1]) | (s[2] ^ k[2]) | (s[3] ^ k[3]) == 0
-        };
-        if same(first) {
+        if first.text.same(&key.text) {
             return Some(&first.triple);
         }
-        same(second).then_some(&second.triple)
+        second.text.same(&key.text).then_some(&second.triple)
     }
 
     /// Keeps what the triple of `key` read as, first in its set; the one that was first
@@ -196,7 +126,7 @@ impl Seen {
         if let Some([first, second]) = self.sets.get_mut(i) {
             *second = *first;
             *first = Slot {
-                words: key.words,
+                text: key.text,
                 triple,
             };
         }
@@ -260,23 +190,32 @@ mod tests {
         v
     }
 
+    /// The key's text: its bytes, zeros to 32.
+    fn text(bytes: &[u8]) -> Block {
+        let mut t = [0u8; 32];
+        for (t, b) in t.iter_mut().zip(bytes) {
+            *t = *b;
+        }
+        Block::load(&t)
+    }
+
     #[test]
     fn a_key_is_the_text_to_its_first_close_and_nothing_after() {
         let a = key(&padded("[1,2,3][4,5,6]")).unwrap();
         let b = key(&padded("[1,2,3][7,8,9]")).unwrap();
-        assert!(a.words == b.words && a.len == 7);
+        assert!(a.text.same(&b.text) && a.len == 7);
+        assert!(a.text.same(&text(b"[1,2,3]")));
         let c = key(&padded("[1,2,4][4,5,6]")).unwrap();
-        assert!(a.words != c.words);
-        // Every length up to 32, the close in each word and at each byte.
+        assert!(!a.text.same(&c.text));
+        // Every length up to 32, the close at each byte.
         for n in 0..=30 {
-            let text = format!("[{}]", "7".repeat(n));
+            let t = format!("[{}]", "7".repeat(n));
             let other = format!("[{}8]", "7".repeat(n.saturating_sub(1)));
-            let k = key(&padded(&text)).unwrap();
-            let bytes = k.words.iter().map(|w| 8 - w.leading_zeros() as usize / 8);
-            assert_eq!(bytes.sum::<usize>(), n + 2);
+            let k = key(&padded(&t)).unwrap();
+            assert!(k.text.same(&text(t.as_bytes())), "{t}");
             assert_eq!(k.len, n + 2);
             if n > 0 {
-                assert!(k.words != key(&padded(&other)).unwrap().words, "{text}");
+                assert!(!k.text.same(&key(&padded(&other)).unwrap().text), "{t}");
             }
         }
         // Longer than 32 bytes, or too near the end: no key.
@@ -284,30 +223,31 @@ mod tests {
         assert!(key(b"[1,2,3]").is_none());
     }
 
-    /// A byte from 0x80 up before the `]` ends the key there (0xDD does not; see
-    /// [`closes`]), and a key with such a byte is never found: a kept key is ASCII.
+    /// A byte from 0x80 up in a triple is part of its key like any other (a key with
+    /// one is never kept: a triple kept was read as canonical, which takes ASCII), so
+    /// the triple is not found.
     #[test]
     fn a_byte_from_0x80_up_is_never_found() {
-        let text = "[-0.935,0.935,0.5]";
+        let t = "[-0.935,0.935,0.5]";
         let mut seen = Seen::new(100);
-        let t = CanonicalTriple {
-            len: text.len() as u8,
+        let triple = CanonicalTriple {
+            len: t.len() as u8,
             ..CanonicalTriple::default()
         };
-        seen.put(key(&padded(text)).unwrap(), t);
+        seen.put(key(&padded(t)).unwrap(), triple);
         // Every byte between the `[` and the `]`.
-        for at in 1..text.len() - 1 {
+        for at in 1..t.len() - 1 {
             for high in [0x80u8, 0xC3, 0xDD, 0xFF] {
-                let mut bytes = padded(text);
+                let mut bytes = padded(t);
                 if let Some(b) = bytes.get_mut(at) {
                     *b = high;
                 }
                 let k = key(&bytes).unwrap();
-                assert_eq!(k.len, if high == 0xDD { text.len() } else { at + 1 });
+                assert_eq!(k.len, t.len());
                 assert!(seen.get(&k).is_none(), "{at} {high:#x}");
             }
         }
-        assert!(seen.get(&key(&padded(text)).unwrap()).is_some());
+        assert!(seen.get(&key(&padded(t)).unwrap()).is_some());
     }
 
     #[test]
