@@ -11,6 +11,10 @@ use crate::filemesh::raw::Version;
 /// Shortest text of a face: 9 triples of at least `[0,0,0]`.
 const MIN_FACE_BYTES: u64 = 9 * 7;
 
+/// The text's last bytes that [`Parser::slow_triple`] reads from a zero-padded copy:
+/// the fast path needs 48 after a triple's `[`.
+const TAIL: usize = 64;
+
 /// Bytes [`FileMeshV1::read_from`] reads at a time.
 pub(super) const READ_PIECE: usize = 1 << 18;
 
@@ -419,9 +423,41 @@ impl<'a> Parser<'a> {
                 }
                 *out = t.value;
             }
-            None => *out = self.any_triple(context)?,
+            None => *out = self.slow_triple(context)?,
         }
         Ok(())
+    }
+
+    /// A triple the fast path did not read: if the text ends within [`TAIL`] bytes (its
+    /// numbers then lack the sixteen bytes after them that the fast path loads), looked
+    /// up and read as the fast path does from a copy of the rest followed by zeros,
+    /// which changes nothing it reads (a triple read ends at its `]`, a byte of the
+    /// text; a zero is no separator); else, or if that fails, by the general scan.
+    #[inline(never)]
+    fn slow_triple(&mut self, context: &str) -> Result<[f32; 3]> {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        let mut padded = [0u8; 2 * TAIL];
+        if let Some(copy) = padded.get_mut(..rest.len()) {
+            copy.copy_from_slice(rest);
+            let key = Seen::key(&padded, 0);
+            let found = key.as_ref().and_then(|k| self.seen.get(k)).copied();
+            let t = match found {
+                Some(t) => Some(t),
+                None => self.seen.triple(&padded).inspect(|t| {
+                    self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
+                    if let Some(k) = key {
+                        self.seen.put(k, *t);
+                    }
+                }),
+            };
+            if let Some(t) = t {
+                self.stats.numbers =
+                    self.count_triple(t.plain, t.exponents, t.starts, self.pos, self.stats.numbers);
+                self.pos += usize::from(t.len);
+                return Ok(t.value);
+            }
+        }
+        self.any_triple(context)
     }
 
     /// Counts the numbers of a canonical triple whose `[` is at `pos` (`plain`,
