@@ -4,6 +4,7 @@
 
 use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
+use super::scan::CanonicalTriple;
 use super::seen::{Key, Seen};
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
@@ -412,20 +413,32 @@ impl<'a> Parser<'a> {
     #[inline(always)]
     fn parse_triple(&mut self, context: &str, out: &mut [f32; 3], key: Option<Key>) -> Result<()> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        match self.seen.triple(rest) {
-            Some(t) => {
-                self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
-                self.stats.numbers =
-                    self.count_triple(t.plain, t.exponents, t.starts, self.pos, self.stats.numbers);
-                self.pos += usize::from(t.len);
-                if let Some(k) = key {
-                    self.seen.put(k, t);
-                }
-                *out = t.value;
-            }
-            None => *out = self.slow_triple(context)?,
-        }
+        *out = match self.seen.triple(rest) {
+            Some(t) => self.take_read(t, key),
+            None => self.slow_triple(context)?,
+        };
         Ok(())
+    }
+
+    /// A canonical triple just read at the current position (not found among those
+    /// seen): its digits and numbers counted, kept under `key`, the position past it.
+    #[inline(always)]
+    fn take_read(&mut self, t: CanonicalTriple, key: Option<Key>) -> [f32; 3] {
+        self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
+        if let Some(k) = key {
+            self.seen.put(k, t);
+        }
+        self.take_seen(&t)
+    }
+
+    /// A canonical triple at the current position, read now or before: its numbers
+    /// counted (its digits already count if it was read before), the position past it.
+    #[inline(always)]
+    fn take_seen(&mut self, t: &CanonicalTriple) -> [f32; 3] {
+        self.stats.numbers =
+            self.count_triple(t.plain, t.exponents, t.starts, self.pos, self.stats.numbers);
+        self.pos += usize::from(t.len);
+        t.value
     }
 
     /// A triple the fast path did not read: if the text ends within [`TAIL`] bytes (its
@@ -436,25 +449,17 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn slow_triple(&mut self, context: &str) -> Result<[f32; 3]> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        let mut padded = [0u8; 2 * TAIL];
-        if let Some(copy) = padded.get_mut(..rest.len()) {
-            copy.copy_from_slice(rest);
+        if rest.len() <= TAIL {
+            let mut padded = [0u8; 2 * TAIL];
+            if let Some(copy) = padded.get_mut(..rest.len()) {
+                copy.copy_from_slice(rest);
+            }
             let key = Seen::key(&padded, 0);
-            let found = key.as_ref().and_then(|k| self.seen.get(k)).copied();
-            let t = match found {
-                Some(t) => Some(t),
-                None => self.seen.triple(&padded).inspect(|t| {
-                    self.stats.max_digits = self.stats.max_digits.max(usize::from(t.digits));
-                    if let Some(k) = key {
-                        self.seen.put(k, *t);
-                    }
-                }),
-            };
-            if let Some(t) = t {
-                self.stats.numbers =
-                    self.count_triple(t.plain, t.exponents, t.starts, self.pos, self.stats.numbers);
-                self.pos += usize::from(t.len);
-                return Ok(t.value);
+            if let Some(t) = key.as_ref().and_then(|k| self.seen.get(k)).copied() {
+                return Ok(self.take_seen(&t));
+            }
+            if let Some(t) = self.seen.triple(&padded) {
+                return Ok(self.take_read(t, key));
             }
         }
         self.any_triple(context)

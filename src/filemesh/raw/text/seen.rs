@@ -2,9 +2,10 @@
 //! that uses it, so most of its `[a,b,c]` triples are texts the parser has already read
 //! (75–83% of them in the real files; a table of half as many slots as triples, 1024 at
 //! most, in sets of two, finds 74–82%). A triple of at most 32 bytes is looked up by its
-//! text, compared whole (32 bytes as two vectors: [`Block`]), before it is parsed; a hit gives what parsing it
-//! again would give. The triples not found repeat numbers: those of at most seven bytes
-//! are looked up by their text too (a table of a quarter as many slots as triples).
+//! text, compared whole (32 bytes as two vectors: [`Block`]), before it is parsed; a
+//! hit gives what parsing it again would give. The triples not found repeat numbers:
+//! those of at most seven bytes are looked up by their text too (a table of a quarter
+//! as many slots as triples).
 //!
 //! Exact by construction: the key is the triple's bytes from `[` to the first `]`, every
 //! byte of them (zeros after), and only what [`canonical_triple`] read is kept, which is
@@ -20,8 +21,9 @@ use super::scan::{
 /// The bytes a lookup needs from the triple's `[` on: the key's 32 and sixteen after
 /// the last number's start.
 const NEEDED: usize = 48;
-/// Slots at most: 64 KiB (a slot is 64 bytes). Repeats come soon after their first (1024 slots catch 81% of
-/// the largest real file's triples, 4096 catch 82%), and the smaller table is faster
+/// Slots at most: 64 KiB (a slot is 64 bytes). Repeats come soon after their first
+/// (1024 slots catch 81% of the largest real file's triples, 4096 catch 82%), and the
+/// smaller table is faster
 /// and steadier (its 14 pages stay in the TLB): that file 0.47-0.67 ms with 4096 slots
 /// in Python processes, 0.55-0.58 ms with 1024.
 const MOST_SLOTS: usize = 1024;
