@@ -582,7 +582,7 @@ fn wide(x: f32) -> f64 {
     }
 }
 
-/// Floats of `width` bytes, each as the model holds it ([`wide`]).
+/// Floats of `width` bytes, each as the model holds it ([`wide()`]).
 fn float_bytes<const N: usize>(values: &[[f32; N]], width: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(N * values.len(), width));
     for &x in values.iter().flatten() {
