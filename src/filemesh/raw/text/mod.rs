@@ -47,13 +47,12 @@
 //! This file holds the types and their public API; the stages are rooms of their own:
 //! `read.rs` (the parser and the streaming reader), `scan.rs` (the word-at-a-time fast
 //! path for canonical numbers), `seen.rs` (triples and numbers read before, looked up
-//! by their text), `vertices.rs` (whole vertices read before, looked up by where their
-//! text was), `block.rs` (32 bytes of text as two SIMD vectors: the triples' keys),
-//! `number.rs` (`%g` printing and the exact number helpers), `overrides.rs` (choosing a
-//! file's format and finding the tokens it does not reproduce) and `write.rs` (the
-//! streaming writer). Imports run one way among them: `read` uses `seen`, `vertices`,
-//! `scan`, `overrides` and `number`; `seen` uses `scan` and `block`; `scan`,
-//! `overrides` and `write` use `number`.
+//! by their text), `block.rs` (32 bytes of text as two SIMD vectors: the triples'
+//! keys), `number.rs` (`%g` printing and the exact number helpers), `overrides.rs`
+//! (choosing a file's format and finding the tokens it does not reproduce) and
+//! `write.rs` (the streaming writer). Imports run one way among them: `read` uses
+//! `seen`, `scan`, `overrides` and `number`; `seen` uses `scan` and `block`; `scan`, `overrides` and
+//! `write` use `number`.
 
 mod block;
 mod number;
@@ -61,7 +60,6 @@ mod overrides;
 mod read;
 mod scan;
 mod seen;
-mod vertices;
 mod write;
 
 use serde::Serialize;

@@ -6,7 +6,6 @@ use super::number::{canonical_g6, fast_f32, Digits, Token};
 use super::overrides::{choose_format, NumberStats, OverrideScan, Unsure};
 use super::scan::CanonicalTriple;
 use super::seen::{Key, Seen};
-use super::vertices::Vertices;
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filemesh::raw::Version;
@@ -120,8 +119,6 @@ pub(super) struct Parser<'a> {
     pub(super) stats: NumberStats,
     /// Triples read so far, by their text.
     seen: Seen,
-    /// Vertices read so far, by where their text is (a whole text only).
-    vertices: Vertices,
     /// Where `bytes` starts in the file.
     origin: usize,
     /// The line (from 1) that `bytes` starts in, and where in the file that line starts.
@@ -138,7 +135,6 @@ impl<'a> Parser<'a> {
             pos: 0,
             stats: NumberStats::default(),
             seen: Seen::none(),
-            vertices: Vertices::none(),
             origin: 0,
             line: 1,
             line_start: 0,
@@ -228,7 +224,6 @@ impl<'a> Parser<'a> {
     pub(super) fn read(mut self, version: Version) -> Result<FileMeshV1> {
         let count = self.header(version)?;
         self.seen = Seen::new(count.faces.saturating_mul(9));
-        self.vertices = Vertices::new(count.faces.saturating_mul(3));
         let data_start = self.pos;
         // Parsed in place (a face built on the stack and then copied out was read back
         // wider than it was written: a stalled store forward per triple).
@@ -326,37 +321,31 @@ impl<'a> Parser<'a> {
     }
 
     /// Faces `first..` (as many as `faces` holds) of the `count` line 2 gives (line 3),
-    /// into `faces`: vertex by vertex while the vertex table finds enough
-    /// ([`Parser::vertex_faces`]), else triple by triple.
+    /// into `faces`.
     ///
     /// The loop every triple of the data goes through, so its state lives in locals:
     /// the position and the count of numbers read stay in registers (as the parser's
     /// fields they were stored and loaded again on every triple, and the next triple's
-    /// start waited on that), written back only around the calls that need them.
+    /// start waited on that), written back only around the calls that need them. A
+    /// triple seen before is taken from the table here; the others go to
+    /// [`Parser::parse_triple`].
     fn faces(&mut self, faces: &mut [[VertexV1; 3]], first: usize, count: usize) -> Result<()> {
-        if self.vertices.is_on() {
-            self.vertex_faces(faces, first, count)
-        } else {
-            self.triple_faces(faces, first, count)
-        }
-    }
-
-    /// [`Parser::faces`] triple by triple.
-    #[inline(never)]
-    fn triple_faces(
-        &mut self,
-        faces: &mut [[VertexV1; 3]],
-        first: usize,
-        count: usize,
-    ) -> Result<()> {
         let bytes = self.bytes;
         let mut pos = self.pos;
         let mut numbers = self.stats.numbers;
         for (f, face) in faces.iter_mut().enumerate() {
-            self.face_start(pos, first + f, count)?;
+            if matches!(bytes.get(pos), None | Some(b'\r' | b'\n')) {
+                self.pos = pos;
+                return Err(self.error(
+                    LINE3,
+                    format_args!(
+                        "line 2 says {count} faces but the data ends after {} (found {})",
+                        first + f,
+                        self.found()
+                    ),
+                ));
+            }
             let triples: &mut [[f32; 3]; 9] = bytemuck::cast_mut(face);
-            // As `Parser::triple`, written out: through that helper (as few instructions)
-            // the corpus's 320 KB 1.00 text read 3-7% slower, its sword 3%.
             for out in triples {
                 let key = Seen::key(bytes, pos);
                 if let Some(key) = &key {
@@ -380,113 +369,6 @@ impl<'a> Parser<'a> {
         self.pos = pos;
         self.stats.numbers = numbers;
         Ok(())
-    }
-
-    /// [`Parser::faces`] taking each vertex whole from the vertex table where it finds
-    /// it, and keeping the vertices read; once the table is dropped, the faces left go
-    /// triple by triple. Out of line: inlined, the triple loop's frame grew with it.
-    #[inline(never)]
-    fn vertex_faces(
-        &mut self,
-        faces: &mut [[VertexV1; 3]],
-        first: usize,
-        count: usize,
-    ) -> Result<()> {
-        let bytes = self.bytes;
-        let mut pos = self.pos;
-        let mut numbers = self.stats.numbers;
-        for f in 0..faces.len() {
-            if !self.vertices.is_on() {
-                (self.pos, self.stats.numbers) = (pos, numbers);
-                let rest = faces.get_mut(f..).unwrap_or_default();
-                return self.triple_faces(rest, first + f, count);
-            }
-            self.face_start(pos, first + f, count)?;
-            for k in 0..3 {
-                let v = 3 * f + k;
-                let whole = self.vertices.key(bytes, pos);
-                if let Some(whole) = &whole {
-                    let earlier = self.vertices.get(bytes, whole).and_then(|e| {
-                        let face = faces.get(e / 3)?;
-                        face.get(e % 3).copied()
-                    });
-                    if let Some(vertex) = earlier {
-                        if let Some(out) = faces.get_mut(f).and_then(|g| g.get_mut(k)) {
-                            *out = vertex;
-                        }
-                        // Three plain triples: their numbers count, nothing else.
-                        numbers += 9;
-                        pos += whole.len;
-                        continue;
-                    }
-                }
-                let start = pos;
-                // Whether all three triples are plain ones the fast path read.
-                let mut kept = true;
-                let Some(vertex) = faces.get_mut(f).and_then(|g| g.get_mut(k)) else {
-                    break;
-                };
-                let triples: &mut [[f32; 3]; 3] = bytemuck::cast_mut(vertex);
-                for out in triples {
-                    kept &= self.triple(bytes, &mut pos, &mut numbers, out)?;
-                }
-                if let Some(whole) = &whole {
-                    if kept && pos - start == whole.len {
-                        self.vertices.put(whole, start, v);
-                    }
-                }
-            }
-        }
-        self.pos = pos;
-        self.stats.numbers = numbers;
-        Ok(())
-    }
-
-    /// The check before each face: the data must not end (face `face` of `count`).
-    #[inline(always)]
-    fn face_start(&mut self, pos: usize, face: usize, count: usize) -> Result<()> {
-        if matches!(self.bytes.get(pos), None | Some(b'\r' | b'\n')) {
-            self.pos = pos;
-            return Err(self.error(
-                LINE3,
-                format_args!(
-                    "line 2 says {count} faces but the data ends after {face} (found {})",
-                    self.found()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// The triple at `*pos` into `out`, `*pos` and `*numbers` (the loop's locals) moved
-    /// past it: from the triple table if it was read before, else by
-    /// [`Parser::parse_triple`]. Whether it is a plain one the fast path read (what the
-    /// vertex table keeps).
-    #[inline(always)]
-    fn triple(
-        &mut self,
-        bytes: &[u8],
-        pos: &mut usize,
-        numbers: &mut usize,
-        out: &mut [f32; 3],
-    ) -> Result<bool> {
-        let key = Seen::key(bytes, *pos);
-        if let Some(key) = &key {
-            if let Some(t) = self.seen.get(key) {
-                let (value, plain, exponents, starts) = (t.value, t.plain, t.exponents, t.starts);
-                // Its digits already count; its numbers count again.
-                *numbers = self.count_triple(plain, exponents, starts, *pos, *numbers);
-                *out = value;
-                *pos += key.len;
-                return Ok(plain);
-            }
-        }
-        self.pos = *pos;
-        self.stats.numbers = *numbers;
-        let kept = self.parse_triple(LINE3, out, key)?;
-        *pos = self.pos;
-        *numbers = self.stats.numbers;
-        Ok(kept)
     }
 
     /// What follows the last face: nothing, or one line ending, then the end of the
@@ -525,27 +407,17 @@ impl<'a> Parser<'a> {
     }
 
     /// `[a,b,c]`, into `out`, not found among those seen: a canonical one read (and
-    /// kept under `key`, the lookup's), else read by the general scan; whether it is a
-    /// plain one the fast path read. Inlined into [`Parser::faces`] (out of line, the
-    /// call and its result through memory cost more than the registers it freed).
+    /// kept under `key`, the lookup's), else read by the general scan. Inlined into
+    /// [`Parser::faces`] (out of line, the call and its result through memory cost more
+    /// than the registers it freed).
     #[inline(always)]
-    fn parse_triple(
-        &mut self,
-        context: &str,
-        out: &mut [f32; 3],
-        key: Option<Key>,
-    ) -> Result<bool> {
+    fn parse_triple(&mut self, context: &str, out: &mut [f32; 3], key: Option<Key>) -> Result<()> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        Ok(match self.seen.triple(rest) {
-            Some(t) => {
-                *out = self.take_read(t, key);
-                t.plain
-            }
-            None => {
-                *out = self.slow_triple(context)?;
-                false
-            }
-        })
+        *out = match self.seen.triple(rest) {
+            Some(t) => self.take_read(t, key),
+            None => self.slow_triple(context)?,
+        };
+        Ok(())
     }
 
     /// A canonical triple just read at the current position (not found among those
@@ -820,7 +692,6 @@ impl FileMeshV1 {
                 pos,
                 stats,
                 seen,
-                vertices: Vertices::none(),
                 origin: input.origin,
                 line,
                 line_start,
@@ -848,7 +719,6 @@ impl FileMeshV1 {
             pos: 0,
             stats,
             seen: Seen::none(),
-            vertices: Vertices::none(),
             origin: input.origin,
             line: 3,
             line_start: data_start,
@@ -1009,68 +879,6 @@ mod tests {
     /// every value as Rust parses its token, the file written back byte for byte, also
     /// for repeats near the end of the data (not looked up there) and for repeated
     /// tokens the canonical path does not take (never kept).
-    /// Vertices written again (the vertex table's hits), ones that differ from others
-    /// in a single digit, in where a triple ends, or only after the words the table
-    /// hashes, with exponents (never kept) and longer than 64 bytes (never looked up):
-    /// every value is what Rust's parser reads from its token, the text writes back
-    /// byte for byte, and reading in pieces (no vertex table) gives the same.
-    #[test]
-    fn repeated_vertices_read_as_parsed() {
-        use super::FileMeshV1;
-        use crate::filemesh::raw::Version;
-        let vertices = [
-            "[-0.935,0.935,0.5][0,0,1][0.261719,0.6875,0]",
-            "[-0.935,0.935,0.5][0,0,1][0.261719,0.6876,0]",
-            "[-0.935,0.935,0.5][0,0,1][0.261719,0.68750,0]",
-            "[-0.935,0.935,0.5][0,1,0][0.261719,0.6875,0]",
-            "[-0.935,0.935,0.5][0,0,1][0.2617,19,0.6875]",
-            "[-0.935,0.935,0.5][0,0,1][0.261719,0.6875,0.5]",
-            "[-0.935,0.935,0.4][0,0,1][0.261719,0.6875,0]",
-            "[1,1.50996e-007,0][0,0,1][0.5,0.5,0]",
-            "[-1.5e-07,2,-3e+08][0,0,1][0.5,0.5,0]",
-            "[-0.968616,0.726954,-3.25828][1,1.50996e-007,0][0.481251,0.415823,0]",
-            "[0,0,0][0,0,0][0,0,0]",
-        ];
-        // 40 faces, 120 vertices: the first seven three times over (so that the table
-        // finds enough to stay), then all in a rotating order so that each comes back
-        // at other distances.
-        let picks: Vec<&str> = (0..21)
-            .map(|i| i % 7)
-            .chain((0..99).map(|i| (i * 5 + i / 11) % vertices.len()))
-            .filter_map(|i| vertices.get(i).copied())
-            .collect();
-        let text = format!("version 1.01\n40\n{}", picks.concat());
-        super::super::vertices::FOUND.with(|f| f.set(0));
-        let mesh = FileMeshV1::read(text.as_bytes(), Version::V1_01).unwrap();
-        // 85 of the vertices are plain ones written before (the others are first ones,
-        // have exponents or take more than 64 bytes): the table finds most of them (all
-        // but those whose slot another took).
-        let found = super::super::vertices::FOUND.with(std::cell::Cell::get);
-        assert!((60..=85).contains(&found), "{found}");
-        let tokens: Vec<f32> = picks
-            .iter()
-            .flat_map(|v| v.split(['[', ']', ',']))
-            .filter(|t| !t.is_empty())
-            .map(|t| t.parse().unwrap())
-            .collect();
-        let read: Vec<f32> = mesh
-            .faces
-            .iter()
-            .flatten()
-            .flat_map(|v| [v.position, v.normal, v.uvw])
-            .flatten()
-            .collect();
-        assert_eq!(
-            read.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-            tokens.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-        );
-        assert_eq!(mesh.write(Version::V1_01).unwrap(), text.as_bytes());
-        let cursor = std::io::Cursor::new(text.as_bytes());
-        let pieces =
-            FileMeshV1::read_in_pieces(cursor, Version::V1_01, text.len() as u64, 97).unwrap();
-        assert_eq!(pieces, mesh);
-    }
-
     #[test]
     fn repeated_triples_read_as_parsed() {
         use super::FileMeshV1;
