@@ -51,8 +51,8 @@
 //! keys), `number.rs` (`%g` printing and the exact number helpers), `overrides.rs`
 //! (choosing a file's format and finding the tokens it does not reproduce) and
 //! `write.rs` (the streaming writer). Imports run one way among them: `read` uses
-//! `seen`, `scan`, `overrides` and `number`; `seen` uses `scan` and `block`; `scan`, `overrides` and
-//! `write` use `number`.
+//! `seen`, `scan`, `overrides` and `number`; `seen` uses `scan` and `block`; `scan`,
+//! `overrides` and `write` use `number`.
 
 mod block;
 mod number;

@@ -23,9 +23,8 @@ use super::scan::{
 const NEEDED: usize = 48;
 /// Slots at most: 64 KiB (a slot is 64 bytes). Repeats come soon after their first
 /// (1024 slots catch 81% of the largest real file's triples, 4096 catch 82%), and the
-/// smaller table is faster
-/// and steadier (its 14 pages stay in the TLB): that file 0.47-0.67 ms with 4096 slots
-/// in Python processes, 0.55-0.58 ms with 1024.
+/// smaller table is faster and steadier (its 14 pages stay in the TLB): that file
+/// 0.47-0.67 ms with 4096 slots in Python processes, 0.55-0.58 ms with 1024.
 const MOST_SLOTS: usize = 1024;
 /// Number slots at most: 32 KiB.
 const MOST_NUMBERS: usize = 1024;
