@@ -350,11 +350,10 @@ impl<'a> Parser<'a> {
                 let key = Seen::key(bytes, pos);
                 if let Some(key) = &key {
                     if let Some(t) = self.seen.get(key) {
-                        let (value, plain, exponents, starts) =
-                            (t.value, t.plain, t.exponents, t.starts);
+                        *out = t.value;
+                        let (plain, exponents, starts) = (t.plain, t.exponents, t.starts);
                         // Its digits already count; its numbers count again.
                         numbers = self.count_triple(plain, exponents, starts, pos, numbers);
-                        *out = value;
                         pos += key.len;
                         continue;
                     }

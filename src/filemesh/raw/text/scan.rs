@@ -9,8 +9,10 @@ use super::number::POW10_F32;
 #[derive(Clone, Copy, Default)]
 pub(super) struct Canonical {
     pub(super) value: f32,
-    pub(super) len: usize,
-    pub(super) significant: usize,
+    /// At most 16 (the separator is within the sixteen bytes looked at).
+    pub(super) len: u8,
+    /// At most 6.
+    pub(super) significant: u8,
     pub(super) exponent: u8,
 }
 
@@ -264,8 +266,9 @@ pub(super) fn canonical_number(rest: &[u8]) -> Option<Canonical> {
     }
     Some(Canonical {
         value: if negative { -value } else { value },
-        len,
-        significant,
+        // Both small (above): a number's table slot is 16 bytes.
+        len: len as u8,
+        significant: significant as u8,
         exponent,
     })
 }
@@ -300,17 +303,17 @@ pub(super) fn canonical_triple(rest: &[u8], numbers: &mut impl Numbers) -> Optio
     }
     // Each number, then its separator: `,`, `,`, `]`.
     let a = numbers.number(rest.get(1..)?)?;
-    let i1 = 1 + a.len;
+    let i1 = 1 + usize::from(a.len);
     if rest.get(i1) != Some(&b',') {
         return None;
     }
     let b = numbers.number(rest.get(i1 + 1..)?)?;
-    let i2 = i1 + 1 + b.len;
+    let i2 = i1 + 1 + usize::from(b.len);
     if rest.get(i2) != Some(&b',') {
         return None;
     }
     let c = numbers.number(rest.get(i2 + 1..)?)?;
-    let end = i2 + 1 + c.len;
+    let end = i2 + 1 + usize::from(c.len);
     if rest.get(end) != Some(&b']') {
         return None;
     }
@@ -318,7 +321,7 @@ pub(super) fn canonical_triple(rest: &[u8], numbers: &mut impl Numbers) -> Optio
     Some(CanonicalTriple {
         value: [a.value, b.value, c.value],
         len: (end + 1) as u8,
-        digits: a.significant.max(b.significant).max(c.significant) as u8,
+        digits: a.significant.max(b.significant).max(c.significant),
         exponents: [a.exponent, b.exponent, c.exponent],
         starts: [(i1 + 1) as u8, (i2 + 1) as u8],
         plain: a.exponent | b.exponent | c.exponent == 0,
@@ -411,13 +414,13 @@ mod tests {
         let std: f32 = token.parse::<f32>().expect(token);
         assert_eq!(n.value.to_bits(), std.to_bits(), "{token}");
         assert_eq!(n.value.to_bits(), general.to_bits(), "{token}");
-        assert_eq!(n.len, token.len(), "{token}");
+        assert_eq!(usize::from(n.len), token.len(), "{token}");
         assert_eq!(
             p.stats.not_canonical,
             usize::from(n.exponent == 3),
             "{token}"
         );
-        assert_eq!(n.significant, p.stats.max_digits, "{token}");
+        assert_eq!(usize::from(n.significant), p.stats.max_digits, "{token}");
         assert_eq!(usize::from(n.exponent == 2), p.stats.exp_two, "{token}");
         assert_eq!(usize::from(n.exponent == 3), p.stats.exp_three, "{token}");
         true

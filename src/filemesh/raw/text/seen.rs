@@ -36,6 +36,8 @@ pub(super) struct Key {
     /// Bytes from `[` through `]`: known from the text alone, so the parse moves on
     /// without waiting for the table.
     pub(super) len: usize,
+    /// The text's hash, for the lookup and, when it misses, for keeping the triple.
+    hash: u64,
 }
 
 /// A number read, under its text through the `,` or `]` after it (zeros after).
@@ -97,16 +99,18 @@ impl Seen {
         let head: &[u8; NEEDED] = bytes.get(pos..pos.checked_add(NEEDED)?)?.try_into().ok()?;
         let text = Block::load(head.first_chunk::<32>()?);
         let len = text.first(b']')? + 1;
+        let text = text.keep(len);
         Some(Key {
-            text: text.keep(len),
+            text,
             len,
+            hash: text.hash(),
         })
     }
 
     /// The set of `key`.
     #[inline(always)]
     fn set(&self, key: &Key) -> usize {
-        (key.text.hash() >> self.shift) as usize
+        (key.hash >> self.shift) as usize
     }
 
     /// What the triple of `key` read as, if it was read before (and kept).
