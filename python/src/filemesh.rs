@@ -4,7 +4,7 @@
 
 use meshcodec::filemesh::model::{FacsRig, Influence, MeshVertex, VertexSkin};
 use meshcodec::filemesh::{Mesh, Version};
-use numpy::ndarray::{s, Array2};
+use numpy::ndarray::{s, Array2, ShapeBuilder};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -16,6 +16,9 @@ use crate::arrays::{
 
 /// Level `lod`'s face range, or the error naming the levels there are.
 fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
+    if lod == 0 && single_level(model) {
+        return Ok(0..model.faces.len());
+    }
     let ranges = model.lod_ranges();
     match ranges.get(lod) {
         Some(&(a, b)) => Ok(a..b),
@@ -25,6 +28,13 @@ fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
             ranges.len().saturating_sub(1)
         ))),
     }
+}
+
+/// Whether the mesh has one level of detail, all of its faces, known without making
+/// the list of levels (fewer than two offsets can only mean that; more are looked at
+/// by [`Mesh::lod_ranges`]).
+fn single_level(model: &Mesh) -> bool {
+    model.lods.offsets.len() < 2 || model.lod_ranges()[..] == [(0, model.faces.len())]
 }
 
 /// Whether the version stores vertex colours (not 1.x, not 2.00's 36-byte vertices).
@@ -51,9 +61,8 @@ pub(crate) fn mesh_dict(
     let range = lod_range(&model, lod)?;
     let d = PyDict::new(py);
     // One level of every face is what `Mesh` assumes when there is no `lod_ranges`.
-    let ranges = model.lod_ranges();
-    if ranges[..] != [(0, model.faces.len())] {
-        d.set_item(intern!(py, "lod_ranges"), ranges)?;
+    if !single_level(&model) {
+        d.set_item(intern!(py, "lod_ranges"), model.lod_ranges())?;
     }
     if has_colors(&model, version) {
         d.set_item(intern!(py, "_has_colors"), true)?;
@@ -79,9 +88,10 @@ pub(crate) fn mesh_dict(
     let table: Vec<f32> = bytemuck::allocation::try_cast_vec(model.vertices)
         .map_err(|(e, _)| value_error(format!("vertex records: {e:?}")))?;
     let n = table.len() / 10;
-    let records = Array2::from_shape_vec((n, 10), table).map_err(value_error)?;
-    // The first three floats of each record, the array owning them all.
-    let positions = PyArray2::from_owned_array(py, records.slice_move(s![.., 0..3]));
+    // The first three floats of each record, the array owning them all (the records'
+    // stride: no slicing to make it).
+    let positions = Array2::from_shape_vec((n, 3).strides((10, 1)), table).map_err(value_error)?;
+    let positions = PyArray2::from_owned_array(py, positions);
     d.set_item(intern!(py, "_records"), &positions)?;
     d.set_item(intern!(py, "positions"), positions)?;
     d.set_item(intern!(py, "faces"), rows_in(py, model.faces, range)?)?;
@@ -96,10 +106,17 @@ fn rows_in<T: numpy::Element, const K: usize>(
     range: std::ops::Range<usize>,
 ) -> PyResult<Bound<'_, numpy::PyArray2<T>>> {
     let n = rows.len();
-    let all = Array2::from_shape_vec((n, K), rows.into_flattened()).map_err(value_error)?;
     if range.start > range.end || range.end > n {
         return Err(value_error(format!("rows {range:?} of {n}")));
     }
+    let flat = rows.into_flattened();
+    // Rows from the first (the first level, or the only one): their shape is enough.
+    if range.start == 0 {
+        let rows =
+            Array2::from_shape_vec((range.end, K).strides((K, 1)), flat).map_err(value_error)?;
+        return Ok(PyArray2::from_owned_array(py, rows));
+    }
+    let all = Array2::from_shape_vec((n, K), flat).map_err(value_error)?;
     Ok(PyArray2::from_owned_array(
         py,
         all.slice_move(s![range, ..]),
