@@ -110,7 +110,11 @@ fn rows_in<T: numpy::Element, const K: usize>(
         return Err(value_error(format!("rows {range:?} of {n}")));
     }
     let flat = rows.into_flattened();
-    // Rows from the first (the first level, or the only one): their shape is enough.
+    if range == (0..n) {
+        let rows = Array2::from_shape_vec((n, K), flat).map_err(value_error)?;
+        return Ok(PyArray2::from_owned_array(py, rows));
+    }
+    // Rows from the first (the first level): their shape with the rows' stride is enough.
     if range.start == 0 {
         let rows =
             Array2::from_shape_vec((range.end, K).strides((K, 1)), flat).map_err(value_error)?;

@@ -126,6 +126,11 @@ pub(super) struct Parser<'a> {
     line_start: usize,
     /// The file's length.
     file_len: usize,
+    /// The rest of `bytes` from `tail_from` on (at most [`TAIL`] bytes) followed by
+    /// zeros, copied once for the triples there ([`Parser::slow_triple`]);
+    /// `tail_from` is `usize::MAX` until then.
+    tail: [u8; 2 * TAIL],
+    tail_from: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -139,6 +144,8 @@ impl<'a> Parser<'a> {
             line: 1,
             line_start: 0,
             file_len: bytes.len(),
+            tail: [0; 2 * TAIL],
+            tail_from: usize::MAX,
         }
     }
 
@@ -444,20 +451,29 @@ impl<'a> Parser<'a> {
     /// numbers then lack the sixteen bytes after them that the fast path loads), looked
     /// up and read as the fast path does from a copy of the rest followed by zeros,
     /// which changes nothing it reads (a triple read ends at its `]`, a byte of the
-    /// text; a zero is no separator); else, or if that fails, by the general scan.
+    /// text; a zero is no separator); else, or if that fails, by the general scan. The
+    /// copy is made once, for the first such triple, and serves those after it.
     #[inline(never)]
     fn slow_triple(&mut self, context: &str) -> Result<[f32; 3]> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
         if rest.len() <= TAIL {
-            let mut padded = [0u8; 2 * TAIL];
-            if let Some(copy) = padded.get_mut(..rest.len()) {
-                copy.copy_from_slice(rest);
+            if self.tail_from > self.pos {
+                self.tail = [0; 2 * TAIL];
+                if let Some(copy) = self.tail.get_mut(..rest.len()) {
+                    copy.copy_from_slice(rest);
+                }
+                self.tail_from = self.pos;
             }
-            let key = Seen::key(&padded, 0);
+            // At most `TAIL` bytes in: `TAIL` bytes and more follow.
+            let padded = self
+                .tail
+                .get(self.pos - self.tail_from..)
+                .unwrap_or_default();
+            let key = Seen::key(padded, 0);
             if let Some(t) = key.as_ref().and_then(|k| self.seen.get(k)).copied() {
                 return Ok(self.take_seen(&t));
             }
-            if let Some(t) = self.seen.triple(&padded) {
+            if let Some(t) = self.seen.triple(padded) {
                 return Ok(self.take_read(t, key));
             }
         }
@@ -695,6 +711,8 @@ impl FileMeshV1 {
                 line,
                 line_start,
                 file_len,
+                tail: [0; 2 * TAIL],
+                tail_from: usize::MAX,
             };
             let f = faces.len();
             faces.resize(f + whole, [VertexV1::default(); 3]);
@@ -722,6 +740,8 @@ impl FileMeshV1 {
             line: 3,
             line_start: data_start,
             file_len,
+            tail: [0; 2 * TAIL],
+            tail_from: usize::MAX,
         };
         let final_newline = p.tail(count.faces, count.line_ending)?;
         let stats = p.stats;
