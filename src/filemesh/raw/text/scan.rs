@@ -159,10 +159,17 @@ fn scale(m: u32, exp: i32) -> Option<f32> {
 /// data.
 #[inline(always)]
 pub(super) fn canonical_number(rest: &[u8]) -> Option<Canonical> {
-    // Where the number ends, found first and apart from the parse below (which must
-    // end there too): the next number's start then depends on two loads and a few word
+    // Where the number ends, found first and apart from the parse (which must end
+    // there too): the next number's start then depends on two loads and a few word
     // operations, not on the whole parse, so consecutive numbers overlap.
-    let len = separator(load8(rest, 0)?, load8(rest, 8)?)?;
+    canonical_number_at(rest, separator(load8(rest, 0)?, load8(rest, 8)?)?)
+}
+
+/// [`canonical_number`] when the caller has found where the number ends: `len` is the
+/// place of the first `,` or `]` (or byte from 0x80 up, as [`separator_marks`] marks
+/// them) in the first sixteen bytes of `rest`.
+#[inline(always)]
+pub(super) fn canonical_number_at(rest: &[u8], len: usize) -> Option<Canonical> {
     let negative = *rest.first()? == b'-';
     let start = usize::from(negative);
     let word = load8(rest, start)?;

@@ -15,7 +15,8 @@
 
 use super::block::Block;
 use super::scan::{
-    canonical_number, canonical_triple, separator_marks, Canonical, CanonicalTriple, Numbers,
+    canonical_number, canonical_number_at, canonical_triple, separator_marks, Canonical,
+    CanonicalTriple, Numbers,
 };
 
 /// The bytes a lookup needs from the triple's `[` on: the key's 32 and sixteen after
@@ -163,7 +164,13 @@ impl Numbers for Seen {
         let word = u64::from_le_bytes(*head.first_chunk::<8>()?);
         let marks = separator_marks(word);
         if marks == 0 {
-            return canonical_number(rest);
+            // Longer than a key: read, its end found in the second word (the first has
+            // none), as `canonical_number` would find it.
+            let marks = separator_marks(u64::from_le_bytes(*head.last_chunk::<8>()?));
+            if marks == 0 {
+                return None;
+            }
+            return canonical_number_at(rest, 8 + (marks.trailing_zeros() / 8) as usize);
         }
         // Bytes 0 through the separator's (its top bit is bit 8 × place + 7).
         let key = word & (u64::MAX >> (63 - marks.trailing_zeros()));
@@ -173,7 +180,7 @@ impl Numbers for Seen {
                 return Some(slot.number);
             }
         }
-        let number = canonical_number(rest)?;
+        let number = canonical_number_at(rest, (marks.trailing_zeros() / 8) as usize)?;
         if let Some(slot) = self.numbers.get_mut(i) {
             *slot = NumberSlot { key, number };
         }
