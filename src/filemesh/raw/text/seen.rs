@@ -4,7 +4,7 @@
 //! most, in sets of two, finds 74–82%). A triple of at most 32 bytes is looked up by its
 //! text, compared whole (32 bytes as two vectors: [`Block`]), before it is parsed; a
 //! hit gives what parsing it again would give. The triples not found repeat numbers:
-//! those of at most seven bytes are looked up by their text too (a table of a quarter
+//! those of at most fifteen bytes are looked up by their text too (a table of a quarter
 //! as many slots as triples).
 //!
 //! Exact by construction: the key is the triple's bytes from `[` to the first `]`, every
@@ -27,7 +27,7 @@ const NEEDED: usize = 48;
 /// smaller table is faster and steadier (its 14 pages stay in the TLB): that file
 /// 0.47-0.67 ms with 4096 slots in Python processes, 0.55-0.58 ms with 1024.
 const MOST_SLOTS: usize = 1024;
-/// Number slots at most: 32 KiB.
+/// Number slots at most: 24 KiB.
 const MOST_NUMBERS: usize = 1024;
 
 /// A triple's text from its `[` through its first `]`, zeros after, and its length.
@@ -41,10 +41,12 @@ pub(super) struct Key {
     hash: u64,
 }
 
-/// A number read, under its text through the `,` or `]` after it (zeros after).
+/// A number read, under its text through the `,` or `]` after it (zeros after; at most
+/// sixteen bytes: a third of a real 1.01 file's numbers, most of a 1.00 file's, have
+/// more than eight).
 #[derive(Clone, Copy, Default)]
 struct NumberSlot {
-    key: u64,
+    key: [u64; 2],
     number: Canonical,
 }
 
@@ -149,7 +151,7 @@ impl Seen {
 
 impl Numbers for Seen {
     /// [`canonical_number`] at the start of `rest`: from the table when its text through
-    /// the separator (at most eight bytes) was read before, else read and kept.
+    /// the separator (at most sixteen bytes) was read before, else read and kept.
     ///
     /// Exact by construction as the triples are: the key is every byte through the first
     /// `,` or `]` (so two keys are equal only for the same bytes: the separator is the
@@ -161,26 +163,31 @@ impl Numbers for Seen {
         let Some(head) = rest.first_chunk::<16>() else {
             return canonical_number(rest);
         };
-        let word = u64::from_le_bytes(*head.first_chunk::<8>()?);
-        let marks = separator_marks(word);
-        if marks == 0 {
-            // Longer than a key: read, its end found in the second word (the first has
-            // none), as `canonical_number` would find it.
-            let marks = separator_marks(u64::from_le_bytes(*head.last_chunk::<8>()?));
+        let low = u64::from_le_bytes(*head.first_chunk::<8>()?);
+        let marks = separator_marks(low);
+        // The key: bytes 0 through the separator's (its top bit is bit 8 × place + 7 of
+        // its word), zeros after; the separator is in the first word or the second.
+        let (key, len) = if marks != 0 {
+            let key = [low & (u64::MAX >> (63 - marks.trailing_zeros())), 0];
+            (key, (marks.trailing_zeros() / 8) as usize)
+        } else {
+            let high = u64::from_le_bytes(*head.last_chunk::<8>()?);
+            let marks = separator_marks(high);
             if marks == 0 {
                 return None;
             }
-            return canonical_number_at(rest, 8 + (marks.trailing_zeros() / 8) as usize);
-        }
-        // Bytes 0 through the separator's (its top bit is bit 8 × place + 7).
-        let key = word & (u64::MAX >> (63 - marks.trailing_zeros()));
-        let i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.number_shift) as usize;
+            let key = [low, high & (u64::MAX >> (63 - marks.trailing_zeros()))];
+            (key, 8 + (marks.trailing_zeros() / 8) as usize)
+        };
+        let [a, b] = key;
+        let i = ((a ^ b.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.number_shift)
+            as usize;
         if let Some(slot) = self.numbers.get(i) {
             if slot.key == key {
                 return Some(slot.number);
             }
         }
-        let number = canonical_number_at(rest, (marks.trailing_zeros() / 8) as usize)?;
+        let number = canonical_number_at(rest, len)?;
         if let Some(slot) = self.numbers.get_mut(i) {
             *slot = NumberSlot { key, number };
         }
