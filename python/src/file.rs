@@ -21,7 +21,8 @@ use crate::{csg, filemesh, format_error, interchange_extension, refuse_lost, rep
 /// Pickles as its bytes.
 #[pyclass(module = "meshcodec", name = "File", frozen)]
 pub(crate) struct File {
-    pub(crate) file: AnyFile,
+    /// Boxed: the pyclass and the results that carry it move a pointer, not the file.
+    pub(crate) file: Box<AnyFile>,
     pub(crate) limits: Limits,
     /// What the conversion that made this file lost (empty for an opened file).
     pub(crate) losses: Vec<Loss>,
@@ -40,7 +41,7 @@ impl File {
     /// A file just opened or made from `size` bytes: no losses.
     pub(crate) fn opened(file: AnyFile, limits: Limits, size: usize) -> File {
         File {
-            file,
+            file: Box::new(file),
             limits,
             losses: Vec::new(),
             size,
@@ -146,7 +147,7 @@ impl File {
         );
         refuse_lost(py, &losses, allow_lossy, &what)?;
         Ok(File {
-            file,
+            file: Box::new(file),
             limits,
             losses,
             size,
@@ -175,7 +176,7 @@ impl File {
         py: Python<'py>,
         weights: std::collections::HashMap<String, f32>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let AnyFile::FileMesh(f) = &self.file else {
+        let AnyFile::FileMesh(f) = &*self.file else {
             return Err(value_error(format!(
                 "FACS: {} files have none (FileMesh 5.00 and later do)",
                 self.file.format().name()
@@ -200,21 +201,21 @@ impl File {
     fn with_mesh(&self, py: Python<'_>, mesh: &Bound<'_, PyAny>) -> PyResult<File> {
         let lod: usize = mesh.getattr(pyo3::intern!(py, "lod"))?.extract()?;
         let arrays = crate::mesh::contiguous_arrays(py, mesh)?;
-        if lod != 0 && !matches!(self.file, AnyFile::FileMesh(_)) {
+        if lod != 0 && !matches!(*self.file, AnyFile::FileMesh(_)) {
             return Err(value_error(format!(
                 "level of detail: with_mesh edits LOD 0 of {} files (LOD {lod} given)",
                 self.file.format().name()
             )));
         }
-        let f = match &self.file {
+        let f = match &*self.file {
             AnyFile::FileMesh(f) => f,
             AnyFile::Csgphs(f) => {
                 let file = csg::csgphs_with(f, &arrays, &self.limits)?;
-                return Ok(self.made(file.map_or_else(|| self.file.clone(), AnyFile::Csgphs)));
+                return Ok(self.made(file.map_or_else(|| (*self.file).clone(), AnyFile::Csgphs)));
             }
             AnyFile::Csgmdl(f) => {
                 let file = csg::csgmdl_with(f, &arrays)?;
-                return Ok(self.made(file.map_or_else(|| self.file.clone(), AnyFile::Csgmdl)));
+                return Ok(self.made(file.map_or_else(|| (*self.file).clone(), AnyFile::Csgmdl)));
             }
             other => {
                 return Err(value_error(format!(
@@ -231,7 +232,7 @@ impl File {
         filemesh::apply(&mut model, &arrays, lod)?;
         if model == before {
             // Nothing edited: the file as it is (a text file's numbers as printed).
-            return Ok(self.made(self.file.clone()));
+            return Ok(self.made((*self.file).clone()));
         }
         let version = f.version;
         let file = py
@@ -264,6 +265,7 @@ impl File {
             || -> Result<Vec<Loss>, Result<meshcodec::Error, std::io::Error>> {
                 let (scene, mut losses) = self
                     .file
+                    .as_ref()
                     .clone()
                     .into_scene_and_losses(&options, &self.limits)
                     .map_err(Ok)?;

@@ -250,7 +250,7 @@ fn from_scene(
         &format!("writing {from} as {target}"),
     )?;
     Ok(File {
-        file,
+        file: Box::new(file),
         limits,
         losses,
         size,
