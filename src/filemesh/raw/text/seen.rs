@@ -166,22 +166,22 @@ impl Numbers for Seen {
         let low = u64::from_le_bytes(*head.first_chunk::<8>()?);
         let marks = separator_marks(low);
         // The key: bytes 0 through the separator's (its top bit is bit 8 × place + 7 of
-        // its word), zeros after; the separator is in the first word or the second.
-        let (key, len) = if marks != 0 {
-            let key = [low & (u64::MAX >> (63 - marks.trailing_zeros())), 0];
-            (key, (marks.trailing_zeros() / 8) as usize)
+        // its word), zeros after; the separator is in the first word or the second. A
+        // key of one word is hashed by itself (the second word's share is 0).
+        let (key, len, hash) = if marks != 0 {
+            let a = low & (u64::MAX >> (63 - marks.trailing_zeros()));
+            ([a, 0], (marks.trailing_zeros() / 8) as usize, a)
         } else {
             let high = u64::from_le_bytes(*head.last_chunk::<8>()?);
             let marks = separator_marks(high);
             if marks == 0 {
                 return None;
             }
-            let key = [low, high & (u64::MAX >> (63 - marks.trailing_zeros()))];
-            (key, 8 + (marks.trailing_zeros() / 8) as usize)
+            let b = high & (u64::MAX >> (63 - marks.trailing_zeros()));
+            let len = 8 + (marks.trailing_zeros() / 8) as usize;
+            ([low, b], len, low ^ b.rotate_left(29))
         };
-        let [a, b] = key;
-        let i = ((a ^ b.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.number_shift)
-            as usize;
+        let i = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.number_shift) as usize;
         if let Some(slot) = self.numbers.get(i) {
             if slot.key == key {
                 return Some(slot.number);
