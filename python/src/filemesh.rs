@@ -14,12 +14,26 @@ use crate::arrays::{
     geometry, owned, per_vertex, rows_of, set_vertices, value_error, VertexFields,
 };
 
-/// Level `lod`'s face range, or the error naming the levels there are.
-fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
-    if lod == 0 && single_level(model) {
-        return Ok(0..model.faces.len());
+/// The mesh's levels of detail (each a range of faces), `None` for one level of every
+/// face, which fewer than two LOD offsets can only mean: then no list is made (a call
+/// of `File.mesh()` on a small file made it three times).
+fn levels(model: &Mesh) -> Option<Vec<(usize, usize)>> {
+    if model.lods.offsets.len() < 2 {
+        return None;
     }
     let ranges = model.lod_ranges();
+    (ranges[..] != [(0, model.faces.len())]).then_some(ranges)
+}
+
+/// Level `lod`'s face range among `levels` (as [`levels`] gives them), or the error
+/// naming the levels there are.
+fn lod_range(
+    model: &Mesh,
+    levels: Option<&[(usize, usize)]>,
+    lod: usize,
+) -> PyResult<std::ops::Range<usize>> {
+    let whole = [(0, model.faces.len())];
+    let ranges = levels.unwrap_or(&whole);
     match ranges.get(lod) {
         Some(&(a, b)) => Ok(a..b),
         None => Err(value_error(format!(
@@ -28,13 +42,6 @@ fn lod_range(model: &Mesh, lod: usize) -> PyResult<std::ops::Range<usize>> {
             ranges.len().saturating_sub(1)
         ))),
     }
-}
-
-/// Whether the mesh has one level of detail, all of its faces, known without making
-/// the list of levels (fewer than two offsets can only mean that; more are looked at
-/// by [`Mesh::lod_ranges`]).
-fn single_level(model: &Mesh) -> bool {
-    model.lods.offsets.len() < 2 || model.lod_ranges()[..] == [(0, model.faces.len())]
 }
 
 /// Whether the version stores vertex colours (not 1.x, not 2.00's 36-byte vertices).
@@ -58,11 +65,12 @@ pub(crate) fn mesh_dict(
     version: Version,
     lod: usize,
 ) -> PyResult<Bound<'_, PyDict>> {
-    let range = lod_range(&model, lod)?;
+    let levels = levels(&model);
+    let range = lod_range(&model, levels.as_deref(), lod)?;
     let d = PyDict::new(py);
     // One level of every face is what `Mesh` assumes when there is no `lod_ranges`.
-    if !single_level(&model) {
-        d.set_item(intern!(py, "lod_ranges"), model.lod_ranges())?;
+    if let Some(levels) = levels {
+        d.set_item(intern!(py, "lod_ranges"), levels)?;
     }
     if has_colors(&model, version) {
         d.set_item(intern!(py, "_has_colors"), true)?;
@@ -193,7 +201,7 @@ pub(crate) fn facs_positions<'py>(
 
 /// Puts `arrays` (a `Mesh`'s, edited) into the model as level `lod`.
 pub(crate) fn apply(model: &mut Mesh, arrays: &Bound<'_, PyDict>, lod: usize) -> PyResult<()> {
-    let range = lod_range(model, lod)?;
+    let range = lod_range(model, levels(model).as_deref(), lod)?;
     let (positions, faces) = geometry(arrays)?;
     let n = positions.len();
     let joints = rows_of::<u16, 4>(arrays, "joints")?;

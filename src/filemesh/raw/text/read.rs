@@ -126,11 +126,24 @@ pub(super) struct Parser<'a> {
     line_start: usize,
     /// The file's length.
     file_len: usize,
-    /// The rest of `bytes` from `tail_from` on (at most [`TAIL`] bytes) followed by
-    /// zeros, copied once for the triples there ([`Parser::slow_triple`]);
-    /// `tail_from` is `usize::MAX` until then.
-    tail: [u8; 2 * TAIL],
-    tail_from: usize,
+    /// The text's last bytes, copied once for the triples there.
+    tail: Tail,
+}
+
+/// The rest of a parser's bytes from `from` on (at most [`TAIL`] bytes) followed by
+/// zeros, copied once for the triples there ([`Parser::slow_triple`]).
+struct Tail {
+    bytes: [u8; 2 * TAIL],
+    /// `usize::MAX` until the copy is made.
+    from: usize,
+}
+
+impl Tail {
+    /// No copy yet.
+    const NONE: Tail = Tail {
+        bytes: [0; 2 * TAIL],
+        from: usize::MAX,
+    };
 }
 
 impl<'a> Parser<'a> {
@@ -144,8 +157,7 @@ impl<'a> Parser<'a> {
             line: 1,
             line_start: 0,
             file_len: bytes.len(),
-            tail: [0; 2 * TAIL],
-            tail_from: usize::MAX,
+            tail: Tail::NONE,
         }
     }
 
@@ -457,17 +469,18 @@ impl<'a> Parser<'a> {
     fn slow_triple(&mut self, context: &str) -> Result<[f32; 3]> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
         if rest.len() <= TAIL {
-            if self.tail_from > self.pos {
-                self.tail = [0; 2 * TAIL];
-                if let Some(copy) = self.tail.get_mut(..rest.len()) {
+            if self.tail.from > self.pos {
+                self.tail = Tail::NONE;
+                if let Some(copy) = self.tail.bytes.get_mut(..rest.len()) {
                     copy.copy_from_slice(rest);
                 }
-                self.tail_from = self.pos;
+                self.tail.from = self.pos;
             }
             // At most `TAIL` bytes in: `TAIL` bytes and more follow.
             let padded = self
                 .tail
-                .get(self.pos - self.tail_from..)
+                .bytes
+                .get(self.pos - self.tail.from..)
                 .unwrap_or_default();
             let key = Seen::key(padded, 0);
             if let Some(t) = key.as_ref().and_then(|k| self.seen.get(k)).copied() {
@@ -711,8 +724,7 @@ impl FileMeshV1 {
                 line,
                 line_start,
                 file_len,
-                tail: [0; 2 * TAIL],
-                tail_from: usize::MAX,
+                tail: Tail::NONE,
             };
             let f = faces.len();
             faces.resize(f + whole, [VertexV1::default(); 3]);
@@ -740,8 +752,7 @@ impl FileMeshV1 {
             line: 3,
             line_start: data_start,
             file_len,
-            tail: [0; 2 * TAIL],
-            tail_from: usize::MAX,
+            tail: Tail::NONE,
         };
         let final_newline = p.tail(count.faces, count.line_ending)?;
         let stats = p.stats;
