@@ -173,15 +173,16 @@ def edited_in_place(objects: Sequence[Any], target: str, allow_lossy: bool) -> O
         new = np.abs(edited - stored[used]).max(axis=1) > 1e-6
         stored[used[new]] = edited[new]
         m.uvs = stored
-    g = f.with_mesh(m)
+    g = f.with_mesh(m, allow_lossy=allow_lossy)
     if version != f.version:
         g = g.convert(version, allow_lossy=allow_lossy)
     return g, ([keys] if keys else []) + list(g.losses)
 
 
-def hulls_in_place(objects: Sequence[Any], target: str) -> Optional[Any]:
+def hulls_in_place(objects: Sequence[Any], target: str, allow_lossy: bool = False) -> Optional[Any]:
     """The source CSGPHS file with its hulls' vertices as their wire copies now stand
-    (``File.with_mesh``); None unless ``target`` is the file's own version and every
+    (``File.with_mesh``, which raises LossyConversion for what the version cannot hold
+    unless ``allow_lossy``); None unless ``target`` is the file's own version and every
     hull copy of one object imported from a CSGPHS file still as it was keeps its
     vertices and faces as imported (only moved). Everything else of the file (its
     preambles, physics data, layout) is carried over; vertices that did not move keep
@@ -217,7 +218,7 @@ def hulls_in_place(objects: Sequence[Any], target: str) -> Optional[Any]:
         positions[v0 : v0 + nv][moved] = from_blender(co[moved])
         v0, f0 = v0 + nv, f0 + nf
     m.positions = positions
-    return f.with_mesh(m)
+    return f.with_mesh(m, allow_lossy=allow_lossy)
 
 
 def facs_not_carried(objects: Sequence[Any]) -> List[str]:
@@ -254,7 +255,7 @@ def export_file(context: Any, path: str, objects: Sequence[Any], to: str = "SOUR
         if open(path, "rb").read() != original:
             raise ReadBackError(f"{path}: the bytes read back are not the file's")
         return []
-    hulls = hulls_in_place(objects, target)
+    hulls = hulls_in_place(objects, target, allow_lossy)
     if hulls is not None:
         hulls.save(path)
         if open(path, "rb").read() != hulls.to_bytes():

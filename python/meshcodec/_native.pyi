@@ -55,10 +55,16 @@ class File:
         """Every vertex's position, (N, 3) float32, with the FACS controls ``weights``
         (control name to weight, 0 to 1) posed; FileMesh with FACS data only
         (``ValueError`` otherwise, or for a name that is no control)."""
-    def with_mesh(self, mesh: Mesh) -> "File":
+    def with_mesh(self, mesh: Mesh, *, allow_lossy: bool = False) -> "File":
         """This file with ``mesh``'s arrays, edited, in place of its level of detail: what
         the edit did not touch is kept, and the version stays. FileMesh, CSGPHS and union
-        graphics; ``ValueError`` for other formats."""
+        graphics; ``ValueError`` for other formats and for attributes the format has no
+        place for.
+
+        Raises :class:`LossyConversion` when the version cannot hold the edit as given (a
+        text version's numbers rounded to its digits, shared vertices laid out per face
+        corner, a union's normals quantized …), unless ``allow_lossy``; the result's
+        :attr:`losses` says what went."""
     def export(
         self, path: Union[str, "os.PathLike[str]"], *, lod: int = 0, all_lods: bool = False
     ) -> List[str]:

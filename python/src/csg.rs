@@ -10,6 +10,7 @@
 use meshcodec::csg::mdl::model::UnionVertex;
 use meshcodec::csg::mdl::{CsgMdl, UnionMesh};
 use meshcodec::csg::phs::{CsgMesh, Csgphs};
+use meshcodec::loss::Loss;
 use meshcodec::Limits;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
@@ -17,15 +18,35 @@ use pyo3::types::PyDict;
 
 use crate::arrays::{geometry, set_vertices, table, value_error, VertexFields};
 
-/// This CSGPHS with the edited hulls, or `None` when nothing changed.
+/// A `ValueError` for each of `names` that `arrays` holds (not `None`): attributes
+/// `format` has no place for (its `Mesh` never has them), which an edit would drop.
+fn none_of(arrays: &Bound<'_, PyDict>, names: &[&str], format: &str) -> PyResult<()> {
+    for name in names {
+        if arrays.get_item(name)?.is_some_and(|a| !a.is_none()) {
+            return Err(value_error(format!(
+                "{name}: {format} has no place for them (set it to None)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// This CSGPHS with the edited hulls and what writing it loses, or `None` when nothing
+/// changed.
 ///
 /// Each hull keeps its vertex count (the arrays hold hull after hull), unless there is
-/// one hull; every face stays within one hull's vertices.
+/// one hull; every face stays within one hull's vertices. Positions and faces only: a
+/// `ValueError` for any other attribute given.
 pub(crate) fn csgphs_with(
     file: &Csgphs,
     arrays: &Bound<'_, PyDict>,
     limits: &Limits,
-) -> PyResult<Option<Csgphs>> {
+) -> PyResult<Option<(Csgphs, Vec<Loss>)>> {
+    none_of(
+        arrays,
+        &["normals", "uvs", "colors", "joints", "weights"],
+        "CSGPHS (positions and faces)",
+    )?;
     let mut model = CsgMesh::from_csgphs(file, limits).map_err(value_error)?;
     let (positions, faces) = geometry(arrays)?;
     let counts: Vec<usize> = model.hulls.iter().map(|h| h.positions.len()).collect();
@@ -85,12 +106,25 @@ pub(crate) fn csgphs_with(
     if model == before {
         return Ok(None);
     }
-    model.to_csgphs(file.version).map(Some).map_err(value_error)
+    let losses = model.losses(file.version);
+    let edited = model.to_csgphs(file.version).map_err(value_error)?;
+    Ok(Some((edited, losses)))
 }
 
-/// This union with the edited vertices and first-level faces, or `None` when nothing
-/// changed. New vertices take the attributes of none (zero normal, white, NormalId 0).
-pub(crate) fn csgmdl_with(file: &CsgMdl, arrays: &Bound<'_, PyDict>) -> PyResult<Option<CsgMdl>> {
+/// This union with the edited vertices and first-level faces and what writing it loses
+/// (normals quantized, …: written, read back and compared), or `None` when nothing
+/// changed. New vertices take the attributes of none (zero normal, white, NormalId 0);
+/// a `ValueError` for joints or weights.
+pub(crate) fn csgmdl_with(
+    file: &CsgMdl,
+    arrays: &Bound<'_, PyDict>,
+    limits: &Limits,
+) -> PyResult<Option<(CsgMdl, Vec<Loss>)>> {
+    none_of(
+        arrays,
+        &["joints", "weights"],
+        "union graphics (no skinning)",
+    )?;
     let mut model = UnionMesh::from_blob(file).map_err(value_error)?;
     let (positions, faces) = geometry(arrays)?;
     let before = model.clone();
@@ -111,10 +145,9 @@ pub(crate) fn csgmdl_with(file: &CsgMdl, arrays: &Bound<'_, PyDict>) -> PyResult
     if model == before {
         return Ok(None);
     }
-    model
-        .to_blob(file.header.version)
-        .map(Some)
-        .map_err(value_error)
+    let (bytes, losses) = model.convert(file.header.version).map_err(value_error)?;
+    let edited = CsgMdl::read_with_limits(&bytes, limits).map_err(value_error)?;
+    Ok(Some((edited, losses)))
 }
 
 /// A union's arrays as `Mesh` wants them, from its model: the vertices as stored and the

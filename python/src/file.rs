@@ -52,6 +52,41 @@ impl File {
     fn made(&self, file: AnyFile) -> File {
         File::opened(file, self.limits, self.size)
     }
+
+    /// A file made from this one by an edit that wrote it again: what that lost, refused
+    /// unless `allow_lossy` (as :meth:`convert` refuses). Its bytes read again, as
+    /// `convert` gives its result: the file holds what they say (a text version's
+    /// numbers as printed, not the values given).
+    fn edited(
+        &self,
+        py: Python<'_>,
+        file: AnyFile,
+        losses: Vec<Loss>,
+        allow_lossy: bool,
+    ) -> PyResult<File> {
+        let what = format!(
+            "writing the edited mesh as {} {}",
+            self.file.format().name(),
+            self.file.version_name()
+        );
+        refuse_lost(py, &losses, allow_lossy, &what)?;
+        let limits = self.limits;
+        let (file, size) = py
+            .detach(|| {
+                let bytes = file.write()?;
+                Ok::<_, meshcodec::Error>((
+                    meshcodec::open_with_limits(&bytes, &limits)?,
+                    bytes.len(),
+                ))
+            })
+            .map_err(|e| format_error(py, &e))?;
+        Ok(File {
+            file: Box::new(file),
+            limits,
+            losses,
+            size,
+        })
+    }
 }
 
 #[pymethods]
@@ -196,9 +231,23 @@ impl File {
     /// mesh with new vertices needs ``joints`` and ``weights`` for them). FileMesh,
     /// CSGPHS (the rows are hull after hull: each hull keeps its vertex count unless
     /// there is one, and a face stays within its hull) and union graphics (CSGMDL);
-    /// ``ValueError`` for other formats (build one with :func:`from_arrays`, or convert).
-    /// Unedited, the bytes are the file's.
-    fn with_mesh(&self, py: Python<'_>, mesh: &Bound<'_, PyAny>) -> PyResult<File> {
+    /// ``ValueError`` for other formats (build one with :func:`from_arrays`, or convert),
+    /// and for attributes the format has no place for (CSGPHS: anything but positions
+    /// and faces; union graphics: joints and weights). Unedited, the bytes are the
+    /// file's.
+    ///
+    /// The edited file is written and read back: what it cannot hold as given (a text
+    /// version's numbers rounded to its significant digits, shared vertices laid out per
+    /// face corner, colours in a version without them, a union's normals quantized …)
+    /// raises :class:`LossyConversion`, unless ``allow_lossy``; the result's
+    /// :attr:`losses` says what went.
+    #[pyo3(signature = (mesh, *, allow_lossy=false))]
+    fn with_mesh(
+        &self,
+        py: Python<'_>,
+        mesh: &Bound<'_, PyAny>,
+        allow_lossy: bool,
+    ) -> PyResult<File> {
         let lod: usize = mesh.getattr(pyo3::intern!(py, "lod"))?.extract()?;
         let arrays = crate::mesh::contiguous_arrays(py, mesh)?;
         if lod != 0 && !matches!(*self.file, AnyFile::FileMesh(_)) {
@@ -210,12 +259,20 @@ impl File {
         let f = match &*self.file {
             AnyFile::FileMesh(f) => f,
             AnyFile::Csgphs(f) => {
-                let file = csg::csgphs_with(f, &arrays, &self.limits)?;
-                return Ok(self.made(file.map_or_else(|| (*self.file).clone(), AnyFile::Csgphs)));
+                return match csg::csgphs_with(f, &arrays, &self.limits)? {
+                    Some((file, losses)) => {
+                        self.edited(py, AnyFile::Csgphs(file), losses, allow_lossy)
+                    }
+                    None => Ok(self.made((*self.file).clone())),
+                };
             }
             AnyFile::Csgmdl(f) => {
-                let file = csg::csgmdl_with(f, &arrays)?;
-                return Ok(self.made(file.map_or_else(|| (*self.file).clone(), AnyFile::Csgmdl)));
+                return match csg::csgmdl_with(f, &arrays, &self.limits)? {
+                    Some((file, losses)) => {
+                        self.edited(py, AnyFile::Csgmdl(file), losses, allow_lossy)
+                    }
+                    None => Ok(self.made((*self.file).clone())),
+                };
             }
             other => {
                 return Err(value_error(format!(
@@ -235,10 +292,15 @@ impl File {
             return Ok(self.made((*self.file).clone()));
         }
         let version = f.version;
-        let file = py
-            .detach(|| model.to_file(version))
+        let written = py
+            .detach(|| model.convert(version))
             .map_err(|e| format_error(py, &e))?;
-        Ok(self.made(AnyFile::FileMesh(file)))
+        self.edited(
+            py,
+            AnyFile::FileMesh(written.file),
+            written.losses,
+            allow_lossy,
+        )
     }
 
     /// Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as

@@ -111,13 +111,26 @@ def test_trimesh_loads_every_format_through_the_package() -> None:
 
 def unedited_then_doubled(path):
     """The file at ``path``, its mesh with the positions doubled, and the file with that
-    mesh; an unedited ``with_mesh`` must give the file's own bytes."""
+    mesh; an unedited ``with_mesh`` must give the file's own bytes. A binary version
+    holds doubled numbers exactly: no losses; a text version may not (more than six
+    significant digits): refused, then written with ``allow_lossy`` and the rounding
+    named."""
     data = path.read_bytes()
     f = meshcodec.open(data)
     m = f.mesh()
-    assert f.with_mesh(m).to_bytes() == data, "unedited: the same bytes"
+    unedited = f.with_mesh(m)
+    assert unedited.to_bytes() == data and unedited.losses == [], "unedited: the same bytes"
     m.positions = m.positions * 2
-    return f, m, f.with_mesh(m)
+    try:
+        edited = f.with_mesh(m)
+    except meshcodec.LossyConversion as e:
+        assert f.format == "filemesh" and f.version < "2.00", (path.name, e.losses)
+        edited = f.with_mesh(m, allow_lossy=True)
+        assert edited.losses == e.losses
+        assert all("rounded to the text's significant digits" in line for line in e.losses), e.losses
+        return f, m, edited
+    assert edited.losses == [], (path.name, edited.losses)
+    return f, m, edited
 
 
 def filemeshes_everywhere():
@@ -177,6 +190,51 @@ def test_with_mesh_new_counts() -> None:
     with pytest.raises(ValueError, match="FileMesh, CSGPHS and union graphics"):
         u = meshcodec.open(FIXTURES / "unigine" / "ms12-morph.mesh")
         u.with_mesh(u.mesh())
+
+
+def test_with_mesh_says_what_the_version_cannot_hold() -> None:
+    """An edit written back in a version that cannot hold it as given is refused, names
+    what it would lose, and with ``allow_lossy`` is written with that list; an attribute
+    the format has no place for is a ValueError, never dropped in silence."""
+    text = meshcodec.open(FIXTURES / "text" / "v1.01.mesh")
+    m = text.mesh()
+    m.positions = m.positions * np.float32(1.2345678)
+    with pytest.raises(meshcodec.LossyConversion, match="significant digits") as e:
+        text.with_mesh(m)
+    assert e.value.report and e.value.report[0]["kind"] == "text_precision", e.value.report
+    g = text.with_mesh(m, allow_lossy=True)
+    assert g.losses == e.value.losses
+    np.testing.assert_allclose(g.mesh().positions, m.positions, rtol=1e-5)
+    assert not np.array_equal(g.mesh().positions, m.positions), "rounded, as reported"
+    # Colours in a text version (it has none): refused.
+    m = text.mesh()
+    m.colors = np.full((len(m.positions), 4), 7, np.uint8)
+    with pytest.raises(meshcodec.LossyConversion, match="colo"):
+        text.with_mesh(m)
+    # Shared vertices are laid out one per face corner: listed, needs no permission.
+    m = text.mesh()
+    m.faces = np.zeros_like(m.faces)
+    m.faces[:, 1], m.faces[:, 2] = 1, 2
+    g = text.with_mesh(m)
+    assert any(r["level"] == "re-laid" for r in g.loss_report), g.loss_report
+    assert len(g.mesh().positions) == 3 * len(m.faces)
+    # A union of version 5 keeps normals in 16 bits: one between two steps is refused.
+    u = meshcodec.open(FIXTURES / "csgmdl" / "csgmdl5-quad-lod.bin")
+    m = u.mesh()
+    m.normals = np.tile(np.array([[0.123456789, 0.5, 0.857]], np.float32), (len(m.positions), 1))
+    with pytest.raises(meshcodec.LossyConversion, match="quantized"):
+        u.with_mesh(m)
+    assert u.with_mesh(m, allow_lossy=True).losses
+    m = u.mesh()
+    m.joints = np.zeros((len(m.positions), 4), np.uint16)
+    with pytest.raises(ValueError, match="joints: union graphics"):
+        u.with_mesh(m)
+    # CSGPHS holds positions and faces only.
+    h = meshcodec.open(FIXTURES / "csgphs" / "csgphs7.bin")
+    m = h.mesh()
+    m.normals = np.zeros((len(m.positions), 3), np.float32)
+    with pytest.raises(ValueError, match="normals: CSGPHS"):
+        h.with_mesh(m)
 
 
 def unions_everywhere():
