@@ -28,12 +28,13 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Something a target version cannot hold, or holds laid out anew.
 ///
 /// `Display` gives the line the CLI prints (`38 bones (2.00 has no skeleton)`); the JSON
-/// form ([`Serialize`]) is `{"kind", "level", "count", "text"}`.
+/// form ([`Serialize`], read back by [`Deserialize`]: a report kept or shipped as JSON
+/// is the same report) is `{"kind", "level", "count", "text"}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loss {
     /// What is lost.
@@ -48,7 +49,7 @@ pub struct Loss {
 }
 
 /// How much a [`Loss`] matters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
     /// Data the target cannot hold: refused without `--allow-lossy` (`allow_lossy`).
@@ -157,7 +158,7 @@ impl Serialize for Loss {
 }
 
 /// The kinds of [`Loss`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LossKind {
@@ -227,6 +228,27 @@ pub enum LossKind {
     CsgEncoding,
 }
 
+impl<'de> Deserialize<'de> for Loss {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Loss, D::Error> {
+        /// The JSON form, as [`Loss`]'s `Serialize` writes it.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Json {
+            kind: LossKind,
+            level: Level,
+            count: Option<u64>,
+            text: String,
+        }
+        let j = Json::deserialize(d)?;
+        Ok(Loss {
+            kind: j.kind,
+            level: j.level,
+            count: j.count,
+            detail: j.text,
+        })
+    }
+}
+
 impl fmt::Display for Loss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.detail)
@@ -246,6 +268,37 @@ impl LossKind {
             | LossKind::CsgHullLayout
             | LossKind::CsgEncoding => Level::Relaid,
             _ => Level::Lost,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report written as JSON reads back as the same report, every field; a kind or
+    /// level that is none, or a field missing, is an error.
+    #[test]
+    fn a_report_reads_back_from_its_json() {
+        let report = vec![
+            Loss::counted(LossKind::Skeleton, 38, "38 bones (2.00 has no skeleton)"),
+            Loss::new(LossKind::Layout, "COREMESH v2 becomes v1"),
+            Loss::new(LossKind::TextPrecision, "7 numbers rounded").at(Level::Relaid),
+            Loss::counted(LossKind::CsgEncoding, 3u64, "3 bytes after \"BLOCK\""),
+        ];
+        let json = serde_json::to_string(&report).unwrap();
+        let back: Vec<Loss> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, report);
+        assert!(
+            json.contains("\"kind\":\"text_precision\",\"level\":\"re-laid\""),
+            "{json}"
+        );
+        for bad in [
+            r#"{"kind":"nothing","level":"lost","count":null,"text":""}"#,
+            r#"{"kind":"skeleton","level":"gone","count":null,"text":""}"#,
+            r#"{"kind":"skeleton","level":"lost","count":null}"#,
+        ] {
+            assert!(serde_json::from_str::<Loss>(bad).is_err(), "{bad}");
         }
     }
 }

@@ -12,7 +12,8 @@ NumPy arrays.
 
 The work is done by the Rust library with the interpreter released (for inputs from
 4 KiB: smaller ones take less time than releasing it costs), so threads over many files
-use every core; a :class:`File` pickles as its bytes.
+use every core; a :class:`File` pickles as its bytes (with its limits and
+loss report).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ __version__: str = _native.__version__
 
 def _from_bytes(data: bytes) -> File:
     # What pickles made before File was a native class call to load (File.__reduce__
-    # now names _native.open itself).
+    # later named _native.open, and now _native._unpickle, which also restores the
+    # limits and the loss report).
     return open(data)
 
 

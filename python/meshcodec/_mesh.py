@@ -65,7 +65,9 @@ class Mesh:
     ``faces`` a view of every level's faces. They are writable and the mesh owns them:
     ``m.positions *= 2`` edits this mesh only, never the file. Arrays can also be
     replaced (``m.positions = m.positions * 2``, new counts too) and the mesh given back
-    to :meth:`File.with_mesh`.
+    to :meth:`File.with_mesh`, which writes the arrays of :meth:`arrays`; the skeleton,
+    FACS data and ``lod_ranges`` are for reading there (changed, it raises ``ValueError``
+    rather than drop the change).
     """
 
     positions: np.ndarray
@@ -145,6 +147,59 @@ class Mesh:
 
     def __repr__(self) -> str:
         return f"<meshcodec.Mesh {len(self.positions)} vertices, {len(self.faces)} faces>"
+
+
+#: The attributes :meth:`File.with_mesh` does not write (it writes the arrays of
+#: :meth:`Mesh.arrays`; ``lod`` picks the level), by their names in the instance.
+_NOT_WRITTEN = (
+    "bone_names",
+    "bone_parents",
+    "bone_positions",
+    "bone_rotations",
+    "_bones",
+    "lod_ranges",
+    "facs_controls",
+    "facs_face_bones",
+    "facs_two_pose",
+    "facs_three_pose",
+    "facs_poses",
+)
+
+
+def _same(a: Any, b: Any) -> bool:
+    # Bit for bit for arrays (NaN equal to itself), in the file's dtype; by value else.
+    if a is None or b is None:
+        return a is b
+    if isinstance(b, np.ndarray):
+        try:
+            a = np.asarray(a, dtype=b.dtype)
+        except (TypeError, ValueError):
+            return False
+        return a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(b, (list, tuple)):
+        return isinstance(a, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(b, dict):
+        return isinstance(a, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in b)
+    if isinstance(b, float) and isinstance(a, float):
+        return a == b or (a != a and b != b)
+    return bool(a == b)
+
+
+def _not_written(mesh: Mesh, file: Any) -> List[str]:
+    """The attributes of ``mesh`` that :meth:`File.with_mesh` would not write and that
+    differ from ``file``'s (the same level read again): only those the instance holds
+    (read or set), since one never touched is the file's by construction."""
+    own = mesh.__dict__
+    touched = [k for k in _NOT_WRITTEN if k in own and (k != "_bones" or own[k] is not None)]
+    if not touched:
+        return []
+    fresh = file.mesh(mesh.lod)
+    changed = []
+    for k in touched:
+        name = k.lstrip("_")
+        if not _same(own[k], getattr(fresh, name)):
+            changed.append(name)
+    return changed
 
 
 def _table(arrays: Dict[str, Any]) -> Any:

@@ -14,7 +14,7 @@ class File:
     """A mesh file of any format meshcodec reads, opened with :func:`meshcodec.open`.
 
     Unmodified, :meth:`to_bytes` and :meth:`save` give back the bytes read, exactly.
-    Pickles as its bytes.
+    Pickles as its bytes, with its limits and :attr:`losses`.
     """
 
     @property
@@ -58,8 +58,9 @@ class File:
     def with_mesh(self, mesh: Mesh, *, allow_lossy: bool = False) -> "File":
         """This file with ``mesh``'s arrays, edited, in place of its level of detail: what
         the edit did not touch is kept, and the version stays. FileMesh, CSGPHS and union
-        graphics; ``ValueError`` for other formats and for attributes the format has no
-        place for.
+        graphics; ``ValueError`` for other formats, for attributes the format has no
+        place for, and for attributes changed that it does not write (the skeleton, FACS
+        data, ``lod_ranges``: only the arrays of :meth:`Mesh.arrays` go back).
 
         Raises :class:`LossyConversion` when the version cannot hold the edit as given (a
         text version's numbers rounded to its digits, shared vertices laid out per face

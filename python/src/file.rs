@@ -18,7 +18,7 @@ use crate::{csg, filemesh, format_error, interchange_extension, refuse_lost, rep
 /// A mesh file of any format meshcodec reads, opened with :func:`meshcodec.open`.
 ///
 /// Unmodified, :meth:`to_bytes` and :meth:`save` give back the bytes read, exactly.
-/// Pickles as its bytes.
+/// Pickles as its bytes, with its limits and :attr:`losses`.
 #[pyclass(module = "meshcodec", name = "File", frozen)]
 pub(crate) struct File {
     /// Boxed: the pyclass and the results that carry it move a pointer, not the file.
@@ -232,9 +232,10 @@ impl File {
     /// CSGPHS (the rows are hull after hull: each hull keeps its vertex count unless
     /// there is one, and a face stays within its hull) and union graphics (CSGMDL);
     /// ``ValueError`` for other formats (build one with :func:`from_arrays`, or convert),
-    /// and for attributes the format has no place for (CSGPHS: anything but positions
-    /// and faces; union graphics: joints and weights). Unedited, the bytes are the
-    /// file's.
+    /// for attributes the format has no place for (CSGPHS: anything but positions and
+    /// faces; union graphics: joints and weights), and for attributes changed that it
+    /// does not write (the skeleton, FACS, ``lod_ranges``: only the arrays of
+    /// :meth:`Mesh.arrays` go back). Unedited, the bytes are the file's.
     ///
     /// The edited file is written and read back: what it cannot hold as given (a text
     /// version's numbers rounded to its significant digits, shared vertices laid out per
@@ -243,35 +244,37 @@ impl File {
     /// :attr:`losses` says what went.
     #[pyo3(signature = (mesh, *, allow_lossy=false))]
     fn with_mesh(
-        &self,
+        slf: &Bound<'_, Self>,
         py: Python<'_>,
         mesh: &Bound<'_, PyAny>,
         allow_lossy: bool,
     ) -> PyResult<File> {
+        let this = slf.get();
         let lod: usize = mesh.getattr(pyo3::intern!(py, "lod"))?.extract()?;
+        crate::mesh::all_written(mesh, slf.as_any())?;
         let arrays = crate::mesh::contiguous_arrays(py, mesh)?;
-        if lod != 0 && !matches!(*self.file, AnyFile::FileMesh(_)) {
+        if lod != 0 && !matches!(*this.file, AnyFile::FileMesh(_)) {
             return Err(value_error(format!(
                 "level of detail: with_mesh edits LOD 0 of {} files (LOD {lod} given)",
-                self.file.format().name()
+                this.file.format().name()
             )));
         }
-        let f = match &*self.file {
+        let f = match &*this.file {
             AnyFile::FileMesh(f) => f,
             AnyFile::Csgphs(f) => {
-                return match csg::csgphs_with(f, &arrays, &self.limits)? {
+                return match csg::csgphs_with(f, &arrays, &this.limits)? {
                     Some((file, losses)) => {
-                        self.edited(py, AnyFile::Csgphs(file), losses, allow_lossy)
+                        this.edited(py, AnyFile::Csgphs(file), losses, allow_lossy)
                     }
-                    None => Ok(self.made((*self.file).clone())),
+                    None => Ok(this.made((*this.file).clone())),
                 };
             }
             AnyFile::Csgmdl(f) => {
-                return match csg::csgmdl_with(f, &arrays, &self.limits)? {
+                return match csg::csgmdl_with(f, &arrays, &this.limits)? {
                     Some((file, losses)) => {
-                        self.edited(py, AnyFile::Csgmdl(file), losses, allow_lossy)
+                        this.edited(py, AnyFile::Csgmdl(file), losses, allow_lossy)
                     }
-                    None => Ok(self.made((*self.file).clone())),
+                    None => Ok(this.made((*this.file).clone())),
                 };
             }
             other => {
@@ -283,19 +286,19 @@ impl File {
             }
         };
         let mut model = py
-            .detach(|| Mesh::from_file_with_limits(f, &self.limits))
+            .detach(|| Mesh::from_file_with_limits(f, &this.limits))
             .map_err(|e| format_error(py, &e))?;
         let before = model.clone();
         filemesh::apply(&mut model, &arrays, lod)?;
         if model == before {
             // Nothing edited: the file as it is (a text file's numbers as printed).
-            return Ok(self.made((*self.file).clone()));
+            return Ok(this.made((*this.file).clone()));
         }
         let version = f.version;
         let written = py
             .detach(|| model.convert(version))
             .map_err(|e| format_error(py, &e))?;
-        self.edited(
+        this.edited(
             py,
             AnyFile::FileMesh(written.file),
             written.losses,
@@ -396,13 +399,20 @@ impl File {
         Ok(PyBytes::new(py, &png))
     }
 
-    /// Pickled as its bytes, opened again on the other side: process pools and
-    /// distributed engines ship the file.
+    /// Pickled as its bytes, opened again on the other side with its limits and its
+    /// loss report (what the conversion or edit that made it lost): process pools and
+    /// distributed engines ship the file and what was done to it.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        static OPEN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let open = crate::lookup(py, &OPEN, "meshcodec._native", "open")?;
-        let bytes = self.to_bytes(py)?;
-        PyTuple::new(py, [open.clone(), PyTuple::new(py, [bytes])?.into_any()])
+        static UNPICKLE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let unpickle = crate::lookup(py, &UNPICKLE, "meshcodec._native", "_unpickle")?;
+        let args = (
+            self.to_bytes(py)?,
+            self.limits.max_input_bytes,
+            self.limits.max_decoded_bytes,
+            report(&self.losses),
+        )
+            .into_pyobject(py)?;
+        PyTuple::new(py, [unpickle.clone(), args.into_any()])
     }
 
     fn __repr__(&self) -> String {

@@ -370,10 +370,31 @@ fn from_arrays(
 }
 
 /// The native half of the package `meshcodec`.
+/// A pickled :class:`File` (see ``File.__reduce__``): its bytes opened with its limits,
+/// its loss report (JSON) restored.
+#[pyfunction]
+fn _unpickle(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    max_input: u64,
+    max_decoded: u64,
+    report: &str,
+) -> PyResult<File> {
+    let losses: Vec<meshcodec::loss::Loss> = serde_json::from_str(report)
+        .map_err(|e| value_error(format!("a pickled File's loss report: {e}")))?;
+    let file = open_bytes(
+        py,
+        data.as_bytes(),
+        limits(Some(max_input), Some(max_decoded)),
+    )?;
+    Ok(File { losses, ..file })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<File>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(_unpickle, m)?)?;
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(from_arrays, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

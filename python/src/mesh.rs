@@ -64,6 +64,23 @@ pub(crate) fn new_mesh<'py>(
     Ok(mesh)
 }
 
+/// A `ValueError` when `mesh` holds attributes changed from `file`'s that
+/// `File.with_mesh()` does not write (the skeleton, FACS, the level ranges): never
+/// dropped in silence (`meshcodec._mesh._not_written` finds them).
+pub(crate) fn all_written(mesh: &Bound<'_, PyAny>, file: &Bound<'_, PyAny>) -> PyResult<()> {
+    static NOT_WRITTEN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let find = crate::lookup(mesh.py(), &NOT_WRITTEN, "meshcodec._mesh", "_not_written")?;
+    let changed: Vec<String> = find.call1((mesh, file))?.extract()?;
+    if changed.is_empty() {
+        return Ok(());
+    }
+    Err(value_error(format!(
+        "{} changed, which with_mesh does not write (it writes positions, faces, normals, \
+         uvs, colors, joints and weights): set them back as read, or build a new file",
+        changed.join(", ")
+    )))
+}
+
 /// A `Mesh`'s arrays (`Mesh.arrays()`) as `File.with_mesh()` reads them: contiguous, of
 /// the dtype each is stored as (float32 but faces uint32, colours uint8, joints uint16,
 /// weights uint8), `None` kept.

@@ -237,6 +237,41 @@ def test_with_mesh_says_what_the_version_cannot_hold() -> None:
         h.with_mesh(m)
 
 
+def test_with_mesh_refuses_changes_it_does_not_write() -> None:
+    """The skeleton, FACS data and level ranges are read-only to with_mesh: changed, they
+    are a ValueError naming them (never dropped in silence); read and left alone, or set
+    back as read, they are no change."""
+    f = meshcodec.open(FIXTURES / "filemesh" / "v4.01-bones.mesh")
+    m = f.mesh()
+    m.bones, m.lod_ranges, m.bone_names  # noqa: B018 - read, not changed
+    m.positions = m.positions * 2
+    assert f.with_mesh(m).losses == []
+    for name, change in [
+        ("bone_positions", lambda m: setattr(m, "bone_positions", m.bone_positions + 1)),
+        ("bone_names", lambda m: setattr(m, "bone_names", ["x"] + m.bone_names[1:])),
+        ("bones", lambda m: m.bones[0].update(parent=3)),
+        ("lod_ranges", lambda m: setattr(m, "lod_ranges", [(0, 1)])),
+    ]:
+        m = f.mesh()
+        change(m)
+        with pytest.raises(ValueError, match=f"^{name} changed, which with_mesh does not write"):
+            f.with_mesh(m)
+    # In place too: the arrays are the mesh's own and writable.
+    m = f.mesh()
+    m.bone_rotations[0, 0] += 1
+    with pytest.raises(ValueError, match="bone_rotations changed"):
+        f.with_mesh(m)
+    m.bone_rotations[0, 0] -= 1
+    assert f.with_mesh(m).to_bytes() == f.to_bytes()
+    facs = [p for p in sorted((FIXTURES / "filemesh").glob("*.mesh")) if meshcodec.open(p).mesh().facs_controls]
+    assert facs, "a fixture with FACS data"
+    f = meshcodec.open(facs[0])
+    m = f.mesh()
+    m.facs_poses = m.facs_poses * 2
+    with pytest.raises(ValueError, match="facs_poses changed"):
+        f.with_mesh(m)
+
+
 def unions_everywhere():
     from conftest import corpus_files, fixture_files
 

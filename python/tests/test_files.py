@@ -42,6 +42,24 @@ def test_opens_writes_back_identical_and_info_is_the_clis(path, cli) -> None:
     assert pickle.loads(pickle.dumps(by_path)).to_bytes() == data
 
 
+def test_a_pickle_keeps_the_loss_report_and_the_limits() -> None:
+    """A converted file shipped to another process still says what the conversion lost
+    (a worker's result must not come back looking lossless), and a file opened with
+    raised limits opens again with them on the other side."""
+    f = meshcodec.open(FIXTURES / "filemesh" / "v3.00-lods.mesh", max_input=1 << 33, max_decoded=1 << 34)
+    g = f.convert("2.00", allow_lossy=True)
+    assert g.losses, "a loss to keep"
+    h = pickle.loads(pickle.dumps(g))
+    assert (h.losses, h.loss_report, h.to_bytes()) == (g.losses, g.loss_report, g.to_bytes())
+    assert g.__reduce__()[1][1:3] == (1 << 33, 1 << 34)
+    assert pickle.loads(pickle.dumps(h)).__reduce__()[1][1:] == g.__reduce__()[1][1:]
+    # An opened file: no losses; a report that is not one is refused, not guessed at.
+    assert pickle.loads(pickle.dumps(f)).losses == []
+    unpickle, args = g.__reduce__()
+    with pytest.raises(ValueError, match="loss report"):
+        unpickle(*args[:3], '[{"kind": "nothing"}]')
+
+
 def test_save_is_byte_exact_and_atomic(tmp_path) -> None:
     src = fixture_files()[0]
     f = meshcodec.open(src)
