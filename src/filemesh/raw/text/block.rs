@@ -37,7 +37,7 @@ fn mask16(v: u8x16) -> u32 {
 }
 
 /// Bytes 0–15 and 16–31.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 pub(super) struct Block([u8x16; 2]);
 
 impl Block {

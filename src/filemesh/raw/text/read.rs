@@ -246,7 +246,7 @@ impl<'a> Parser<'a> {
         let data_start = self.pos;
         // Parsed in place (a face built on the stack and then copied out was read back
         // wider than it was written: a stalled store forward per triple).
-        let mut faces = vec![[VertexV1::default(); 3]; count.faces];
+        let mut faces: Vec<[VertexV1; 3]> = super::zeroed(count.faces);
         self.faces(&mut faces, 0, count.faces)?;
         let data_end = self.pos;
         let final_newline = self.tail(count.faces, count.line_ending)?;

@@ -6,7 +6,7 @@ use super::number::POW10_F32;
 /// A number [`canonical_number`] read: its value, its length in bytes, its significant
 /// digits and how many digits its exponent has (0 without one, 2, or 3 for the
 /// three-digit form `e-007` of older C runtimes).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 pub(super) struct Canonical {
     pub(super) value: f32,
     /// At most 16 (the separator is within the sixteen bytes looked at).
@@ -290,7 +290,7 @@ pub(super) trait Numbers {
 /// A triple [`canonical_triple`] read: its numbers, its length from `[` to `]`, its
 /// numbers' most significant digits, their exponent digits (as [`Canonical::exponent`])
 /// and where the second and third numbers start (from the `[`).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 pub(super) struct CanonicalTriple {
     pub(super) value: [f32; 3],
     pub(super) len: u8,

@@ -44,13 +44,13 @@ pub(super) struct Key {
 /// A number read, under its text through the `,` or `]` after it (zeros after; at most
 /// sixteen bytes: a third of a real 1.01 file's numbers, most of a 1.00 file's, have
 /// more than eight).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 struct NumberSlot {
     key: [u64; 2],
     number: Canonical,
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 struct Slot {
     text: Block,
     triple: CanonicalTriple,
@@ -77,9 +77,9 @@ impl Seen {
         let sets = (triples / 4).clamp(8, MOST_SLOTS / 2).next_power_of_two();
         let numbers = (triples / 4).clamp(16, MOST_NUMBERS).next_power_of_two();
         Seen {
-            sets: vec![[Slot::default(); 2]; sets],
+            sets: super::zeroed(sets),
             shift: 64 - sets.trailing_zeros(),
-            numbers: vec![NumberSlot::default(); numbers],
+            numbers: super::zeroed(numbers),
             number_shift: 64 - numbers.trailing_zeros(),
         }
     }
