@@ -369,7 +369,6 @@ fn from_arrays(
     from_scene(py, scene, to, allow_lossy, "the arrays", Limits::default())
 }
 
-/// The native half of the package `meshcodec`.
 /// A pickled :class:`File` (see ``File.__reduce__``): its bytes opened with its limits,
 /// its loss report (JSON) restored.
 #[pyfunction]
@@ -390,6 +389,7 @@ fn _unpickle(
     Ok(File { losses, ..file })
 }
 
+/// The native half of the package `meshcodec`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<File>()?;
