@@ -31,8 +31,8 @@ fn none_of(arrays: &Bound<'_, PyDict>, names: &[&str], format: &str) -> PyResult
     Ok(())
 }
 
-/// This CSGPHS with the edited hulls and what writing it loses, or `None` when nothing
-/// changed.
+/// This CSGPHS with the edited hulls, written, and what writing it loses, or `None` when
+/// nothing changed.
 ///
 /// Each hull keeps its vertex count (the arrays hold hull after hull), unless there is
 /// one hull; every face stays within one hull's vertices. Positions and faces only: a
@@ -41,7 +41,7 @@ pub(crate) fn csgphs_with(
     file: &Csgphs,
     arrays: &Bound<'_, PyDict>,
     limits: &Limits,
-) -> PyResult<Option<(Csgphs, Vec<Loss>)>> {
+) -> PyResult<Option<(Vec<u8>, Vec<Loss>)>> {
     none_of(
         arrays,
         &["normals", "uvs", "colors", "joints", "weights"],
@@ -107,19 +107,21 @@ pub(crate) fn csgphs_with(
         return Ok(None);
     }
     let losses = model.losses(file.version);
-    let edited = model.to_csgphs(file.version).map_err(value_error)?;
-    Ok(Some((edited, losses)))
+    let bytes = model
+        .to_csgphs(file.version)
+        .and_then(|f| f.write())
+        .map_err(value_error)?;
+    Ok(Some((bytes, losses)))
 }
 
-/// This union with the edited vertices and first-level faces and what writing it loses
-/// (normals quantized, …: written, read back and compared), or `None` when nothing
+/// This union with the edited vertices and first-level faces, written, and what that
+/// loses (normals quantized, …: read back and compared), or `None` when nothing
 /// changed. New vertices take the attributes of none (zero normal, white, NormalId 0);
 /// a `ValueError` for joints or weights.
 pub(crate) fn csgmdl_with(
     file: &CsgMdl,
     arrays: &Bound<'_, PyDict>,
-    limits: &Limits,
-) -> PyResult<Option<(CsgMdl, Vec<Loss>)>> {
+) -> PyResult<Option<(Vec<u8>, Vec<Loss>)>> {
     none_of(
         arrays,
         &["joints", "weights"],
@@ -145,9 +147,10 @@ pub(crate) fn csgmdl_with(
     if model == before {
         return Ok(None);
     }
-    let (bytes, losses) = model.convert(file.header.version).map_err(value_error)?;
-    let edited = CsgMdl::read_with_limits(&bytes, limits).map_err(value_error)?;
-    Ok(Some((edited, losses)))
+    model
+        .convert(file.header.version)
+        .map(Some)
+        .map_err(value_error)
 }
 
 /// A union's arrays as `Mesh` wants them, from its model: the vertices as stored and the

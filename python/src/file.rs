@@ -53,14 +53,14 @@ impl File {
         File::opened(file, self.limits, self.size)
     }
 
-    /// A file made from this one by an edit that wrote it again: what that lost, refused
-    /// unless `allow_lossy` (as :meth:`convert` refuses). Its bytes read again, as
-    /// `convert` gives its result: the file holds what they say (a text version's
-    /// numbers as printed, not the values given).
+    /// A file made from this one by an edit, from the `bytes` it was written as: what
+    /// that lost, refused unless `allow_lossy` (as :meth:`convert` refuses). The bytes
+    /// are read again, as `convert` gives its result: the file holds what they say (a
+    /// text version's numbers as printed, not the values given).
     fn edited(
         &self,
         py: Python<'_>,
-        file: AnyFile,
+        bytes: Vec<u8>,
         losses: Vec<Loss>,
         allow_lossy: bool,
     ) -> PyResult<File> {
@@ -71,20 +71,14 @@ impl File {
         );
         refuse_lost(py, &losses, allow_lossy, &what)?;
         let limits = self.limits;
-        let (file, size) = py
-            .detach(|| {
-                let bytes = file.write()?;
-                Ok::<_, meshcodec::Error>((
-                    meshcodec::open_with_limits(&bytes, &limits)?,
-                    bytes.len(),
-                ))
-            })
+        let file = py
+            .detach(|| meshcodec::open_with_limits(&bytes, &limits))
             .map_err(|e| format_error(py, &e))?;
         Ok(File {
             file: Box::new(file),
             limits,
             losses,
-            size,
+            size: bytes.len(),
         })
     }
 }
@@ -263,17 +257,13 @@ impl File {
             AnyFile::FileMesh(f) => f,
             AnyFile::Csgphs(f) => {
                 return match csg::csgphs_with(f, &arrays, &this.limits)? {
-                    Some((file, losses)) => {
-                        this.edited(py, AnyFile::Csgphs(file), losses, allow_lossy)
-                    }
+                    Some((bytes, losses)) => this.edited(py, bytes, losses, allow_lossy),
                     None => Ok(this.made((*this.file).clone())),
                 };
             }
             AnyFile::Csgmdl(f) => {
-                return match csg::csgmdl_with(f, &arrays, &this.limits)? {
-                    Some((file, losses)) => {
-                        this.edited(py, AnyFile::Csgmdl(file), losses, allow_lossy)
-                    }
+                return match csg::csgmdl_with(f, &arrays)? {
+                    Some((bytes, losses)) => this.edited(py, bytes, losses, allow_lossy),
                     None => Ok(this.made((*this.file).clone())),
                 };
             }
@@ -295,15 +285,13 @@ impl File {
             return Ok(this.made((*this.file).clone()));
         }
         let version = f.version;
-        let written = py
-            .detach(|| model.convert(version))
+        let (bytes, losses) = py
+            .detach(|| {
+                let written = model.convert(version)?;
+                Ok::<_, meshcodec::Error>((written.file.write()?, written.losses))
+            })
             .map_err(|e| format_error(py, &e))?;
-        this.edited(
-            py,
-            AnyFile::FileMesh(written.file),
-            written.losses,
-            allow_lossy,
-        )
+        this.edited(py, bytes, losses, allow_lossy)
     }
 
     /// Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as
