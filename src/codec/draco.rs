@@ -16,26 +16,26 @@
 //! Points come out in Draco point order, which for sequential encoding is the order the
 //! vertices were written in: SKINNING envelopes and subset ranges index them directly.
 //!
-//! [`encode`] uses Roblox's settings ([`ENCODING_METHOD`], [`ENCODING_SPEED`],
+//! [`encode()`] uses Roblox's settings ([`ENCODING_METHOD`], [`ENCODING_SPEED`],
 //! [`NORMAL_QUANTIZATION_BITS`]); `encode(decode(blob))` gives back `blob` byte for byte
-//! for every Roblox blob tried and for every stream [`encode`] writes ([`decode`] makes
+//! for every Roblox blob tried and for every stream [`encode()`] writes ([`decode()`] makes
 //! the dequantized normals canonical for this). Positions, texture coordinates, tangents
 //! and colours survive `decode(encode(..))` bit for bit, NaNs and −0 included; normals
 //! are within the 11-bit quantization step (see [`normal_tolerance`]), and must be
 //! finite.
 //!
-//! Untrusted input: [`decode`] never panics on a bad or truncated bitstream, and checks
+//! Untrusted input: [`decode()`] never panics on a bad or truncated bitstream, and checks
 //! the point and face counts of a sequential stream's header against
 //! [`Limits::max_decoded_bytes`] before anything is decoded. Other Draco streams (with
 //! metadata, or EdgeBreaker-encoded) are bounded by handing the same ceiling to
 //! `draco-core`'s own [`DecodeLimits`], and checked again afterwards.
 //!
-//! The rooms, by stage: [`read_header`] reads the fixed header (`header.rs`); [`decode`]
+//! The rooms, by stage: [`read_header`] reads the fixed header (`header.rs`); [`decode()`]
 //! decodes a stream shaped as Roblox writes them straight into the vertices and faces
 //! (the walk of `survey/in_place.rs`), and runs `draco-core`'s decoder on any other and
 //! copies the five attributes out (`decode.rs`), with the normals made canonical
-//! (`normals.rs`); [`encode`] builds `draco-core`'s mesh and runs
-//! its encoder with Roblox's settings (`encode.rs`); [`survey`] answers `info` and
+//! (`normals.rs`); [`encode()`] builds `draco-core`'s mesh and runs
+//! its encoder with Roblox's settings (`encode.rs`); [`survey()`] answers `info` and
 //! `verify` without keeping the values (`survey.rs`, and `survey/in_place.rs`, the walk of
 //! a Roblox stream where it lies); [`decode_attributes`] decodes any Draco mesh for glTF
 //! (`attributes.rs`).

@@ -20,7 +20,7 @@
 //!   the four), `bone_indices` (into `bones`, the bone ids as strings, which is how the
 //!   importer matches them) and `weights`.
 //! - Track targets are resource ids as strings (`[node, "instance", bone, "t"]`), key
-//!   times are frames at [`FRAME_RATE`](crate::scene::FRAME_RATE) frames a second.
+//!   times are frames at [`FRAME_RATE`] frames a second.
 
 use serde_json::{json, Map, Value};
 

@@ -18,8 +18,9 @@ impl<'m> Ints<'m> {
     }
 }
 
-/// What [`StfMesh::problems`] and `info` look at of a mesh, decoded ([`StfMesh`]) or in
-/// its buffers ([`MeshView`]): array lengths, and the index arrays as values to look
+/// What [`StfMesh::problems`](super::StfMesh::problems) and `info` look at of a mesh,
+/// decoded ([`StfMesh`](super::StfMesh)) or in its buffers
+/// ([`MeshView`](super::view::MeshView)): array lengths, and the index arrays as values to look
 /// through once.
 pub(crate) struct Outline<'m> {
     pub(crate) id: &'m str,
@@ -56,7 +57,7 @@ pub(crate) struct BlendOutline<'m> {
 }
 
 impl Outline<'_> {
-    /// [`StfMesh::problems`] of the mesh.
+    /// [`StfMesh::problems`](super::StfMesh::problems) of the mesh.
     pub(crate) fn problems(self) -> Vec<String> {
         let mut out = Vec::new();
         let beyond = |values: Box<dyn Iterator<Item = u64> + '_>, len: usize| {

@@ -94,7 +94,7 @@ pub(crate) struct BlendHead {
     pub(crate) limit_lower: f64,
 }
 
-/// A mesh as [`MeshWriter`] writes it: the decoded model ([`StfMesh`]), or a mesh's
+/// A mesh as `MeshWriter` (stf/write/mesh.rs) writes it: the decoded model ([`StfMesh`]), or a mesh's
 /// arrays where they lie in the container (each decoded as it is encoded). Arrays are
 /// asked for one at a time, so a source may hold only the one being written.
 pub(crate) trait MeshSource {

@@ -9,7 +9,7 @@ use super::outline::{BlendOutline, Ints, Outline};
 use super::source::{encoded_len, push_float, push_uint, BlendHead, MeshSource, Prop};
 use super::{StfBlendshape, StfMesh};
 
-/// The bytes of a buffer (see [`Buffers`]).
+/// The bytes of a buffer (see `Buffers` in read.rs).
 pub(super) enum Bytes<'a> {
     Borrowed(&'a [u8]),
     Shared(std::rc::Rc<Vec<u8>>),
@@ -96,7 +96,7 @@ impl Array<'_> {
 }
 
 /// An `stf.mesh` resource with its arrays resolved and checked where they lie
-/// ([`MeshReader::read`]): what [`StfMesh`] decodes, and what `info` counts without
+/// (`MeshReader::read` in read.rs): what [`StfMesh`] decodes, and what `info` counts without
 /// decoding.
 pub(super) struct MeshView<'a> {
     pub(super) id: &'a str,

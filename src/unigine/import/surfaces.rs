@@ -98,7 +98,7 @@ impl Stats {
 /// One primitive as a surface header and its geometry. The primitive's arrays are
 /// moved into the surface where they are stored as they are (positions, UVs, indices)
 /// and dropped once used where they are not (normals, colours, skin). With
-/// `shared_indices` the triangle indices are left empty (see [`build`]).
+/// `shared_indices` the triangle indices are left empty (see [`build`](super::build)).
 pub(super) fn surface(
     mut p: Primitive,
     name: String,

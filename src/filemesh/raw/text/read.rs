@@ -494,7 +494,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Counts the numbers of a canonical triple whose `[` is at `pos` (`plain`,
-    /// `exponents` and `starts` as [`CanonicalTriple`](super::scan::CanonicalTriple)
+    /// `exponents` and `starts` as [`CanonicalTriple`]
     /// has them), `numbers` counted before it (the caller keeps the count); the count
     /// after it. One place for both the table's hits and the triples parsed.
     #[inline(always)]
@@ -543,7 +543,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// [`Parser::triple`] for any numbers the grammar admits.
+    /// A triple `[a,b,c]` with any numbers the grammar admits (the general scan).
     #[inline(never)]
     fn any_triple(&mut self, context: &str) -> Result<[f32; 3]> {
         self.expect(b'[', context, "to open a triple")?;
