@@ -3,7 +3,7 @@
     python python/bench/two_builds.py OLD.so NEW.so FILE... [--rounds 40] [--calls 300]
 
 ``OLD.so`` and ``NEW.so`` are two builds' ``meshcodec/_native.abi3.so`` (copy each
-aside after ``maturin develop --release``). Both are loaded at once, each in a copy of
+aside after each ``maturin develop``). Both are loaded at once, each in a copy of
 this package's Python files, and the job ``open(data).mesh()`` with ``positions`` and
 ``faces`` runs on each file in rounds, the two builds alternating and taking turns to go
 first. Per round, each build's tenth percentile of ``--calls`` calls; printed per file:
