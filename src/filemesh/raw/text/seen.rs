@@ -184,7 +184,12 @@ impl Numbers for Seen {
         let i = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.number_shift) as usize;
         if let Some(slot) = self.numbers.get(i) {
             if slot.key == key {
-                return Some(slot.number);
+                // Its length is the key's (found above), not loaded from the slot: the
+                // next number's start then does not wait on the table.
+                return Some(Canonical {
+                    len: len as u8,
+                    ..slot.number
+                });
             }
         }
         let number = canonical_number_at(rest, len)?;
