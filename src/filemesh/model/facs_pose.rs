@@ -1,12 +1,14 @@
 //! A FACS pose applied to the mesh: where each vertex goes when the face bones take the
 //! transforms [`FacsRig::evaluate`] gives, by linear blend skinning.
 //!
-//! A bone's world frame at rest is its stored CFrame ([`MeshBone::rotation`](super::MeshBone::rotation),
-//! [`MeshBone::position`](super::MeshBone::position)). Posed, a bone keeps its frame relative to its parent and
-//! then takes its own `Transform` (identity for a bone FACS does not drive), as a Roblox
-//! `Bone`: `posed(b) = posed(parent) · rest(parent)⁻¹ · rest(b) · transform(b)`. A
-//! vertex moves by `Σ wᵢ · posed(bᵢ) · rest(bᵢ)⁻¹`, its weights as stored divided by their sum
-//! (255 in real files); an unskinned vertex, or one whose weights are all zero, stays.
+//! A bone's world frame at rest is its stored CFrame
+//! ([`MeshBone::rotation`](super::MeshBone::rotation),
+//! [`MeshBone::position`](super::MeshBone::position)). Posed, a bone keeps its frame
+//! relative to its parent and then takes its own `Transform` (identity for a bone FACS
+//! does not drive), as a Roblox `Bone`:
+//! `posed(b) = posed(parent) · rest(parent)⁻¹ · rest(b) · transform(b)`. A vertex moves
+//! by `Σ wᵢ · posed(bᵢ) · rest(bᵢ)⁻¹`, its weights as stored divided by their sum (255 in
+//! real files); an unskinned vertex, or one whose weights are all zero, stays.
 //!
 //! This is what a FACS control looks like on the mesh, e.g. a shape key per control in
 //! a 3D editor.
