@@ -1,13 +1,16 @@
 """Two builds of the native module, side by side in one Python process.
 
-    python python/bench/two_builds.py OLD.so NEW.so FILE... [--rounds 40] [--calls 300]
+    python python/bench/two_builds.py OLD.so NEW.so FILE... [--rounds 40] [--calls 300] [--together]
 
 ``OLD.so`` and ``NEW.so`` are two builds' ``meshcodec/_native.abi3.so`` (copy each
 aside after each ``maturin develop``). Both are loaded at once, each in a copy of
 this package's Python files, and the job ``open(data).mesh()`` with ``positions`` and
 ``faces`` runs on each file in rounds, the two builds alternating and taking turns to go
 first. Per round, each build's tenth percentile of ``--calls`` calls; printed per file:
-each build's best round and the median over rounds of NEW's time over OLD's.
+each build's best round and the median over rounds of NEW's time over OLD's. With
+``--together`` a call is the job on every file in turn, as ``readers.py`` times a
+version's files (one row): what one file leaves behind (the allocator's state, the
+caches) then meets the next, as in a script over many files.
 
 Why in one process: this machine's speed changes between processes by up to 1.8x for
 their whole lives, so two processes (or two runs of ``readers.py``) cannot tell a few
@@ -40,14 +43,15 @@ def load(folder: pathlib.Path, name: str, native: pathlib.Path) -> ModuleType:
     return importlib.import_module(name)
 
 
-def tenth(module: ModuleType, data: bytes, calls: int) -> float:
-    """The tenth percentile of ``calls`` runs of the job, in seconds."""
+def tenth(module: ModuleType, datas: List[bytes], calls: int) -> float:
+    """The tenth percentile of ``calls`` runs of the job on ``datas`` in turn, in seconds."""
     times: List[float] = []
     for _ in range(calls):
         start = time.perf_counter()
-        m = module.open(data).mesh()
-        m.positions  # noqa: B018 - reading them is the job
-        m.faces  # noqa: B018
+        for data in datas:
+            m = module.open(data).mesh()
+            m.positions  # noqa: B018 - reading them is the job
+            m.faces  # noqa: B018
         times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 10]
@@ -60,6 +64,7 @@ def main() -> None:
     ap.add_argument("files", type=pathlib.Path, nargs="+")
     ap.add_argument("--rounds", type=int, default=40)
     ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--together", action="store_true", help="one job over all the files in turn")
     args = ap.parse_args()
     import meshcodec  # noqa: F401 - the Mesh class both builds look up
 
@@ -68,8 +73,10 @@ def main() -> None:
         old = load(pathlib.Path(tmp), "meshcodec_old", args.old)
         new = load(pathlib.Path(tmp), "meshcodec_new", args.new)
         print(f"{'file':32} {'old':>10} {'new':>10} {'new/old':>8}")
-        for path in args.files:
-            data = path.read_bytes()
+        jobs = [(p.name, [p.read_bytes()]) for p in args.files]
+        if args.together:
+            jobs = [(f"{len(jobs)} files together", [d for _, ds in jobs for d in ds])]
+        for name, data in jobs:
             ratios: List[float] = []
             best_old = best_new = float("inf")
             for r in range(args.rounds):
@@ -80,7 +87,7 @@ def main() -> None:
                 ratios.append(b / a)
                 best_old, best_new = min(best_old, a), min(best_new, b)
             print(
-                f"{path.name[:32]:32} {best_old * 1e6:8.2f}us {best_new * 1e6:8.2f}us "
+                f"{name[:32]:32} {best_old * 1e6:8.2f}us {best_new * 1e6:8.2f}us "
                 f"{statistics.median(ratios):8.3f}"
             )
 
