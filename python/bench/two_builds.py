@@ -76,14 +76,14 @@ def main() -> None:
         jobs = [(p.name, [p.read_bytes()]) for p in args.files]
         if args.together:
             jobs = [(f"{len(jobs)} files together", [d for _, ds in jobs for d in ds])]
-        for name, data in jobs:
+        for name, datas in jobs:
             ratios: List[float] = []
             best_old = best_new = float("inf")
             for r in range(args.rounds):
                 if r % 2:
-                    a, b = tenth(old, data, args.calls), tenth(new, data, args.calls)
+                    a, b = tenth(old, datas, args.calls), tenth(new, datas, args.calls)
                 else:
-                    b, a = tenth(new, data, args.calls), tenth(old, data, args.calls)
+                    b, a = tenth(new, datas, args.calls), tenth(old, datas, args.calls)
                 ratios.append(b / a)
                 best_old, best_new = min(best_old, a), min(best_new, b)
             print(

@@ -494,8 +494,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Counts the numbers of a canonical triple whose `[` is at `pos` (`plain`,
-    /// `exponents` and `starts` as [`CanonicalTriple`] has them), `numbers` counted before it (the caller keeps the count); the count
-    /// after it. One place for both the table's hits and the triples parsed.
+    /// `exponents` and `starts` as [`CanonicalTriple`] has them), `numbers` counted
+    /// before it (the caller keeps the count); the count after it. One place for both
+    /// the table's hits and the triples parsed.
     #[inline(always)]
     fn count_triple(
         &mut self,
