@@ -20,7 +20,7 @@ Conventions (see also roundtrip-fixtures/README.md):
 - Compact int (cint, readInt2): first byte bit 7 = more, bit 6 = sign, bits 0-5 = magnitude
   bits 0-5; each next byte bit 7 = more, bits 0-6 = the next 7 magnitude bits. Written as
   UNIGINE writes them: the lead byte alone holds 0-62 (63 is `bf 00`), and another byte
-  follows while 127 or more remains; 0 is `00`; a negative number is its magnitude with the
+  follows while more than 127 remains (8130 is `82 7f`); 0 is `00`; a negative number is its magnitude with the
   sign bit (-1 = `41`); -0 is never written. No count is negative: the only negative cints
   are the -1 children of ms14 tree leaves. The .anim fixtures hold no cint of value 63 (the
   anim notes only saw shortest forms, which differ from UNIGINE's form exactly there).
@@ -77,15 +77,16 @@ VERSIONS = (b"ms10", b"ms11", b"ms12", b"ms13")
 
 
 def cint(v):
-    """Compact int as UNIGINE's writer makes it: one short of the fewest bytes at each
-    boundary. The lead byte alone holds 0..62 (63 is `bf 00`, as in the real ms14 files);
-    after it, another byte follows while 127 or more remains."""
+    """Compact int as UNIGINE's writer makes it: one short of the fewest bytes at the
+    lead byte, which alone holds 0..62 (63 is `bf 00`, as in the real ms14 files); after
+    it, another byte follows while more than 127 remains (8130 is `82 7f` in a real ms14
+    file of UNIGINE 2.20)."""
     sign, mag = (0x40, -v) if v < 0 else (0, v)
     more = mag >= 0x3F
     out = [sign | (mag & 0x3F) | (0x80 if more else 0)]
     mag >>= 6
     while more:
-        more = mag >= 0x7F
+        more = mag > 0x7F
         out.append((mag & 0x7F) | (0x80 if more else 0))
         mag >>= 7
     return bytes(out)

@@ -5,11 +5,12 @@
 //! byte follows, bits 0–6 = the next 7 magnitude bits. `84 12` = 1156, `81 01` = 65,
 //! `41` = −1. It is neither LEB128 nor zig-zag.
 //!
-//! UNIGINE's writer is one short of the shortest form at each byte boundary: the lead byte
-//! alone holds 0–62 (63 is written `bf 00`, as in real ms14 files), and each further byte
-//! is followed by another when 127 or more remains. [`CInt::encode`] writes exactly that;
-//! the reader accepts only encodings that this writer produces (so reading and writing
-//! back is byte-exact) and reports any other form as an error.
+//! UNIGINE's writer is one short of the shortest form at the lead byte only: the lead byte
+//! alone holds 0–62 (63 is written `bf 00`, as in real ms14 files); a further byte is
+//! followed by another only when more than 7 bits remain (8130 is `82 7f` in a real
+//! ms14 file of UNIGINE 2.20, not `82 ff 00`). [`CInt::encode`] writes exactly that; the
+//! reader accepts only encodings that this writer produces (so reading and writing back
+//! is byte-exact) and reports any other form as an error.
 
 use std::io::{Read, Seek, Write};
 
@@ -59,7 +60,7 @@ impl CInt {
         }
         let mut rest = m >> 6;
         let mut n = 2;
-        while rest >= 0x7f {
+        while rest > 0x7f {
             rest >>= 7;
             n += 1;
         }
@@ -86,7 +87,7 @@ impl CInt {
         let mut len = 1;
         m >>= 6;
         while more && len < MAX_BYTES {
-            more = m >= 0x7f;
+            more = m > 0x7f;
             let [b] = Next::new()
                 .with_bits((m & 0x7f) as u8)
                 .with_more(more)
@@ -315,7 +316,14 @@ mod tests {
         assert_eq!(CInt(64).encode(), [0x80, 0x01]);
         assert_eq!(CInt(-63).encode(), [0xff, 0x00]);
         assert_eq!(CInt(63 + 126 * 64).encode(), [0xbf, 0x7e]);
-        assert_eq!(CInt(63 + 127 * 64).encode(), [0xbf, 0xff, 0x00]);
+        // The further bytes are the shortest form (a real ms14 file of UNIGINE 2.20 has
+        // 8130 in two bytes).
+        assert_eq!(CInt(8130).encode(), [0x82, 0x7f]);
+        assert_eq!(read(&[0x82, 0x7f]).unwrap(), CInt(8130));
+        assert_eq!(CInt(63 + 127 * 64).encode(), [0xbf, 0x7f]);
+        assert_eq!(CInt(8192).encode(), [0x80, 0x80, 0x01]);
+        assert_eq!(CInt(64 * 128 * 128 - 1).encode(), [0xbf, 0xff, 0x7f]);
+        assert_eq!(CInt(64 * 128 * 128).encode(), [0x80, 0x80, 0x80, 0x01]);
     }
 
     #[test]
@@ -345,5 +353,7 @@ mod tests {
         assert!(read(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]).is_err());
         assert!(read(&[0xbf, 0xff, 0xff, 0xff, 0x7f]).is_err()); // 2^34 − 1
         assert!(read(&[0x80]).is_err());
+        // 8191 with a third byte: not the shortest form after the lead byte.
+        assert!(read(&[0xbf, 0xff, 0x00]).is_err());
     }
 }
