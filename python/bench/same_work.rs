@@ -2,7 +2,7 @@
 //! benchmark (python/bench/readers.py) to set beside the package: the binding's cost is
 //! the difference.
 //!
-//!     cargo run --release -p meshcodec-python --example same_work -- FILE... [--repeat N]
+//!     cargo run --release -p meshcodec-python --example same_work -- FILE... [--repeat N] [--together]
 //!
 //! Per file, the best of `N` runs (5 by default) of:
 //! - `open + Mesh::from_file`: what the package does (`meshcodec::open`, then the model
@@ -11,6 +11,10 @@
 //! - `Mesh::read`: the shortest way a Rust program gets the same arrays (other formats:
 //!   `to_scene`, as the package does for them);
 //! - `copy`: the input's bytes copied into a new buffer, the floor.
+//!
+//! With `--together` a run is the work on every file in turn, as `readers.py` times the
+//! package on a version's files (what one file leaves in the caches and the allocator
+//! then meets the next): one line per kind of work, its `"file"` the number of files.
 //!
 //! Prints one JSON object per line: `{"file", "work", "seconds"}`.
 
@@ -90,6 +94,13 @@ fn direct_work(bytes: &[u8]) -> usize {
     }
 }
 
+/// The three kinds of work, by name.
+const WORKS: [(&str, fn(&[u8]) -> usize); 3] = [
+    ("open + Mesh::from_file", package_work),
+    ("Mesh::read", direct_work),
+    ("copy", |bytes| std::hint::black_box(bytes.to_vec()).len()),
+];
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut repeat = 5;
@@ -100,19 +111,24 @@ fn main() {
             .expect("--repeat N");
         args.drain(i..i + 2);
     }
-    for path in &args {
-        let bytes = std::fs::read(path).expect("read");
-        for (work, seconds) in [
-            (
-                "open + Mesh::from_file",
-                best(repeat, || package_work(&bytes)),
-            ),
-            ("Mesh::read", best(repeat, || direct_work(&bytes))),
-            (
-                "copy",
-                best(repeat, || std::hint::black_box(bytes.to_vec()).len()),
-            ),
-        ] {
+    let together = args.iter().any(|a| a == "--together");
+    args.retain(|a| a != "--together");
+    let files: Vec<Vec<u8>> = args
+        .iter()
+        .map(|path| std::fs::read(path).expect("read"))
+        .collect();
+    for (work, run) in WORKS {
+        if together {
+            let seconds = best(repeat, || files.iter().map(|b| run(b)).sum());
+            let file = files.len();
+            println!(
+                "{}",
+                serde_json::json!({"file": file, "work": work, "seconds": seconds})
+            );
+            continue;
+        }
+        for (path, bytes) in args.iter().zip(&files) {
+            let seconds = best(repeat, || run(bytes));
             println!(
                 "{}",
                 serde_json::json!({"file": path, "work": work, "seconds": seconds})
