@@ -27,7 +27,8 @@ use cli::{convert, dump, export, import, info, parse_size, render, verify, Conte
         STF (stf.mesh): the container byte-exact, meshes decoded, written from the model\n\
         and from a scene (--to stf).\n\
         Roblox union graphics CSGMDL 2, 4, 5 and CSGK (byte-exact; export).\n\n\
-        Exit status: 0 success, 1 a problem with the input, 2 a usage error."
+        Exit status: 0 success, 1 a problem with the input, 2 a usage error, 3 a\n\
+        conversion or import refused for what it would lose (--allow-lossy accepts it)."
 )]
 struct Cli {
     #[command(subcommand)]

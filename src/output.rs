@@ -41,6 +41,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Distinguishes temporary files of one process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Where a file written beside `output` goes (a UNIGINE ms13/ms14 mesh's `.anim` files,
+/// [`ExtraFile`](crate::ExtraFile)): `output` without its extension, then `suffix`
+/// (`y.mesh` and `.anim`: `y.anim`).
+pub fn beside_path(output: &Path, suffix: &str) -> PathBuf {
+    let mut path = output.with_extension("").into_os_string();
+    path.push(suffix);
+    PathBuf::from(path)
+}
+
 /// Writes `bytes` to `path` atomically (see the [module docs](self)).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomically_with(path, |w| w.write_all(bytes))

@@ -2,6 +2,7 @@
 ``File`` and ``open`` are the package's own (``meshcodec.File``, ``meshcodec.open``)."""
 
 import os
+import pathlib
 from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
@@ -29,6 +30,13 @@ class File:
         """What the conversion that made this file lost, a line each as the CLI prints
         them (empty for a file opened, or converted without loss)."""
     @property
+    def name(self) -> Optional[str]:
+        """The stem of the path the file was opened from (``"head"`` for
+        ``"x/head.mesh"``), kept by the files converted or edited from it; ``None`` for
+        one opened from bytes or made by :func:`from_arrays` or :func:`import_file`.
+        :meth:`export` names the glTF scene, node and mesh (the OBJ object) after it, as
+        ``meshcodec export`` names them after its input."""
+    @property
     def loss_report(self) -> List[Dict[str, Any]]:
         """:attr:`losses` as dicts: ``kind``, ``level`` (``"lost"`` or ``"re-laid"``),
         ``count`` (or ``None``) and ``text``."""
@@ -36,9 +44,22 @@ class File:
         """What ``meshcodec info --json`` prints for this file, as a dict."""
     def to_bytes(self) -> bytes:
         """The file's bytes (the bytes read, when the file is unmodified)."""
-    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> List[pathlib.Path]:
         """Writes the file to ``path`` atomically, as the CLI does: a failure leaves an
-        existing file as it was."""
+        existing file as it was. The files of :attr:`beside` go beside it, as
+        ``meshcodec convert`` writes them: ``path`` without its extension, then each
+        one's suffix (``y.mesh``: ``y.anim``). Returns their paths (most files have none:
+        ``[]``). A ``path`` that would be one of them raises ``ValueError`` before
+        anything is written."""
+    @property
+    def beside(self) -> Dict[str, "File"]:
+        """The files to write beside this one, by the suffix that follows its path
+        without the extension (``".anim"``, or ``"_Walk.anim"`` for each of several): a
+        conversion to UNIGINE ms13 or ms14 keeps animations in ``.anim`` files (an11)
+        beside the mesh, as ``meshcodec convert`` and ``meshcodec import`` write them, so
+        they are no loss. :meth:`save` writes them; :meth:`to_bytes` is the mesh's bytes
+        alone. Empty for other files. Files converted or edited from this one start from
+        its bytes, as the CLI reads only its input: they do not carry these."""
     def convert(self, to: str, *, allow_lossy: bool = False) -> "File":
         """The file converted to ``to``, spelled as the CLI's ``--to`` (``"2.00"``,
         ``"filemesh:4.01"``, ``"csgphs:7"``, ``"unigine:ms13"``, ``"stf"``).
@@ -67,10 +88,19 @@ class File:
         corner, a union's normals quantized …), unless ``allow_lossy``; the result's
         :attr:`losses` says what went."""
     def export(
-        self, path: Union[str, "os.PathLike[str]"], *, lod: int = 0, all_lods: bool = False
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        lod: int = 0,
+        all_lods: bool = False,
+        name: Optional[str] = None,
     ) -> List[str]:
         """Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as
-        ``meshcodec export`` does; returns the lines of what the export leaves out."""
+        ``meshcodec export`` does; returns the lines of what the export leaves out.
+
+        ``name`` names the scene, node and mesh (OBJ: the object): by default
+        :attr:`name`, as the CLI names them after its input, so a file opened from a path
+        exports the CLI's bytes; else the stem of ``path``."""
     def render(
         self, path: Union[str, "os.PathLike[str]", None] = None, *, size: int = 256, lod: int = 0
     ) -> bytes:

@@ -5,7 +5,7 @@
 
 use meshcodec::filemesh::Mesh;
 use meshcodec::loss::Loss;
-use meshcodec::{AnyFile, ConvertOptions, ExportOptions, Limits, MeshFile};
+use meshcodec::{AnyFile, ConvertOptions, ExportOptions, ExtraFile, Limits, MeshFile};
 use numpy::PyArray2;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
@@ -18,7 +18,8 @@ use crate::{csg, filemesh, format_error, interchange_extension, refuse_lost, rep
 /// A mesh file of any format meshcodec reads, opened with :func:`meshcodec.open`.
 ///
 /// Unmodified, :meth:`to_bytes` and :meth:`save` give back the bytes read, exactly.
-/// Pickles as its bytes, with its limits and :attr:`losses`.
+/// Pickles as its bytes, with its limits, :attr:`losses`, :attr:`name` and
+/// :attr:`beside`.
 #[pyclass(module = "meshcodec", name = "File", frozen)]
 pub(crate) struct File {
     /// Boxed: the pyclass and the results that carry it move a pointer, not the file.
@@ -29,6 +30,12 @@ pub(crate) struct File {
     /// The bytes it was read from (`usize::MAX` for a file read from disk): small files
     /// are worked on without releasing the interpreter ([`crate::RELEASE_FROM`]).
     pub(crate) size: usize,
+    /// The stem of the path it was opened from (kept by the files made from it), which
+    /// names the exported scene as `meshcodec export` names it after its input.
+    pub(crate) name: Option<String>,
+    /// The files a conversion to UNIGINE ms13 or ms14 writes beside this one (its
+    /// animations as `.anim` files), as the CLI writes them beside its output.
+    pub(crate) beside: Vec<ExtraFile>,
 }
 
 /// JSON text as Python objects (`json.loads`).
@@ -45,12 +52,17 @@ impl File {
             limits,
             losses: Vec::new(),
             size,
+            name: None,
+            beside: Vec::new(),
         }
     }
 
-    /// A file made from this one (edited): its limits and size, no losses.
+    /// A file made from this one (edited): its limits, size and name, no losses.
     fn made(&self, file: AnyFile) -> File {
-        File::opened(file, self.limits, self.size)
+        File {
+            name: self.name.clone(),
+            ..File::opened(file, self.limits, self.size)
+        }
     }
 
     /// A file made from this one by an edit, from the `bytes` it was written as: what
@@ -79,6 +91,8 @@ impl File {
             limits,
             losses,
             size: bytes.len(),
+            name: self.name.clone(),
+            beside: Vec::new(),
         })
     }
 }
@@ -108,6 +122,16 @@ impl File {
         self.losses.iter().map(ToString::to_string).collect()
     }
 
+    /// The stem of the path the file was opened from (``"head"`` for ``"x/head.mesh"``),
+    /// kept by the files converted or edited from it; ``None`` for one opened from bytes
+    /// or made by :func:`from_arrays` or :func:`import_file`. :meth:`export` names the
+    /// glTF scene, node and mesh (the OBJ object) after it, as ``meshcodec export``
+    /// names them after its input.
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
     /// :attr:`losses` as dicts: ``kind``, ``level`` (``"lost"`` or ``"re-laid"``),
     /// ``count`` (or ``None``) and ``text``.
     #[getter]
@@ -131,16 +155,60 @@ impl File {
     }
 
     /// Writes the file to ``path`` (str or path-like) atomically, as the CLI does: a
-    /// failure leaves an existing file as it was.
-    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+    /// failure leaves an existing file as it was. The files of :attr:`beside` go beside
+    /// it, as ``meshcodec convert`` writes them: ``path`` without its extension, then
+    /// each one's suffix (``y.mesh``: ``y.anim``). Returns their paths (most files have
+    /// none: ``[]``). A ``path`` that would be one of them (``y.anim`` for a mesh whose
+    /// animation goes to ``y.anim``) raises ``ValueError`` before anything is written.
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<Vec<std::path::PathBuf>> {
+        let placed: Vec<(std::path::PathBuf, &[u8])> = self
+            .beside
+            .iter()
+            .map(|e| {
+                (
+                    meshcodec::output::beside_path(&path, &e.suffix),
+                    &e.bytes[..],
+                )
+            })
+            .collect();
+        if placed.iter().any(|(p, _)| *p == path) {
+            return Err(value_error(format!(
+                "{}: the animation file beside it would have the mesh's own name: give the \
+                 path another extension (.mesh)",
+                path.display()
+            )));
+        }
         py.detach(|| {
-            let bytes = self.file.write().map_err(Ok)?;
-            meshcodec::output::write_atomically(&path, &bytes).map_err(Err)
+            let bytes = self.file.write().map_err(|e| Ok((path.clone(), e)))?;
+            let write = |p: &std::path::Path, b: &[u8]| {
+                meshcodec::output::write_atomically(p, b).map_err(|e| Err((p.to_path_buf(), e)))
+            };
+            write(&path, &bytes)?;
+            placed.iter().try_for_each(|(p, b)| write(p, b))
         })
         .map_err(|e| match e {
-            Ok(e) => format_error(py, &e),
-            Err(e) => PyOSError::new_err(format!("{}: cannot write: {e}", path.display())),
-        })
+            Ok((_, e)) => format_error(py, &e),
+            Err((p, e)) => PyOSError::new_err(format!("{}: cannot write: {e}", p.display())),
+        })?;
+        Ok(placed.into_iter().map(|(p, _)| p).collect())
+    }
+
+    /// The files to write beside this one, by the suffix that follows its path without
+    /// the extension (``".anim"``, or ``"_Walk.anim"`` for each of several): a
+    /// conversion to UNIGINE ms13 or ms14 keeps animations in ``.anim`` files (an11)
+    /// beside the mesh, as ``meshcodec convert`` and ``meshcodec import`` write them, so
+    /// they are no loss. :meth:`save` writes them; :meth:`to_bytes` is the mesh's bytes
+    /// alone. Empty for other files. Files converted or edited from this one start from
+    /// its bytes, as the CLI reads only its input: they do not carry these.
+    #[getter]
+    fn beside<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for e in &self.beside {
+            let file = meshcodec::open_with_limits(&e.bytes, &self.limits)
+                .map_err(|err| format_error(py, &err))?;
+            d.set_item(&e.suffix, File::opened(file, self.limits, e.bytes.len()))?;
+        }
+        Ok(d)
     }
 
     /// The file converted to ``to``, spelled as the CLI's ``--to`` (``"2.00"``,
@@ -159,14 +227,17 @@ impl File {
         }
         .map_err(value_error)?;
         let limits = self.limits;
-        let (file, losses, size) = py
+        let (file, losses, size, beside) = py
             .detach(|| {
-                meshcodec::convert_to(&self.file, to, &ConvertOptions::default(), &limits).and_then(
-                    |c| {
-                        let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
-                        Ok((file, c.losses, c.bytes.len()))
-                    },
-                )
+                let source = self.file.as_ref().clone();
+                let mut prepared =
+                    meshcodec::convert_prepared(source, to, &ConvertOptions::default(), &limits)?;
+                // Kept with the result (and written by `save`), as the CLI writes them
+                // beside its output: no loss.
+                let beside = prepared.take_beside();
+                let c = prepared.into_converted()?;
+                let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
+                Ok::<_, meshcodec::Error>((file, c.losses, c.bytes.len(), beside))
             })
             .map_err(|e| format_error(py, &e))?;
         let what = format!(
@@ -180,6 +251,8 @@ impl File {
             limits,
             losses,
             size,
+            name: self.name.clone(),
+            beside,
         })
     }
 
@@ -296,21 +369,28 @@ impl File {
 
     /// Writes the geometry as glTF 2.0 (``.gltf``, ``.glb``) or OBJ (``.obj``), as
     /// ``meshcodec export`` does; returns the lines of what the export leaves out.
-    #[pyo3(signature = (path, *, lod=0, all_lods=false))]
+    ///
+    /// ``name`` names the scene, node and mesh (OBJ: the object): by default
+    /// :attr:`name`, as the CLI names them after its input, so a file opened from a path
+    /// exports the CLI's bytes; else the stem of ``path``.
+    #[pyo3(signature = (path, *, lod=0, all_lods=false, name=None))]
     fn export(
         &self,
         py: Python<'_>,
         path: std::path::PathBuf,
         lod: usize,
         all_lods: bool,
+        name: Option<String>,
     ) -> PyResult<Vec<String>> {
+        let name = name.or_else(|| self.name.clone()).unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
         let options = ExportOptions {
             lod,
             all_lods,
-            name: path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            name,
             keep_axes: false,
         };
         let ext = interchange_extension(&path)?;
@@ -398,6 +478,17 @@ impl File {
             self.limits.max_input_bytes,
             self.limits.max_decoded_bytes,
             report(&self.losses),
+            self.name.as_deref(),
+            self.beside
+                .iter()
+                .map(|e| {
+                    (
+                        e.suffix.as_str(),
+                        e.what.as_str(),
+                        PyBytes::new(py, &e.bytes),
+                    )
+                })
+                .collect::<Vec<_>>(),
         )
             .into_pyobject(py)?;
         PyTuple::new(py, [unpickle.clone(), args.into_any()])

@@ -218,7 +218,10 @@ fn open_path(py: Python<'_>, path: std::path::PathBuf, limits: Limits) -> PyResu
     );
     match file {
         // Read from disk, with the interpreter released: its size counts as large.
-        Ok(f) => Ok(File::opened(f, limits, usize::MAX)),
+        Ok(f) => Ok(File {
+            name: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+            ..File::opened(f, limits, usize::MAX)
+        }),
         Err(Ok(e)) => Err(format_error(py, &e)),
         Err(Err(e)) => Err(PyOSError::new_err(format!("{}: {e}", path.display()))),
     }
@@ -235,12 +238,15 @@ fn from_scene(
     limits: Limits,
 ) -> PyResult<File> {
     let target = meshcodec::Target::for_import(to).map_err(value_error)?;
-    let (file, losses, size) = py
+    let (file, losses, size, beside) = py
         .detach(|| {
-            meshcodec::import(&scene, &target, &ConvertOptions::default()).and_then(|c| {
-                let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
-                Ok((file, c.losses, c.bytes.len()))
-            })
+            // The `.anim` files of a UNIGINE ms13/ms14 target stay with the result
+            // (`File.beside`, written by `save`), as `meshcodec import` writes them.
+            let (prepared, beside) =
+                meshcodec::import_scene(scene, &target, &ConvertOptions::default())?;
+            let c = prepared.into_converted()?;
+            let file = meshcodec::open_with_limits(&c.bytes, &limits)?;
+            Ok::<_, meshcodec::Error>((file, c.losses, c.bytes.len(), beside))
         })
         .map_err(|e| format_error(py, &e))?;
     refuse_lost(
@@ -254,6 +260,8 @@ fn from_scene(
         limits,
         losses,
         size,
+        name: None,
+        beside,
     })
 }
 
@@ -370,14 +378,18 @@ fn from_arrays(
 }
 
 /// A pickled :class:`File` (see ``File.__reduce__``): its bytes opened with its limits,
-/// its loss report (JSON) restored.
+/// its loss report (JSON), name and files beside (suffix, what, bytes) restored
+/// (pickles made before files had them have none).
 #[pyfunction]
+#[pyo3(signature = (data, max_input, max_decoded, report, name=None, beside=Vec::new()))]
 fn _unpickle(
     py: Python<'_>,
     data: &Bound<'_, PyBytes>,
     max_input: u64,
     max_decoded: u64,
     report: &str,
+    name: Option<String>,
+    beside: Vec<(String, String, Vec<u8>)>,
 ) -> PyResult<File> {
     let losses: Vec<meshcodec::loss::Loss> = serde_json::from_str(report)
         .map_err(|e| value_error(format!("a pickled File's loss report: {e}")))?;
@@ -386,7 +398,19 @@ fn _unpickle(
         data.as_bytes(),
         limits(Some(max_input), Some(max_decoded)),
     )?;
-    Ok(File { losses, ..file })
+    Ok(File {
+        losses,
+        name,
+        beside: beside
+            .into_iter()
+            .map(|(suffix, what, bytes)| meshcodec::ExtraFile {
+                suffix,
+                what,
+                bytes,
+            })
+            .collect(),
+        ..file
+    })
 }
 
 /// The native half of the package `meshcodec`.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 import re
 import subprocess
 
@@ -177,3 +179,69 @@ print(json.dumps({"before": before, "after": peak(), "inputs": len(inputs), "rai
     assert r["inputs"] > 300 and r["raised"] > r["inputs"] // 3, r
     bound = 16 * r["largest"] + (1 << 20) + (8 << 20)
     assert r["after"] - r["before"] <= bound, f"peak grew by {r['after'] - r['before']} bytes (bound {bound}): {r}"
+
+
+def test_animations_go_beside_as_the_cli_writes_them(cli, tmp_path) -> None:
+    """An ms11 mesh that embeds an animation, converted to ms13 (which keeps animations
+    in .anim files beside the mesh): no loss, as the CLI, which writes the .anim beside
+    its output; `save` writes it where the CLI does, with the CLI's bytes; a pickle
+    keeps it; a path that would be the animation's own is refused before any write."""
+    src = FIXTURES / "unigine" / "ms11-embedded-anim.mesh"
+    run = subprocess.run([cli, "convert", "--to", "ms13", str(src), str(tmp_path / "c.mesh")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    g = meshcodec.open(src).convert("ms13")
+    assert not any(r["level"] == "lost" for r in g.loss_report), g.losses
+    assert all(line in run.stderr for line in g.losses)
+    assert list(g.beside) == [".anim"]
+    assert (g.beside[".anim"].format, g.beside[".anim"].version) == ("unigine-anim", "an11")
+    assert g.save(tmp_path / "p.mesh") == [tmp_path / "p.anim"]
+    for ext in ("mesh", "anim"):
+        assert (tmp_path / f"p.{ext}").read_bytes() == (tmp_path / f"c.{ext}").read_bytes(), ext
+    h = pickle.loads(pickle.dumps(g))
+    assert {k: v.to_bytes() for k, v in h.beside.items()} == {k: v.to_bytes() for k, v in g.beside.items()}
+    with pytest.raises(ValueError, match="own name"):
+        g.save(tmp_path / "q.anim")
+    assert not (tmp_path / "q.anim").exists()
+    # The animation is a file of its own: to_bytes is the mesh alone, and a file made
+    # from this one starts from those bytes (the CLI reads only its input).
+    assert meshcodec.open(g.to_bytes()).beside == {}
+    assert g.convert("ms14").beside == {}
+    # Converting to a version that embeds animations needs no file beside.
+    assert meshcodec.open(src).convert("ms12").beside == {}
+
+
+def test_an_import_keeps_its_animations_beside_as_the_cli(cli, tmp_path) -> None:
+    glb = tmp_path / "a.glb"
+    subprocess.run([cli, "export", str(FIXTURES / "unigine" / "ms11-embedded-anim.mesh"), str(glb)], check=True, capture_output=True)
+    subprocess.run([cli, "import", str(glb), str(tmp_path / "c.mesh"), "--to", "unigine:ms13"], check=True, capture_output=True)
+    f = meshcodec.import_file(glb, "unigine:ms13", allow_lossy=True)
+    assert not any("not written" in line for line in f.losses), f.losses
+    assert f.save(tmp_path / "p.mesh") == [tmp_path / "p.anim"]
+    for ext in ("mesh", "anim"):
+        assert (tmp_path / f"p.{ext}").read_bytes() == (tmp_path / f"c.{ext}").read_bytes(), ext
+
+
+def test_export_names_the_scene_as_the_cli_does(cli, tmp_path) -> None:
+    """A file opened from a path exports the CLI's bytes (the CLI names the scene after
+    its input); from bytes, after the output; `name=` says otherwise."""
+    checked = 0
+    for path in fixture_files() + corpus_files():
+        f = meshcodec.open(path)
+        if f.format in ("csgk",):
+            continue
+        assert f.name == path.stem
+        run = subprocess.run([cli, "export", str(path), str(tmp_path / "c.glb")], capture_output=True)
+        if run.returncode != 0:
+            continue
+        f.export(tmp_path / "p.glb")
+        assert (tmp_path / "p.glb").read_bytes() == (tmp_path / "c.glb").read_bytes(), path.name
+        checked += 1
+    assert checked >= 20
+    f = meshcodec.open(FIXTURES / "csgphs" / "csgphs7.bin")
+    g = meshcodec.open(f.to_bytes())
+    assert g.name is None and f.convert("stf", allow_lossy=True).name == f.name
+    assert pickle.loads(pickle.dumps(f)).name == f.name
+    for made, name, want in [(g, None, "out"), (f, "Head", "Head")]:
+        made.export(tmp_path / "out.gltf", name=name)
+        doc = json.loads((tmp_path / "out.gltf").read_bytes())
+        assert [n["name"] for n in doc["nodes"]] == [want]

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use meshcodec::loss::Loss;
+use meshcodec::output::beside_path;
 use meshcodec::{
     AnyFile, ConvertOptions, CoreMesh, ExtraFile, Format, Limits, MeshFile, Prepared, Target,
 };
@@ -13,17 +14,17 @@ use super::batch::{self, fields, finish, Entry, Report, Status};
 use super::failure::{fail, invalid_value, usage_error, Failure};
 use super::input::load;
 use super::losses::{self, print_losses, refuse_losses};
-use super::output::{beside, beside_path, make_parent, stream, write_beside};
+use super::output::{beside, make_parent, stream, write_beside};
 use super::Context;
 
 /// Rewrite a file byte-identically, or as another version or format (--to).
 ///
 /// Rewrite IN as OUT: byte-identical without --to; with --to, convert through the
-/// version-independent model, refusing (status 1, listing the losses) when the target
+/// version-independent model, refusing (status 3, listing the losses) when the target
 /// cannot hold everything unless --allow-lossy. With --out-dir DIR, every input file
 /// and every mesh file in input folders is converted into DIR, mirroring the folders
 /// (`in/a/b.mesh` → `DIR/a/b.mesh`); a file that fails is reported and the others go
-/// on (status 1 if any failed).
+/// on (status 1 if any failed, else 3 if any was refused).
 #[derive(clap::Args)]
 pub struct Args {
     /// IN OUT; or, with --out-dir, input files and folders.

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use meshcodec::output::beside_path;
 use meshcodec::ExtraFile;
 
 use super::failure::{fail, Failure};
@@ -77,13 +78,6 @@ pub fn beside(output: &Path, files: Vec<ExtraFile>) -> Result<Vec<(PathBuf, Extr
         ));
     }
     Ok(placed)
-}
-
-/// Where the file of `suffix` beside OUT goes ([`beside`]).
-pub fn beside_path(output: &Path, suffix: &str) -> PathBuf {
-    let mut path = output.with_extension("").into_os_string();
-    path.push(suffix);
-    PathBuf::from(path)
 }
 
 /// Writes the files beside OUT ([`beside`]), each atomically.
