@@ -1287,8 +1287,8 @@ def check_cint():
     """The notes' examples, decoded by the reader and encoded by the writer."""
     ok = True
     for hexs, v in (("8412", 1156), ("8101", 65), ("41", -1), ("00", 0), ("3e", 62),
-                    ("bf00", 63), ("8001", 64), ("bf7e", 8127), ("bfff00", 8191),
-                    ("808001", 8192), ("ff00", -63)):
+                    ("bf00", 63), ("8001", 64), ("bf7e", 8127), ("827f", 8130), ("bf7f", 8191),
+                    ("808001", 8192), ("bfff7f", 1048575), ("80808001", 1048576), ("ff00", -63)):
         r = Reader(bytes.fromhex(hexs))
         got = r.int2("cint")
         ok &= got == v and r.p == len(r.d) and not r.noncanonical and cint(v).hex() == hexs
