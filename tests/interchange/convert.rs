@@ -5,7 +5,7 @@ use crate::common;
 use meshcodec::filemesh::model::convert::{CoreMesh, WriteOptions};
 use meshcodec::filemesh::model::Mesh;
 use meshcodec::filemesh::raw::{Body, ChunkData, FileMesh, Version};
-use meshcodec::loss::LossKind;
+use meshcodec::loss::{Level, LossKind};
 
 /// Every real 7.00 file with a Draco core mesh: 7.00 → 5.00 → 7.00 gives the same bytes.
 #[test]
@@ -329,6 +329,94 @@ fn up_and_back_is_byte_identical_wherever_nothing_is_reported() {
     }
     eprintln!("{same} round trips byte-identical, {lossy} conversions reported losses");
     assert!(same >= 60, "{same}");
+}
+
+/// Every text fixture and corpus file, to every binary version whose report loses
+/// nothing, and back: the same values always, and the same bytes exactly when the report
+/// is empty; otherwise its one line is the re-laid printing (CRLF, three-digit exponents,
+/// another precision, numbers printed otherwise than `%g`).
+#[test]
+fn text_up_and_back_keeps_the_values_and_names_the_printing() {
+    let (mut same, mut reprinted) = (0, 0);
+    for path in common::fixtures_and_corpus_filemeshes() {
+        let bytes = std::fs::read(&path).unwrap();
+        let file = FileMesh::read(&bytes).unwrap();
+        if !file.version.is_text() {
+            continue;
+        }
+        let mesh = Mesh::from_file(&file).unwrap();
+        for target in Version::ALL.into_iter().filter(|v| !v.is_text()) {
+            let c = mesh.convert(target).unwrap();
+            if c.losses.iter().any(|l| l.level == Level::Lost) {
+                continue;
+            }
+            let there = Mesh::read(&c.file.write().unwrap()).unwrap();
+            let back = there.convert(file.version).unwrap();
+            let again = Mesh::read(&back.file.write().unwrap()).unwrap();
+            let values = |m: &Mesh| -> Vec<u32> {
+                m.vertices
+                    .iter()
+                    .flat_map(|v| v.position.iter().chain(&v.normal).chain(&v.uv))
+                    .map(|x| x.to_bits())
+                    .collect()
+            };
+            let what = format!("{} → {target} → {}", path.display(), file.version);
+            if back.losses.is_empty() {
+                assert_eq!(values(&again), values(&mesh), "{what}");
+            }
+            let identical = back.file.write().unwrap() == bytes;
+            if c.losses.is_empty() {
+                assert!(identical, "{what}: differs with an empty report");
+                same += 1;
+            } else {
+                assert!(!identical, "{what}: {:?} but the same bytes", c.losses);
+                assert!(
+                    matches!(&c.losses[..], [l] if l.kind == LossKind::Layout
+                        && l.level == Level::Relaid
+                        && l.detail.starts_with("how the ")),
+                    "{what}: {:?}",
+                    c.losses
+                );
+                reprinted += 1;
+            }
+        }
+    }
+    eprintln!("{same} text round trips byte-identical, {reprinted} named their printing");
+    assert!(same + reprinted >= 8, "{same} {reprinted}");
+}
+
+/// An edit of a text file's positions leaves its texture coordinates as the text
+/// printed them: the V the model holds flipped (`1 − v` in `f32`) is written as the
+/// text's own while unchanged (flipped back, `0.01` would print `0.00999999`).
+#[test]
+fn a_text_edit_keeps_the_texture_coordinates_as_printed() {
+    let mut checked = 0;
+    for path in common::fixtures_and_corpus_filemeshes() {
+        let bytes = std::fs::read(&path).unwrap();
+        let file = FileMesh::read(&bytes).unwrap();
+        let Body::V1(text) = &file.body else {
+            continue;
+        };
+        let mut mesh = Mesh::from_file(&file).unwrap();
+        for v in &mut mesh.vertices {
+            v.position = v.position.map(|x| x * 2.0);
+        }
+        let c = mesh.convert(file.version).unwrap();
+        let back = FileMesh::read(&c.file.write().unwrap()).unwrap();
+        let Body::V1(again) = &back.body else {
+            panic!("{}: not text", path.display());
+        };
+        let uvs = |t: &meshcodec::filemesh::raw::FileMeshV1| -> Vec<[u32; 3]> {
+            t.faces
+                .iter()
+                .flatten()
+                .map(|p| p.uvw.map(f32::to_bits))
+                .collect()
+        };
+        assert!(uvs(text) == uvs(again), "{}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked}");
 }
 
 /// A real file with something the model does not interpret: carried where the target

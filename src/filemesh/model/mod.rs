@@ -591,7 +591,13 @@ fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
         .iter()
         .map(|v| text_model_vertex(v, version))
         .collect();
-    let w = points.iter().map(|v| v.uvw[2]).collect();
+    // Every `w` 0 (as in every real file): none kept, which reads as 0 for each.
+    let w = if points.iter().any(|v| v.uvw[2] != 0.0) {
+        points.iter().map(|v| v.uvw[2]).collect()
+    } else {
+        Vec::new()
+    };
+    let v = points.iter().map(|v| v.uvw[1]).collect();
     let mut m = Mesh {
         vertices,
         faces: (0..b.faces.len() as u32)
@@ -602,6 +608,8 @@ fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
     m.stored.text = Some(StoredText {
         format: b.format,
         w,
+        printed_otherwise: b.overrides().len(),
+        v,
     });
     m
 }

@@ -138,8 +138,18 @@ pub struct StoredFacs {
 pub struct StoredText {
     /// Line ending, final newline, precision and exponent width.
     pub format: TextFormat,
-    /// The `w` of every vertex's `[u,v,w]` (one per face corner, in model vertex order).
+    /// The `w` of every vertex's `[u,v,w]` (one per face corner, in model vertex order);
+    /// empty when every `w` is 0 (or for other vertices than the text's: each `w` is
+    /// then 0).
     pub w: Vec<f32>,
+    /// How many numbers the file printed otherwise than `format` prints their values
+    /// (`1.0`, `.5`, `+2`, more digits than the precision …): written from the model,
+    /// they print as `format` prints them.
+    pub printed_otherwise: usize,
+    /// The `v` of every vertex's `[u,v,w]` as the text gives it (the model holds V
+    /// flipped, `1 − v` in `f32`, which does not always give it back: flipped back,
+    /// `0.01` prints as `0.00999999`).
+    pub v: Vec<f32>,
 }
 
 /// One chunk of a 6.00/7.00 file, in file order.

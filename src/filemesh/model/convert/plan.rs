@@ -261,16 +261,16 @@ impl Mesh {
         Ok(chunks)
     }
 
-    /// How a text target prints its numbers (the source's format, or canonical), and
-    /// the `w` of each vertex's texture coordinate (empty when the mesh keeps none for
-    /// these vertices).
-    pub(crate) fn text_format_and_w(&self) -> (TextFormat, &[f32]) {
+    /// How a text target prints its numbers (the source's format, or canonical), the
+    /// `w` of each vertex's texture coordinate and the text's own `v` (each empty when
+    /// the mesh keeps none for these vertices).
+    pub(crate) fn text_format_and_w(&self) -> (TextFormat, &[f32], &[f32]) {
         let stored = self.stored.text.as_ref();
-        let w = stored
-            .map(|t| t.w.as_slice())
-            .filter(|w| w.len() == self.vertices.len())
-            .unwrap_or_default();
-        (stored.map_or(TextFormat::canonical(), |t| t.format), w)
+        let n = self.vertices.len();
+        let w = stored.map(|t| t.w.as_slice()).filter(|s| s.len() == n);
+        let v = stored.map(|t| t.v.as_slice()).filter(|s| s.len() == n);
+        let (w, v) = (w.unwrap_or_default(), v.unwrap_or_default());
+        (stored.map_or(TextFormat::canonical(), |t| t.format), w, v)
     }
 }
 

@@ -144,13 +144,14 @@ impl Mesh {
         &self,
         target: Version,
     ) -> (TextFormat, impl Iterator<Item = [VertexV1; 3]> + '_) {
-        let (format, w) = self.text_format_and_w();
+        let (format, w, text_v) = self.text_format_and_w();
         let faces = self.lod0_faces().iter().map(move |f| {
             f.map(|i| {
                 let w = w.get(i as usize).copied().unwrap_or(0.0);
+                let text_v = text_v.get(i as usize).copied();
                 self.vertices
                     .get(i as usize)
-                    .map(|v| text_vertex(v, w, target))
+                    .map(|v| text_vertex(v, w, text_v, target))
                     .unwrap_or_default()
             })
         });
@@ -234,13 +235,25 @@ fn draco_chunk(draco: Vec<u8>) -> ChunkData {
 }
 
 /// A model vertex as a text vertex point: 1.00 positions doubled, V flipped, numbers that
-/// are not finite written as 0 (text cannot hold them).
-pub(crate) fn text_vertex(v: &MeshVertex, w: f32, target: Version) -> VertexV1 {
+/// are not finite written as 0 (text cannot hold them). `text_v` is the V of the text
+/// the vertex was read from, if it was: written as it was while the model's V is still
+/// its flip (`1 − (1 − v)` in `f32` is not always `v`: `0.01` would come back
+/// `0.00999999`).
+pub(crate) fn text_vertex(
+    v: &MeshVertex,
+    w: f32,
+    text_v: Option<f32>,
+    target: Version,
+) -> VertexV1 {
     let scale = if target == Version::V1_00 { 2.0 } else { 1.0 };
     let finite = |x: f32| if x.is_finite() { x } else { 0.0 };
+    let flipped = match text_v {
+        Some(t) if (1.0 - t).to_bits() == v.uv[1].to_bits() => t,
+        _ => 1.0 - v.uv[1],
+    };
     VertexV1 {
         position: v.position.map(|x| finite(x * scale)),
         normal: v.normal.map(finite),
-        uvw: [finite(v.uv[0]), finite(1.0 - v.uv[1]), finite(w)],
+        uvw: [finite(v.uv[0]), finite(flipped), finite(w)],
     }
 }

@@ -17,6 +17,7 @@
 
 mod back;
 mod in_place;
+mod printing;
 mod text_back;
 
 use crate::error::Result;
@@ -195,8 +196,12 @@ fn compare_with(
         return Ok(());
     };
     if source.is_text() {
-        // How a text file prints its numbers is not data: it is kept between 1.00 and
-        // 1.01, and not reported when going to a binary version.
+        // How a text file prints its numbers is not data, but writing it again from the
+        // target may print it otherwise: re-laid.
+        let back = format!("writing {source} again from {target}");
+        if let Some(l) = printing::text_printing(before, after.model(), source, &back) {
+            loss(l);
+        }
         return Ok(());
     }
     let kept = Kept {

@@ -30,6 +30,8 @@ pub(super) struct TextBack<'m> {
     format: TextFormat,
     /// The `w` of each source vertex's texture coordinate, when it has them.
     w: &'m [f32],
+    /// The V of each source vertex as the text it was read from gave it, if it was.
+    text_v: &'m [f32],
     /// The model of a text file of this format without faces.
     light: Mesh,
     /// How each source vertex reads back, by source vertex.
@@ -43,7 +45,7 @@ pub(super) struct TextBack<'m> {
 impl<'m> TextBack<'m> {
     /// The text `before` writes as `target` (a text version), read back.
     pub(super) fn new(before: &'m Mesh, target: Version) -> Result<TextBack<'m>> {
-        let (format, w) = before.text_format_and_w();
+        let (format, w, text_v) = before.text_format_and_w();
         let light = Mesh::from_file(&FileMesh {
             version: target,
             body: Body::V1(FileMeshV1::with_format(Vec::new(), format)),
@@ -53,6 +55,7 @@ impl<'m> TextBack<'m> {
             target,
             format,
             w,
+            text_v,
             light,
             diffs: Vec::new(),
             corners: before.lod0_faces().len() * 3,
@@ -86,7 +89,7 @@ impl<'m> TextBack<'m> {
                 0.0,
             );
         };
-        let mut t = text_vertex(v, self.w_of(i), self.target);
+        let mut t = text_vertex(v, self.w_of(i), self.text_v.get(i).copied(), self.target);
         // `text_vertex` leaves only finite numbers, which read back.
         for x in t.position.iter_mut().chain(&mut t.normal).chain(&mut t.uvw) {
             *x = self.format.read_back(*x, scratch, printed).unwrap_or(*x);
