@@ -419,6 +419,38 @@ fn a_text_edit_keeps_the_texture_coordinates_as_printed() {
     assert!(checked >= 3, "{checked}");
 }
 
+/// Every `w` +0 is kept as none (it reads as +0); a −0 `w` is not +0 and is kept.
+#[test]
+fn a_text_w_of_minus_zero_is_kept() {
+    use meshcodec::filemesh::raw::text::VertexV1;
+    for w in [0.0f32, -0.0] {
+        let point = |x: f32| VertexV1 {
+            position: [x, 1.0, 2.0],
+            normal: [0.0, 1.0, 0.0],
+            uvw: [0.25, 0.01, w],
+        };
+        let file = FileMesh {
+            version: Version::V1_01,
+            body: Body::V1(meshcodec::filemesh::raw::FileMeshV1::new(vec![[
+                point(0.0),
+                point(1.0),
+                point(2.0),
+            ]])),
+        };
+        let bytes = file.write().unwrap();
+        let mut mesh = Mesh::read(&bytes).unwrap();
+        mesh.vertices[0].position[0] = 5.0;
+        let c = mesh.convert(Version::V1_01).unwrap();
+        let Body::V1(back) = FileMesh::read(&c.file.write().unwrap()).unwrap().body else {
+            panic!("not text");
+        };
+        for p in back.faces.iter().flatten() {
+            assert_eq!(p.uvw[2].to_bits(), w.to_bits(), "{w}");
+            assert_eq!(p.uvw[1].to_bits(), 0.01f32.to_bits());
+        }
+    }
+}
+
 /// A real file with something the model does not interpret: carried where the target
 /// has a place for it, else named in the report — never dropped with an empty report.
 #[test]

@@ -591,13 +591,21 @@ fn from_text(b: &crate::filemesh::raw::FileMeshV1, version: Version) -> Mesh {
         .iter()
         .map(|v| text_model_vertex(v, version))
         .collect();
-    // Every `w` 0 (as in every real file): none kept, which reads as 0 for each.
-    let w = if points.iter().any(|v| v.uvw[2] != 0.0) {
-        points.iter().map(|v| v.uvw[2]).collect()
+    // The text's V, and whether any `w` is other than +0 (its bits, so −0 counts).
+    let mut w_bits = 0u32;
+    let v = points
+        .iter()
+        .map(|p| {
+            w_bits |= p.uvw[2].to_bits();
+            p.uvw[1]
+        })
+        .collect();
+    // Every `w` +0 (as in every real file): none kept, which reads as +0 for each.
+    let w = if w_bits != 0 {
+        points.iter().map(|p| p.uvw[2]).collect()
     } else {
         Vec::new()
     };
-    let v = points.iter().map(|v| v.uvw[1]).collect();
     let mut m = Mesh {
         vertices,
         faces: (0..b.faces.len() as u32)
