@@ -264,7 +264,7 @@ impl Mesh {
     /// How a text target prints its numbers (the source's format, or canonical), the
     /// `w` of each vertex's texture coordinate and the text's own `v` (each empty when
     /// the mesh keeps none for these vertices).
-    pub(crate) fn text_format_and_w(&self) -> (TextFormat, &[f32], &[f32]) {
+    pub(crate) fn text_format_w_and_v(&self) -> (TextFormat, &[f32], &[f32]) {
         let stored = self.stored.text.as_ref();
         let n = self.vertices.len();
         let w = stored.map(|t| t.w.as_slice()).filter(|s| s.len() == n);

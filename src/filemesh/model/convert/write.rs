@@ -144,7 +144,7 @@ impl Mesh {
         &self,
         target: Version,
     ) -> (TextFormat, impl Iterator<Item = [VertexV1; 3]> + '_) {
-        let (format, w, text_v) = self.text_format_and_w();
+        let (format, w, text_v) = self.text_format_w_and_v();
         let faces = self.lod0_faces().iter().map(move |f| {
             f.map(|i| {
                 let w = w.get(i as usize).copied().unwrap_or(0.0);

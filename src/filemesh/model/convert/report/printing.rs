@@ -56,7 +56,8 @@ pub(super) fn text_printing(
     }
     if b.printed_otherwise > a_otherwise {
         parts.push(format!(
-            "{} numbers printed otherwise than that (`1.0`, `.5`, more digits …)",
+            "{} numbers printed otherwise than %g prints their values (`1.0`, `.5`, more \
+             digits …)",
             b.printed_otherwise
         ));
     }
@@ -84,6 +85,10 @@ pub(super) fn text_printing(
 /// How many of the text's V values (`text`, by model vertex) the model still holds,
 /// flipped, and would print otherwise flipped back (`format` prints both).
 fn reprinted_v(before: &Mesh, format: &TextFormat, text: &[f32]) -> usize {
+    // Other vertices than the text's (an edit with new counts): none of its V is kept.
+    if text.len() != before.vertices.len() {
+        return 0;
+    }
     let (mut a, mut b) = (String::new(), String::new());
     before
         .vertices

@@ -45,7 +45,7 @@ pub(super) struct TextBack<'m> {
 impl<'m> TextBack<'m> {
     /// The text `before` writes as `target` (a text version), read back.
     pub(super) fn new(before: &'m Mesh, target: Version) -> Result<TextBack<'m>> {
-        let (format, w, text_v) = before.text_format_and_w();
+        let (format, w, text_v) = before.text_format_w_and_v();
         let light = Mesh::from_file(&FileMesh {
             version: target,
             body: Body::V1(FileMeshV1::with_format(Vec::new(), format)),
