@@ -15,7 +15,8 @@ class File:
     """A mesh file of any format meshcodec reads, opened with :func:`meshcodec.open`.
 
     Unmodified, :meth:`to_bytes` and :meth:`save` give back the bytes read, exactly.
-    Pickles as its bytes, with its limits and :attr:`losses`.
+    Pickles as its bytes, with its limits, :attr:`losses`, :attr:`name` and
+    :attr:`beside`.
     """
 
     @property
