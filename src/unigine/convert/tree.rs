@@ -9,15 +9,16 @@ use crate::unigine::raw::ms14::{Ms14Tree, TreeNode};
 pub const TREE_LEAF_TRIANGLES: i32 = 4;
 
 /// Two triangles whose unit normals have a dot product above this are coplanar: the edge
-/// between them is not a feature edge. (Real files put the threshold between 0.9976 and
-/// 0.9999997; this value reproduces every edge flag of both.)
-pub const COPLANAR_COS: f64 = 0.99999;
+/// between them is not a feature edge. (Real files put the threshold between 0.9999988
+/// and 0.9999992; this value reproduces every edge flag of the eight real files.)
+pub const COPLANAR_COS: f64 = 0.999999;
 
 /// The edges + spatial tree of one surface, built as UNIGINE builds it; for the real
 /// ms14 files this gives their stored trees back exactly.
 ///
 /// - **Edge flags**: bit `b` of triangle `t` is set unless the triangle across the edge
-///   opposite corner `b` (sharing both positions) is coplanar ([`COPLANAR_COS`]).
+///   opposite corner `b` (sharing both positions) is coplanar ([`COPLANAR_COS`]) or
+///   folds up from it (a concave edge: its far corner lies above `t`'s plane).
 /// - **Tree**: a node's box bounds its triangles' corners; a node with fewer than
 ///   `leaf` triangles (or whose triangles cannot be split) is a leaf. Otherwise the split
 ///   is the middle of the box on the axis whose partition "centroid < middle" is the most
@@ -367,14 +368,28 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
     let normals: Vec<[f64; 3]> = (0..n).map(normal).collect();
     let mut flags = vec![0u8; n];
     // Side `b` of triangle `t` (opposite corner `b`) is a feature edge unless `o`, the
-    // first other triangle with the same side, is coplanar.
-    let mut mark = |t: usize, b: usize, o: Option<usize>| {
-        let coplanar = o.is_some_and(|o| {
+    // first other triangle with the same side, is coplanar or concave: its corner `c`
+    // off the side lies above `t`'s plane.
+    let mut mark = |t: usize, b: usize, o: Option<(usize, usize)>| {
+        let flat = o.is_some_and(|(o, c)| {
             let (x, y) = (normals.get(t), normals.get(o));
-            x.zip(y)
-                .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS)
+            let coplanar = x
+                .zip(y)
+                .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS);
+            let p = |i: u32| {
+                positions
+                    .get(i as usize)
+                    .copied()
+                    .unwrap_or_default()
+                    .map(f64::from)
+            };
+            let (e, f) = (p(idx(t, (b + 1) % 3)), p(idx(o, c)));
+            let concave = x.is_some_and(|x| {
+                x[0] * (f[0] - e[0]) + x[1] * (f[1] - e[1]) + x[2] * (f[2] - e[2]) > 0.0
+            });
+            coplanar || concave
         });
-        if !coplanar {
+        if !flat {
             if let Some(f) = flags.get_mut(t) {
                 *f |= 1 << b;
             }
@@ -424,10 +439,11 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
                 let want = key(p, q);
                 let (lp, lq) = (list(p), list(q));
                 let near = if lq.len() < lp.len() { lq } else { lp };
-                let other = near
-                    .iter()
-                    .map(|&o| o as usize)
-                    .find(|&o| o != t && (0..3).any(|c| side_key(o, c) == want));
+                let other = near.iter().map(|&o| o as usize).find_map(|o| {
+                    (0..3)
+                        .find(|&c| o != t && side_key(o, c) == want)
+                        .map(|c| (o, c))
+                });
                 mark(t, b, other);
             }
         }
@@ -448,7 +464,10 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
         let end = start + sides[start..].iter().take_while(|s| s.0 == edge).count();
         let group = &sides[start..end];
         for &(_, t, b) in group {
-            let other = group.iter().find(|s| s.1 != t).map(|s| s.1 as usize);
+            let other = group
+                .iter()
+                .find(|s| s.1 != t)
+                .map(|s| (s.1 as usize, usize::from(s.2)));
             mark(t as usize, usize::from(b), other);
         }
         start = end;

@@ -157,14 +157,32 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
         let end = start + sides[start..].iter().take_while(|s| s.0 == edge).count();
         let group = &sides[start..end];
         for &(_, t, b) in group {
-            let other = group.iter().find(|s| s.1 != t).map(|s| s.1 as usize);
+            let other = group.iter().find(|s| s.1 != t);
             let t = t as usize;
-            let coplanar = other.is_some_and(|o| {
+            let flat = other.is_some_and(|&(_, o, c)| {
+                let o = o as usize;
                 let (x, y) = (normals.get(t), normals.get(o));
-                x.zip(y)
-                    .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS)
+                let coplanar = x
+                    .zip(y)
+                    .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS);
+                // Concave: the other triangle's corner off the edge is above t's plane.
+                let p = |i: u32| {
+                    positions
+                        .get(i as usize)
+                        .copied()
+                        .unwrap_or_default()
+                        .map(f64::from)
+                };
+                let (e, f) = (
+                    p(idx(t, (usize::from(b) + 1) % 3)),
+                    p(idx(o, usize::from(c))),
+                );
+                let concave = x.is_some_and(|x| {
+                    x[0] * (f[0] - e[0]) + x[1] * (f[1] - e[1]) + x[2] * (f[2] - e[2]) > 0.0
+                });
+                coplanar || concave
             });
-            if !coplanar {
+            if !flat {
                 if let Some(f) = flags.get_mut(t) {
                     *f |= 1 << b;
                 }
