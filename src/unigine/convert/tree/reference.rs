@@ -110,15 +110,16 @@ pub fn build_tree(positions: &[[f32; 3]], coordinate_indices: &[u32], leaf: usiz
 fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
     let n = ci.len() / 3;
     let idx = |t: usize, k: usize| ci.get(3 * t + k).copied().unwrap_or(0);
+    // Corner `k` of triangle `t`, in f64.
+    let corner = |t: usize, k: usize| -> [f64; 3] {
+        positions
+            .get(idx(t, k) as usize)
+            .copied()
+            .unwrap_or_default()
+            .map(f64::from)
+    };
     let normal = |t: usize| -> [f64; 3] {
-        let p = |k| {
-            positions
-                .get(idx(t, k) as usize)
-                .copied()
-                .unwrap_or_default()
-                .map(f64::from)
-        };
-        let (a, b, c) = (p(0), p(1), p(2));
+        let (a, b, c) = (corner(t, 0), corner(t, 1), corner(t, 2));
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
         let nn = [
@@ -166,16 +167,9 @@ fn edge_flags(positions: &[[f32; 3]], ci: &[u32]) -> Vec<u8> {
                     .zip(y)
                     .is_some_and(|(x, y)| x[0] * y[0] + x[1] * y[1] + x[2] * y[2] > COPLANAR_COS);
                 // Concave: the other triangle's corner off the edge is above t's plane.
-                let p = |i: u32| {
-                    positions
-                        .get(i as usize)
-                        .copied()
-                        .unwrap_or_default()
-                        .map(f64::from)
-                };
                 let (e, f) = (
-                    p(idx(t, (usize::from(b) + 1) % 3)),
-                    p(idx(o, usize::from(c))),
+                    corner(t, (usize::from(b) + 1) % 3),
+                    corner(o, usize::from(c)),
                 );
                 let concave = x.is_some_and(|x| {
                     x[0] * (f[0] - e[0]) + x[1] * (f[1] - e[1]) + x[2] * (f[2] - e[2]) > 0.0
