@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import multiprocessing
 import pickle
 import subprocess
 import sys
@@ -81,6 +82,32 @@ def test_a_thread_pool_gives_the_serial_results() -> None:
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(work, FILES))
     assert threaded == serial
+
+
+def _text_arrays(data: bytes) -> tuple:
+    m = meshcodec.open(data).mesh()
+    return m.positions.tobytes(), m.uvs.tobytes(), m.faces.tobytes()
+
+
+def test_a_long_text_reads_the_same_in_a_forked_process() -> None:
+    """A text mesh of 200 KB and more is read on several threads; they are started for the
+    read, not kept in a pool, whose threads a forked process (``multiprocessing``'s default
+    on Linux) would not have: there the read would wait forever."""
+    n = 3_000
+    rng = np.random.default_rng(11)
+    text = meshcodec.from_arrays(
+        # Eighths below 1000: six digits at most, printed exactly.
+        rng.integers(0, 8000, (n, 3)).astype(np.float32) / 8,
+        rng.integers(0, n, (n, 3), dtype=np.uint32),
+        to="1.00",
+    ).to_bytes()
+    assert len(text) > 300_000
+    here = _text_arrays(text)  # in this process first, as a script would
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        there = pool.apply_async(_text_arrays, (text,)).get(timeout=60)
+    assert there == here
+    assert meshcodec.open(text).to_bytes() == text
 
 
 def test_the_interpreter_is_released_while_a_large_file_is_read() -> None:

@@ -45,7 +45,8 @@
 //! # Where the stages live
 //!
 //! This file holds the types and their public API; the stages are rooms of their own:
-//! `read.rs` (the parser and the streaming reader), `scan.rs` (the word-at-a-time fast
+//! `read.rs` (the parser and the streaming reader; `read/parts.rs`, a long data line
+//! read in parts on several threads), `scan.rs` (the word-at-a-time fast
 //! path for canonical numbers), `seen.rs` (triples and numbers read before, looked up
 //! by their text), `block.rs` (32 bytes of text as two SIMD vectors: the triples'
 //! keys), `number.rs` (`%g` printing and the exact number helpers), `overrides.rs`

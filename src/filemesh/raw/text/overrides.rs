@@ -135,6 +135,33 @@ impl NumberStats {
         }
     }
 
+    /// Adds the statistics of the numbers that follow these, counted by a parser that
+    /// started at number [`NumberStats::numbers`] of these (so its indices are the
+    /// file's): what one parser reading both would have.
+    pub(super) fn append(&mut self, later: NumberStats) {
+        self.exp_two += later.exp_two;
+        self.exp_three += later.exp_three;
+        self.max_digits = self.max_digits.max(later.max_digits);
+        self.not_canonical += later.not_canonical;
+        self.numbers = later.numbers;
+        if self.unsure.len() < later.unsure.len() {
+            self.unsure.resize(later.unsure.len(), 0);
+        }
+        for (word, more) in self.unsure.iter_mut().zip(&later.unsure) {
+            *word |= more;
+        }
+        self.unsure_many |= later.unsure_many;
+        if !self.unsure_many {
+            self.unsure_at.extend(later.unsure_at);
+            if self.unsure_at.len() > UNSURE_KEPT && self.unsure_at.len() * 8 > self.numbers {
+                self.unsure_many = true;
+            }
+        }
+        if self.unsure_many {
+            self.unsure_at = Vec::new();
+        }
+    }
+
     /// Whether number `index` needs comparing with how a six-digit format prints it.
     #[inline(always)]
     fn is_unsure(&self, index: usize) -> bool {

@@ -9,6 +9,9 @@ use super::seen::{Key, Seen};
 use super::{ExponentDigits, FileMeshV1, LineEnding, VertexV1};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filemesh::raw::Version;
+
+mod parts;
+
 /// Shortest text of a face: 9 triples of at least `[0,0,0]`.
 const MIN_FACE_BYTES: u64 = 9 * 7;
 
@@ -247,7 +250,9 @@ impl<'a> Parser<'a> {
         // Parsed in place (a face built on the stack and then copied out was read back
         // wider than it was written: a stalled store forward per triple).
         let mut faces: Vec<[VertexV1; 3]> = super::zeroed(count.faces);
-        self.faces(&mut faces, 0, count.faces)?;
+        if !self.faces_in_parts(&mut faces, 0, count.faces) {
+            self.faces(&mut faces, 0, count.faces)?;
+        }
         let data_end = self.pos;
         let final_newline = self.tail(count.faces, count.line_ending)?;
         let data = self.bytes.get(data_start..data_end).unwrap_or_default();
@@ -712,8 +717,7 @@ impl FileMeshV1 {
             let whole = if input.eof {
                 left
             } else {
-                let closes = input.buf.get(pos..).unwrap_or_default();
-                (closes.iter().filter(|&&b| b == b']').count() / 9).min(left)
+                (closes(input.buf.get(pos..).unwrap_or_default()) / 9).min(left)
             };
             let mut p = Parser {
                 bytes: &input.buf,
@@ -728,7 +732,10 @@ impl FileMeshV1 {
             };
             let f = faces.len();
             faces.resize(f + whole, [VertexV1::default(); 3]);
-            p.faces(faces.get_mut(f..).unwrap_or_default(), f, count.faces)?;
+            let these = faces.get_mut(f..).unwrap_or_default();
+            if !p.faces_in_parts(these, f, count.faces) {
+                p.faces(these, f, count.faces)?;
+            }
             (pos, stats, seen) = (p.pos, p.stats, p.seen);
             if faces.len() == count.faces {
                 break;
@@ -774,6 +781,22 @@ impl FileMeshV1 {
             overrides,
         })
     }
+}
+
+/// How many `]` `bytes` holds: each face read takes exactly nine (numbers hold none).
+///
+/// Counted 255 bytes at a time into a byte, which the compiler turns into vector
+/// compares and adds; `filter(..).count()` widened every byte's count to 64 bits, a
+/// dozen times slower (68 µs against 5 µs for 160 KB here).
+fn closes(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|c| {
+            c.iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == b']')))
+        })
+        .map(usize::from)
+        .sum()
 }
 
 fn name(l: LineEnding) -> &'static str {
