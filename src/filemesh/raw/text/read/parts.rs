@@ -142,9 +142,8 @@ impl<'a> Parser<'a> {
         // Each part's parser when done, and whether it read its faces.
         let mut done: Vec<Option<(bool, Parser<'a>)>> = Vec::new();
         done.resize_with(jobs.len(), || None);
-        // The first part on this thread, the others on rayon's (in a rayon task, as the
-        // CLI's batch commands run files, they wait in its queue and this thread takes
-        // them when no other is free).
+        // The first part on this thread, each other on a thread of its own, all joined
+        // before the scope ends.
         std::thread::scope(|s| {
             let mut jobs = jobs.into_iter().zip(&mut done);
             let here = jobs.next();
