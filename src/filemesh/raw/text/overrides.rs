@@ -182,6 +182,8 @@ pub(super) struct OverrideScan<'f> {
     stats: Option<&'f NumberStats>,
     /// The next number's index.
     index: usize,
+    /// The next of [`NumberStats::unsure_at`] to compare ([`OverrideScan::scan_unsure`]).
+    next_unsure: usize,
     scratch: String,
     printed: Vec<u8>,
     pub(super) found: Vec<TokenOverride>,
@@ -199,6 +201,7 @@ impl<'f> OverrideScan<'f> {
             stats: (format.precision == 6 && stats.numbers == faces.len() * NUMBERS_PER_FACE)
                 .then_some(stats),
             index: 0,
+            next_unsure: 0,
             scratch: String::with_capacity(32),
             printed: Vec::with_capacity(32),
             found: Vec::new(),
@@ -219,29 +222,63 @@ impl<'f> OverrideScan<'f> {
         triple.get(index % 3).copied()
     }
 
-    /// The tokens of the whole file `file` that may not print as written, taken from
-    /// where the parse saw them start ([`NumberStats::unsure_at`]); `false` (nothing
-    /// scanned) when the format must compare every token or the parse did not keep
-    /// where they are, for [`OverrideScan::scan`] to do.
-    pub(super) fn scan_unsure(&mut self, file: &[u8]) -> bool {
+    /// The tokens that may not print as written, taken from where the parse saw them
+    /// start ([`NumberStats::unsure_at`]), those starting in `piece`, the file's bytes
+    /// from offset `origin` on (the whole file, or pieces in order, each ending at a `[`,
+    /// `]` or `,`, as [`OverrideScan::scan`] takes them); `false` (nothing scanned) when
+    /// the format must compare every token or the parse did not keep where they are, for
+    /// [`OverrideScan::scan`] to do.
+    pub(super) fn scan_unsure(&mut self, piece: &[u8], origin: usize) -> bool {
         let Some(stats) = self.stats.filter(|s| !s.unsure_many) else {
             return false;
         };
-        for &(index, at, kind) in &stats.unsure_at {
-            if kind == Unsure::Exponent(self.format.exponent_digits) {
-                continue;
-            }
-            let rest = file.get(at..).unwrap_or_default();
+        while let Some(&(index, at, _)) = self.next_to_compare(stats) {
+            // A token starts in this piece when a byte of it is here.
+            let Some(rest) = at
+                .checked_sub(origin)
+                .and_then(|i| piece.get(i..))
+                .filter(|r| !r.is_empty())
+            else {
+                return true;
+            };
+            self.next_unsure += 1;
             let len = rest
                 .iter()
                 .position(|&b| matches!(b, b'[' | b']' | b','))
                 .unwrap_or(rest.len());
             if !self.compare(index, rest.get(..len).unwrap_or_default()) {
+                // No such number: nothing after it either.
+                self.next_unsure = usize::MAX;
                 return true;
             }
         }
         self.index = self.faces.len() * NUMBERS_PER_FACE;
         true
+    }
+
+    /// Whether every token [`OverrideScan::scan_unsure`] has to compare has been (so
+    /// the rest of the data need not be read); `false` when it cannot scan.
+    pub(super) fn unsure_done(&mut self) -> bool {
+        match self.stats.filter(|s| !s.unsure_many) {
+            Some(stats) => self.next_to_compare(stats).is_none(),
+            None => false,
+        }
+    }
+
+    /// The next unsure number to compare, past those whose exponent width the format
+    /// prints as written.
+    fn next_to_compare<'s>(
+        &mut self,
+        stats: &'s NumberStats,
+    ) -> Option<&'s (usize, usize, Unsure)> {
+        let skip = Unsure::Exponent(self.format.exponent_digits);
+        while let Some(entry) = stats.unsure_at.get(self.next_unsure) {
+            if entry.2 != skip {
+                return Some(entry);
+            }
+            self.next_unsure += 1;
+        }
+        None
     }
 
     /// Keeps `token` as an override when the format does not print number `index` as

@@ -81,6 +81,10 @@ fn scan_from<R: std::io::Read + std::io::Seek>(
     let mut data = reader.take(end.saturating_sub(start) as u64);
     let mut input = Pieces::new(&mut data, start);
     loop {
+        // The parse kept where the tokens to compare start: read only as far as the last.
+        if scan.unsure_done() {
+            return Ok(());
+        }
         input.fill(piece.max(2 * input.buf.len()))?;
         let cut = if input.eof {
             input.buf.len()
@@ -95,7 +99,10 @@ fn scan_from<R: std::io::Read + std::io::Seek>(
                 None => continue,
             }
         };
-        scan.scan(input.buf.get(..cut).unwrap_or_default());
+        let piece = input.buf.get(..cut).unwrap_or_default();
+        if !scan.scan_unsure(piece, input.origin) {
+            scan.scan(piece);
+        }
         input.advance(cut);
         if input.eof {
             return Ok(());
@@ -260,7 +267,7 @@ impl<'a> Parser<'a> {
             choose_format(&self.stats, count.line_ending, final_newline, |format| {
                 let mut scan = OverrideScan::new(&faces, format, &self.stats);
                 // The parse kept file offsets: `bytes` is the file when `origin` is 0.
-                if self.origin != 0 || !scan.scan_unsure(self.bytes) {
+                if self.origin != 0 || !scan.scan_unsure(self.bytes, 0) {
                     scan.scan(data);
                 }
                 scan.found
@@ -926,6 +933,54 @@ mod tests {
             format!("version 1.01\r\n2\r\n{face}{two}"),
             format!("version 1.00\n200\n{many}"),
         ]
+    }
+
+    /// Reading from a reader, the override scan reads the data line again only as far as
+    /// the last token it must compare: not at all when the only numbers the parse could
+    /// not vouch for have the exponent width the format prints (real files: `e-007`),
+    /// one piece when the only odd token is near the start.
+    #[test]
+    fn the_override_scan_reads_only_as_far_as_it_must() {
+        use super::FileMeshV1;
+        use crate::filemesh::raw::Version;
+        use std::io::{Read, Seek, SeekFrom};
+        struct Counting<'t> {
+            inner: std::io::Cursor<&'t [u8]>,
+            read: usize,
+        }
+        impl Read for Counting<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.inner.read(buf)?;
+                self.read += n;
+                Ok(n)
+            }
+        }
+        impl Seek for Counting<'_> {
+            fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+                self.inner.seek(to)
+            }
+        }
+        // Six significant digits somewhere: no other precision to try (which compares
+        // every token).
+        let face = "[1.5e-007,2,3.12345][0,1,0][0.5,0.25,0]".repeat(3);
+        let wide = format!("version 1.00\n400\n{}", face.repeat(400));
+        let odd = wide.replacen("[0.5,0.25,0]", "[0.50,0.25,0]", 1);
+        for (text, most) in [(&wide, wide.len()), (&odd, odd.len() + 1000)] {
+            let mut counting = Counting {
+                inner: std::io::Cursor::new(text.as_bytes()),
+                read: 0,
+            };
+            let len = text.len() as u64;
+            let mesh =
+                FileMeshV1::read_in_pieces(&mut counting, Version::V1_00, len, 1000).unwrap();
+            assert_eq!(mesh.write(Version::V1_00).unwrap(), text.as_bytes());
+            assert!(
+                counting.read <= most,
+                "{} bytes read of {}",
+                counting.read,
+                text.len()
+            );
+        }
     }
 
     /// Triples read again from the table of those seen give what parsing them gives:
