@@ -127,12 +127,18 @@ impl NumberStats {
         if self.unsure_many {
             return;
         }
-        if self.unsure_at.len() >= UNSURE_KEPT && self.unsure_at.len() * 8 > self.numbers {
+        if self.keeps_too_many() {
             self.unsure_many = true;
             self.unsure_at = Vec::new();
         } else {
             self.unsure_at.push((self.numbers, at, kind));
         }
+    }
+
+    /// Whether the unsure numbers kept are too many to keep: [`UNSURE_KEPT`] or more, and
+    /// more than one number in eight.
+    fn keeps_too_many(&self) -> bool {
+        self.unsure_at.len() >= UNSURE_KEPT && self.unsure_at.len() * 8 > self.numbers
     }
 
     /// Adds the statistics of the numbers that follow these, counted by a parser that
@@ -153,9 +159,7 @@ impl NumberStats {
         self.unsure_many |= later.unsure_many;
         if !self.unsure_many {
             self.unsure_at.extend(later.unsure_at);
-            if self.unsure_at.len() > UNSURE_KEPT && self.unsure_at.len() * 8 > self.numbers {
-                self.unsure_many = true;
-            }
+            self.unsure_many = self.keeps_too_many();
         }
         if self.unsure_many {
             self.unsure_at = Vec::new();
